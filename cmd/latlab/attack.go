@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/report"
+)
+
+// attackFlags holds the flags of latlab attack.
+type attackFlags struct {
+	rate        float64
+	arrivals    string
+	stages      string
+	concurrency int
+	ramp        string
+	sequential  bool
+	requests    int64
+	duration    time.Duration
+	warmup      time.Duration
+	cpus        string
+	seed        uint64
+
+	method      string
+	headers     []string
+	body        string
+	bodyFile    string
+	timeout     time.Duration
+	noKeepAlive bool
+	connections int
+	http2       bool
+	h2c         bool
+	streams     int
+	unixSocket  string
+	client      string
+	tls         load.TLSFiles
+	success     string
+	targets     string
+	scenario    string
+
+	interval time.Duration
+	format   string
+	output   string
+	progress bool
+}
+
+func newAttack(stdout, stderr io.Writer) *cobra.Command {
+	var f attackFlags
+	cmd := &cobra.Command{
+		Use:   "attack [URL]",
+		Short: "Send HTTP load and measure latency",
+		Long: `attack sends HTTP requests to a URL (or the requests of a targets or
+scenario file) under one load model and reports latency, service time and
+lag with microsecond resolution.
+
+Load models:
+  -r RATE              open loop: request i is due at start + i/RATE, whatever
+                       the target does; -c caps requests in flight (10000)
+  --stages 30s:100,... open loop along linear stages (duration:target rate),
+                       starting from -r (default 0)
+  -c N                 closed loop: N workers, each sends when its last request
+                       finished (the default, with -c 50)
+  --ramp B/EVERY -c N  closed loop starting B workers, B more every EVERY, up to N
+  --sequential         one request at a time on one connection
+
+Latency counts from the intended send time, so a target that makes requests
+queue cannot hide it; service time counts from the actual send; lag is the
+difference. The run stops at -n requests or after -d (default 10s), whichever
+comes first. The first Ctrl-C stops sending, lets requests in flight finish
+and prints the partial result (exit code 130); a second one exits at once.
+Bad input exits with code 2; a run that completed exits 0 whatever the
+target answered.`,
+		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
+  latlab attack http://127.0.0.1:8080/ -r 1000 -d 30s --warmup 5s
+
+  # closed loop, 300 connections, one million requests, as ab -k -c 300 -n 1000000
+  latlab attack http://127.0.0.1:8080/ -c 300 -n 1000000
+
+  # step up to 3000 in flight, 300 more every 30 s, for 15 minutes
+  latlab attack http://127.0.0.1:8080/ -c 3000 --ramp 300/30s -d 15m
+
+  # ramping arrival rate: 0 → 100/s over 30 s, up to 1000/s, hold
+  latlab attack http://127.0.0.1:8080/ --stages 30s:100,60s:1000,30s:1000
+
+  # POST with headers, JSON on stdout and an HdrHistogram log on disk
+  latlab attack http://127.0.0.1:8080/api -m POST -H 'Content-Type: application/json' \
+      -b '{"a":1}' -r 200 -d 10s --format json -o run.hlog
+
+  # vegeta-format targets, round robin; an ordered CRUD scenario per iteration
+  latlab attack --targets targets.txt -r 500 -d 1m
+  latlab attack --scenario crud.yaml -c 20 -d 1m`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("attack takes one URL, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd.Context(), cmd, args, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.Float64VarP(&f.rate, "rate", "r", 0, "open loop: requests (scenario iterations) per second")
+	fl.StringVar(&f.arrivals, "arrivals", "constant", "open-loop arrivals: constant or poisson")
+	fl.StringVar(&f.stages, "stages", "", "open loop along stages DURATION:RATE,... (linear in between)")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: workers (default 50); open loop: cap on requests in flight (default 10000)")
+	fl.StringVar(&f.ramp, "ramp", "", "closed loop step-up: BURST/EVERY, such as 300/30s, up to -c")
+	fl.BoolVar(&f.sequential, "sequential", false, "one request at a time on one connection")
+	fl.Int64VarP(&f.requests, "requests", "n", 0, "stop after this many requests (scenario iterations)")
+	fl.DurationVarP(&f.duration, "duration", "d", 0, "stop sending after this long (default 10s when -n is not given)")
+	fl.DurationVar(&f.warmup, "warmup", 0, "run the same load this long first, never counted")
+	fl.StringVar(&f.cpus, "cpus", "", "pin latlab to these CPUs, such as 0 or 2-3")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the Poisson arrivals")
+	fl.StringVarP(&f.method, "method", "m", "GET", "request method")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
+	fl.StringVarP(&f.body, "body", "b", "", "request body")
+	fl.StringVar(&f.bodyFile, "body-file", "", "read the request body from this file")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "per request, from send to the last byte")
+	fl.BoolVar(&f.noKeepAlive, "no-keepalive", false, "open a new connection for every request")
+	fl.IntVar(&f.connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
+	fl.BoolVar(&f.http2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
+	fl.BoolVar(&f.h2c, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
+	fl.IntVar(&f.streams, "streams", 100, "concurrent streams per HTTP/2 connection")
+	fl.StringVar(&f.unixSocket, "unix-socket", "", "connect to this unix socket instead of the URL's host")
+	fl.StringVar(&f.client, "client", "lean", "HTTP/1.1 client: lean, or nethttp (Go's net/http, for reference)")
+	fl.BoolVarP(&f.tls.Insecure, "insecure", "k", false, "do not verify the server's certificate")
+	fl.StringVar(&f.tls.CACert, "cacert", "", "trust the CA certificates in this PEM file")
+	fl.StringVar(&f.tls.Cert, "cert", "", "client certificate (PEM), for mutual TLS")
+	fl.StringVar(&f.tls.Key, "key", "", "key of the client certificate (PEM)")
+	fl.StringVar(&f.success, "success", "", "status codes that count as success, such as 200-299,304 (default: below 400)")
+	fl.StringVar(&f.targets, "targets", "", "send the requests of this file (vegeta http format) round robin")
+	fl.StringVar(&f.scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
+	fl.DurationVar(&f.interval, "interval", time.Second, "length of one interval of the time series")
+	fl.StringVar(&f.format, "format", "text", "output on stdout: text or json")
+	fl.StringVarP(&f.output, "output", "o", "", "also write the result to FILE.json or FILE.hlog (HdrHistogram log)")
+	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
+	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{"constant", "poisson"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{"lean", "nethttp"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagFilename("targets")
+	_ = cmd.MarkFlagFilename("scenario", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("body-file")
+	return cmd
+}
+
+func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
+	cfg, target, err := f.config(cmd, args)
+	if err != nil {
+		return err
+	}
+	if f.cpus != "" {
+		cpus, err := load.ParseCPUList(f.cpus)
+		if err != nil {
+			return usagef("--cpus: %v", err)
+		}
+		if err := load.PinCPUs(cpus); err != nil {
+			return err
+		}
+	}
+	var out io.WriteCloser
+	if f.output != "" { // open it now: a bad path should fail before the run, not after
+		if out, err = os.Create(f.output); err != nil {
+			return usagef("-o: %v", err)
+		}
+		defer out.Close()
+	}
+	stopLive := make(chan struct{})
+	var liveDone sync.WaitGroup
+	if f.progress || isTerminal(stderr) {
+		cfg.Started = func(rec *record.Recorder) {
+			liveDone.Add(1)
+			go func() {
+				defer liveDone.Done()
+				t := time.NewTicker(time.Second)
+				defer t.Stop()
+				for {
+					select {
+					case <-t.C:
+						report.Progress(stderr, rec.Snapshot(), cfg.Duration)
+					case <-stopLive:
+						fmt.Fprint(stderr, "\r\x1b[K")
+						return
+					}
+				}
+			}()
+		}
+	}
+	res, err := load.Attack(ctx, cfg)
+	close(stopLive)
+	liveDone.Wait()
+	if err != nil {
+		return usageError{err}
+	}
+	if f.format == "json" {
+		err = record.Summarize(res).WriteJSON(stdout)
+	} else {
+		err = report.Attack(stdout, res, target)
+	}
+	if err != nil {
+		return fmt.Errorf("writing result: %w", err)
+	}
+	if out != nil {
+		if strings.EqualFold(filepath.Ext(f.output), ".hlog") {
+			err = record.WriteHlog(out, res)
+		} else {
+			err = record.Summarize(res).WriteJSON(out)
+		}
+		if err == nil {
+			err = out.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.output, err)
+		}
+	}
+	if res.Interrupted {
+		return errInterrupted
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

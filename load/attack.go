@@ -1,0 +1,384 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/latlab/latlab/record"
+)
+
+// Config describes one attack. Source and Model are required; everything
+// else has a usable zero value.
+type Config struct {
+	Source    Source
+	Model     Model
+	Transport Options
+	Duration  time.Duration   // stop sending after this long; 0 means no limit
+	Count     int64           // stop after this many iterations; 0 means no limit
+	Warmup    time.Duration   // load first for this long, never recorded
+	Interval  time.Duration   // length of one interval of the series; 0 means 1 s
+	Success   *record.CodeSet // nil means every code below 400
+	// Started, if set, is called with the recorder of the measured phase as
+	// it starts, for live progress.
+	Started func(*record.Recorder)
+}
+
+// NewTransport returns the transport o asks for: the lean HTTP/1.1 client,
+// or net/http for HTTP/2 and when o.NetHTTP is set.
+func NewTransport(o Options) (Transport, error) {
+	if o.HTTP2 || o.H2C || o.NetHTTP {
+		return newNetHTTP(o)
+	}
+	return newH1(o), nil
+}
+
+// Attack runs cfg's load and returns what it measured. When ctx ends,
+// sending stops, requests in flight finish (up to the timeout) and the
+// partial result comes back marked Interrupted; an error means the attack
+// could not start.
+func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
+	if cfg.Source == nil || len(cfg.Source.Steps()) == 0 {
+		return nil, errors.New("attack: no requests to send")
+	}
+	if err := checkModel(cfg.Model); err != nil {
+		return nil, err
+	}
+	if cfg.Duration <= 0 && cfg.Count <= 0 {
+		if o, ok := cfg.Model.(Open); !ok || !ends(o.Pacer) {
+			return nil, errors.New("attack: give a duration or a request count")
+		}
+	}
+	opts := cfg.Transport
+	model := cfg.Model
+	if _, ok := model.(Sequential); ok {
+		opts.Connections = 1
+		model = Closed{Workers: 1}
+	}
+	tr, err := NewTransport(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	if static, ok := cfg.Source.(Static); ok {
+		for _, r := range static {
+			prepare(r, opts)
+		}
+	}
+	var warm int64
+	if cfg.Warmup > 0 {
+		wr := newRunner(ctx, &cfg, tr, cfg.Warmup, 0).run(model, nil)
+		warm = wr.Requests
+	}
+	var res *record.Result
+	if ctx.Err() != nil { // interrupted while warming up
+		res = record.NewRecorder(time.Now(), record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source)}).Stop()
+	} else {
+		res = newRunner(ctx, &cfg, tr, cfg.Duration, cfg.Count).run(model, cfg.Started)
+	}
+	res.Interrupted = ctx.Err() != nil
+	res.WarmupRequests = warm
+	res.Mode = modeName(cfg.Model)
+	switch m := model.(type) {
+	case Open:
+		res.TargetRate = m.Pacer.Mean()
+		res.Concurrency = m.MaxInFlight
+		if res.Concurrency == 0 {
+			res.Concurrency = DefaultMaxInFlight
+		}
+	case Closed:
+		res.Concurrency = m.Workers
+	case Ramp:
+		res.Concurrency = m.Workers
+	}
+	return res, nil
+}
+
+// ends reports whether a schedule stops by itself.
+func ends(p Pacer) bool {
+	switch p := p.(type) {
+	case Stages:
+		return true
+	case *Poisson:
+		return ends(p.Of)
+	}
+	return false
+}
+
+func checkModel(m Model) error {
+	switch m := m.(type) {
+	case Open:
+		if m.Pacer == nil {
+			return errors.New("attack: open loop needs a schedule")
+		}
+		if m.MaxInFlight < 0 {
+			return errors.New("attack: the cap on requests in flight must be positive")
+		}
+	case Closed:
+		if m.Workers < 1 {
+			return fmt.Errorf("attack: closed loop needs at least 1 worker, got %d", m.Workers)
+		}
+	case Ramp:
+		if m.Workers < 1 || m.Burst < 1 || m.Every <= 0 {
+			return fmt.Errorf("attack: a ramp needs workers, a burst and a period, got %d, %d, %s", m.Workers, m.Burst, m.Every)
+		}
+	case Sequential:
+	default:
+		return errors.New("attack: no load model")
+	}
+	return nil
+}
+
+func stepNames(src Source) []string {
+	if n := src.Steps(); len(n) > 1 {
+		return n
+	}
+	return nil
+}
+
+// runner runs one phase of an attack: the warm-up or the measured run.
+type runner struct {
+	cfg    *Config
+	tr     Transport
+	rec    *record.Recorder
+	nsteps int
+	ctx    context.Context // the caller's: its end stops sending
+	reqCtx context.Context // requests in flight: not cancelled by ctx
+	start  time.Duration   // on the package clock
+	end    time.Duration   // on the package clock; 0 means none
+	limit  int64
+	seq    counter
+
+	stopped  atomic.Bool
+	stopc    chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+}
+
+func newRunner(ctx context.Context, cfg *Config, tr Transport, d time.Duration, limit int64) *runner {
+	r := &runner{
+		cfg:    cfg,
+		tr:     tr,
+		nsteps: len(cfg.Source.Steps()),
+		ctx:    ctx,
+		reqCtx: context.WithoutCancel(ctx),
+		limit:  limit,
+		stopc:  make(chan struct{}),
+	}
+	wall := time.Now()
+	r.start = Now()
+	if d > 0 {
+		r.end = r.start + d
+	}
+	r.rec = record.NewRecorder(wall, record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source), Success: cfg.Success})
+	return r
+}
+
+// halt stops sending; requests in flight finish.
+func (r *runner) halt() {
+	r.stopOnce.Do(func() {
+		r.stopped.Store(true)
+		close(r.stopc)
+	})
+}
+
+// run drives model until the phase ends and returns its result.
+func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result {
+	r.rec.Start()
+	if started != nil {
+		started(r.rec)
+	}
+	go r.watch()
+	switch m := model.(type) {
+	case Open:
+		r.open(m)
+	case Closed:
+		r.ramp(Ramp{Workers: m.Workers, Burst: m.Workers, Every: time.Hour})
+	case Ramp:
+		r.ramp(m)
+	}
+	r.wg.Wait()
+	r.halt()
+	return r.rec.Stop()
+}
+
+// watch stops the phase at its deadline or when the caller's context ends.
+func (r *runner) watch() {
+	var deadline <-chan time.Time
+	if r.end > 0 {
+		t := time.NewTimer(r.end - Now())
+		defer t.Stop()
+		deadline = t.C
+	}
+	select {
+	case <-r.ctx.Done():
+	case <-deadline:
+	case <-r.stopc:
+	}
+	r.halt()
+}
+
+// iterate runs one iteration's steps for worker; the first is due at due.
+func (r *runner) iterate(sess Session, worker, iter, seq int64, due time.Duration) {
+	for step := 0; step < r.nsteps; step++ {
+		if step > 0 && r.stopped.Load() {
+			return
+		}
+		s := record.Sample{Intended: due, Step: step}
+		req, err := r.cfg.Source.Request(step, Vars{Worker: worker, Iter: iter, Seq: seq})
+		r.rec.Sent()
+		if err != nil {
+			now := Now()
+			s.Sent, s.Done, s.Error, s.Err = now, now, record.Other, err
+		} else {
+			sess.Do(r.reqCtx, req, &s)
+		}
+		due = s.Done
+		s.Intended -= r.start
+		s.Sent -= r.start
+		s.Done -= r.start
+		r.rec.Record(int(worker), &s)
+	}
+}
+
+// worker runs closed-loop iterations until the phase stops.
+func (r *runner) worker(id int64) {
+	defer r.wg.Done()
+	sess := r.tr.Session()
+	defer sess.Close()
+	for iter := int64(0); !r.stopped.Load(); iter++ {
+		seq := r.seq.n.Add(1) - 1
+		if r.limit > 0 && seq >= r.limit {
+			r.halt()
+			return
+		}
+		now := Now()
+		if r.end > 0 && now >= r.end {
+			r.halt()
+			return
+		}
+		r.iterate(sess, id, iter, seq, now)
+	}
+}
+
+// ramp starts closed-loop workers, m.Burst at a time every m.Every.
+func (r *runner) ramp(m Ramp) {
+	var t *time.Timer
+	for n := 0; n < m.Workers; {
+		for k := 0; k < m.Burst && n < m.Workers; k++ {
+			r.wg.Add(1)
+			go r.worker(int64(n))
+			n++
+		}
+		if n >= m.Workers {
+			break
+		}
+		if t == nil {
+			t = time.NewTimer(m.Every)
+			defer t.Stop()
+		} else {
+			t.Reset(m.Every)
+		}
+		select {
+		case <-t.C:
+		case <-r.stopc:
+			return
+		}
+	}
+}
+
+// job is one open-loop iteration handed to a worker.
+type job struct {
+	seq int64
+	due time.Duration
+}
+
+// open dispatches iterations on m's schedule to a pool of workers that
+// grows on demand up to m.MaxInFlight.
+func (r *runner) open(m Open) {
+	limit := m.MaxInFlight
+	if limit == 0 {
+		limit = DefaultMaxInFlight
+	}
+	jobs := make(chan job)
+	defer close(jobs)
+	defer precise()()
+	spawned := 0
+	for i := int64(0); r.limit <= 0 || i < r.limit; i++ {
+		off, ok := m.Pacer.Due(i)
+		if !ok {
+			return
+		}
+		due := r.start + off
+		if r.end > 0 && due >= r.end {
+			return
+		}
+		if !r.sleepUntil(due) {
+			return
+		}
+		j := job{seq: i, due: due}
+		select {
+		case jobs <- j: // an idle worker took it
+			continue
+		default:
+		}
+		if spawned < limit {
+			r.wg.Add(1)
+			go r.openWorker(int64(spawned), jobs, j)
+			spawned++
+			continue
+		}
+		// Every worker is busy: wait for one. The wait is lag, recorded.
+		select {
+		case jobs <- j:
+		case <-r.stopc:
+			return
+		}
+	}
+}
+
+func (r *runner) openWorker(id int64, jobs <-chan job, first job) {
+	defer r.wg.Done()
+	sess := r.tr.Session()
+	defer sess.Close()
+	r.iterate(sess, id, 0, first.seq, first.due)
+	for iter := int64(1); ; iter++ {
+		j, ok := <-jobs
+		if !ok || r.stopped.Load() {
+			return
+		}
+		r.iterate(sess, id, iter, j.seq, j.due)
+	}
+}
+
+// sleepUntil waits until t on the package clock, and reports false if the
+// phase stopped first. Long waits sleep on a timer that a stop interrupts;
+// the last stretch sleeps on the thread precise() prepared.
+func (r *runner) sleepUntil(t time.Duration) bool {
+	for {
+		if r.stopped.Load() {
+			return false
+		}
+		d := t - Now()
+		switch {
+		case d <= 0:
+			return true
+		case d > 20*time.Millisecond:
+			tm := time.NewTimer(d - 10*time.Millisecond)
+			select {
+			case <-tm.C:
+			case <-r.stopc:
+				tm.Stop()
+				return false
+			}
+		case d > 2*time.Microsecond:
+			nap(int64(d))
+		default:
+			runtime.Gosched()
+		}
+	}
+}

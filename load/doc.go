@@ -1,0 +1,22 @@
+// Package load generates HTTP load and measures it.
+//
+// One engine runs every load model: open loop at a constant rate or along
+// stages (constant or Poisson arrivals), closed loop with a fixed number of
+// workers, a step-up ramp of workers, and sequential. Requests come from a
+// URL, a vegeta-format targets file or a scenario of templated steps. Two
+// transports carry them: a lean HTTP/1.1 client of its own (pooled
+// connections, no allocation per request) and net/http for HTTP/2.
+//
+// Latency is measured from each request's intended send time, so a slow
+// target cannot hide its queueing (coordinated omission); service time from
+// its actual send; lag is the difference.
+//
+//	res, err := load.Attack(ctx, load.Config{
+//		Requests: load.Static(req),
+//		Model:    load.Open{Pacer: load.Constant{Rate: 1000}},
+//		Duration: 10 * time.Second,
+//	})
+//
+// Attack is safe to call from several goroutines; a Transport and its
+// Sessions follow the contracts on their methods.
+package load

@@ -1,0 +1,307 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+)
+
+// Limits on what a response may send before it counts as malformed.
+const (
+	readBufSize   = 8 << 10  // initial read buffer of a session
+	maxHeaderSize = 64 << 10 // status line and headers together
+	maxLineSize   = 8 << 10  // one chunk-size or trailer line
+)
+
+// reader is a minimal buffered reader over one connection, reused across
+// requests so that reading a response allocates nothing. Every byte it hands
+// out is counted in n.
+type reader struct {
+	c    net.Conn
+	buf  []byte
+	r, w int
+	n    int64 // bytes consumed since the last reset
+}
+
+// fill reads more bytes into the buffer, growing it up to max.
+func (b *reader) fill(max int) error {
+	if b.r > 0 {
+		copy(b.buf, b.buf[b.r:b.w])
+		b.w -= b.r
+		b.r = 0
+	}
+	if b.w == len(b.buf) {
+		if len(b.buf) >= max {
+			return &protocolError{"line or header too long"}
+		}
+		nb := make([]byte, min(2*len(b.buf), max))
+		copy(nb, b.buf[:b.w])
+		b.buf = nb
+	}
+	n, err := b.c.Read(b.buf[b.w:])
+	b.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// line returns the next line without its CRLF (or LF). The slice is valid
+// until the next call.
+func (b *reader) line(max int) ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(b.buf[b.r:b.w], '\n'); i >= 0 {
+			l := b.buf[b.r : b.r+i]
+			b.r += i + 1
+			b.n += int64(i + 1)
+			if len(l) > 0 && l[len(l)-1] == '\r' {
+				l = l[:len(l)-1]
+			}
+			return l, nil
+		}
+		if err := b.fill(max); err != nil {
+			if err == io.EOF && b.w > b.r {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
+// discard consumes n body bytes.
+func (b *reader) discard(n int64) error {
+	for n > 0 {
+		if b.r == b.w {
+			b.r, b.w = 0, 0
+			m, err := b.c.Read(b.buf)
+			b.w = m
+			if m == 0 {
+				if err == nil || err == io.EOF {
+					err = io.ErrUnexpectedEOF
+				}
+				return err
+			}
+		}
+		k := int64(b.w - b.r)
+		if k > n {
+			k = n
+		}
+		b.r += int(k)
+		b.n += k
+		n -= k
+	}
+	return nil
+}
+
+// discardAll consumes bytes until the peer closes the connection.
+func (b *reader) discardAll() error {
+	b.n += int64(b.w - b.r)
+	b.r, b.w = 0, 0
+	for {
+		m, err := b.c.Read(b.buf)
+		b.n += int64(m)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// response is what a response's head says about it.
+type response struct {
+	code      int
+	length    int64 // Content-Length; -1 when absent
+	chunked   bool
+	keepAlive bool
+}
+
+// readHead reads a status line and headers, skipping 1xx interim responses.
+func (b *reader) readHead(r *response) error {
+	for {
+		if err := b.readOneHead(r); err != nil {
+			return err
+		}
+		if r.code >= 200 || r.code == 101 {
+			return nil
+		}
+	}
+}
+
+func (b *reader) readOneHead(r *response) error {
+	start := b.n
+	l, err := b.line(maxHeaderSize)
+	if err != nil {
+		return err
+	}
+	// "HTTP/1.1 200 OK": the version, a space, three digits, then a space or
+	// the end of the line.
+	if len(l) < 12 || !bytes.HasPrefix(l, []byte("HTTP/1.")) || l[8] != ' ' ||
+		!isDigit(l[9]) || !isDigit(l[10]) || !isDigit(l[11]) || (len(l) > 12 && l[12] != ' ') || l[9] == '0' {
+		return &protocolError{"bad status line"}
+	}
+	r.code = int(l[9]-'0')*100 + int(l[10]-'0')*10 + int(l[11]-'0')
+	r.keepAlive = l[7] == '1'
+	r.length = -1
+	r.chunked = false
+	for {
+		l, err := b.line(maxHeaderSize)
+		if err != nil {
+			return err
+		}
+		if b.n-start > maxHeaderSize {
+			return &protocolError{"headers too long"}
+		}
+		if len(l) == 0 {
+			return nil
+		}
+		colon := bytes.IndexByte(l, ':')
+		if colon <= 0 {
+			return &protocolError{"bad header line"}
+		}
+		name, value := l[:colon], bytes.TrimSpace(l[colon+1:])
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			n, ok := parseLength(value)
+			if !ok || (r.length >= 0 && r.length != n) {
+				return &protocolError{"bad Content-Length"}
+			}
+			r.length = n
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			r.chunked = bytes.EqualFold(lastToken(value), []byte("chunked"))
+			if !r.chunked {
+				r.keepAlive = false // body delimited by close
+			}
+		case bytes.EqualFold(name, []byte("Connection")):
+			if containsToken(value, "close") {
+				r.keepAlive = false
+			} else if containsToken(value, "keep-alive") {
+				r.keepAlive = true
+			}
+		}
+	}
+}
+
+// readBody consumes the body of a response to method.
+func (b *reader) readBody(r *response, head bool) error {
+	switch {
+	case head || r.code == 204 || r.code == 304 || (r.code >= 100 && r.code < 200):
+		return nil
+	case r.chunked:
+		return b.readChunked()
+	case r.length >= 0:
+		return b.discard(r.length)
+	default:
+		r.keepAlive = false
+		return b.discardAll()
+	}
+}
+
+func (b *reader) readChunked() error {
+	for {
+		l, err := b.line(maxLineSize)
+		if err != nil {
+			return eofIsUnexpected(err)
+		}
+		if i := bytes.IndexByte(l, ';'); i >= 0 {
+			l = l[:i]
+		}
+		size, ok := parseHex(bytes.TrimSpace(l))
+		if !ok {
+			return &protocolError{"bad chunk size"}
+		}
+		if size == 0 {
+			for { // trailers, up to an empty line
+				l, err := b.line(maxLineSize)
+				if err != nil {
+					return eofIsUnexpected(err)
+				}
+				if len(l) == 0 {
+					return nil
+				}
+			}
+		}
+		if err := b.discard(size); err != nil {
+			return err
+		}
+		l, err = b.line(maxLineSize)
+		if err != nil {
+			return eofIsUnexpected(err)
+		}
+		if len(l) != 0 {
+			return &protocolError{"chunk data longer than its size"}
+		}
+	}
+}
+
+func eofIsUnexpected(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func parseLength(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func parseHex(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		switch {
+		case isDigit(c):
+			n = n<<4 | int64(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | int64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | int64(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// lastToken returns the last comma-separated token of a header value.
+func lastToken(v []byte) []byte {
+	if i := bytes.LastIndexByte(v, ','); i >= 0 {
+		v = v[i+1:]
+	}
+	return bytes.TrimSpace(v)
+}
+
+// containsToken reports whether a comma-separated header value holds tok.
+func containsToken(v []byte, tok string) bool {
+	for len(v) > 0 {
+		var t []byte
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			t, v = v[:i], v[i+1:]
+		} else {
+			t, v = v, nil
+		}
+		if bytes.EqualFold(bytes.TrimSpace(t), []byte(tok)) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,476 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/record"
+	"golang.org/x/net/http2"
+)
+
+// h2 is the HTTP/2 transport, over TLS or cleartext (h2c, prior knowledge).
+// It opens its connections itself, so that it can measure them, and keeps
+// them in one pool shared by all sessions: a request takes a stream on the
+// least loaded connection to its address, opens a new connection while
+// under the cap, or waits.
+type h2 struct {
+	o       Options
+	timeout time.Duration
+	streams int              // our cap on concurrent streams per connection
+	tr      *http2.Transport // builds the connections; its own pool is unused
+	dialer  net.Dialer
+	tls     *tls.Config // nil for h2c
+
+	mu      sync.Mutex
+	conns   []*h2conn     // open and opening, every address; the cap counts them all
+	waiters int           // acquire calls blocked on wake
+	wake    chan struct{} // closed, then replaced, when a stream or a place under the cap frees
+}
+
+// h2conn is one pooled connection. Its dial is shared: requests that take
+// a stream on it while it is opening wait for ready.
+type h2conn struct {
+	key   string        // scheme://host:port
+	ready chan struct{} // closed when the dial ends
+
+	// Written under h2.mu before ready is closed; after ready they can
+	// be read without the lock.
+	cc           *http2.ClientConn // nil if the dial failed
+	err          error
+	connect, tls time.Duration
+
+	settled atomic.Bool // the server's SETTINGS are reflected in limit
+
+	// Guarded by h2.mu.
+	active  int  // streams taken
+	limit   int  // min(our cap, the server's MAX_CONCURRENT_STREAMS)
+	dropped bool // out of the pool; closed when active reaches 0
+	closed  bool
+}
+
+func newH2(o Options) *h2 {
+	t := &h2{
+		o:       o,
+		timeout: o.timeout(),
+		streams: o.Streams,
+		wake:    make(chan struct{}),
+		tr: &http2.Transport{
+			DisableCompression: true,
+			// We cap streams ourselves; strict mode makes a connection
+			// queue, rather than fail, a request over the server's limit.
+			StrictMaxConcurrentStreams: true,
+			AllowHTTP:                  true,
+		},
+	}
+	if t.streams == 0 {
+		t.streams = 100
+	}
+	t.dialer.KeepAlive = -1
+	if o.HTTP2 {
+		cfg := &tls.Config{}
+		if o.TLS != nil {
+			cfg = o.TLS.Clone()
+		}
+		cfg.NextProtos = []string{"h2"}
+		t.tls = cfg
+	}
+	return t
+}
+
+// Session implements Transport.
+func (t *h2) Session() Session { return &h2session{t: t} }
+
+// Close implements Transport: idle connections close now, busy ones when
+// their last stream ends.
+func (t *h2) Close() error {
+	t.mu.Lock()
+	var idle []*http2.ClientConn
+	for _, c := range t.conns {
+		c.dropped = true
+		if cc := t.closeIfIdleLocked(c); cc != nil {
+			idle = append(idle, cc)
+		}
+	}
+	t.conns = nil
+	t.signalLocked()
+	t.mu.Unlock()
+	for _, cc := range idle {
+		cc.Close()
+	}
+	return nil
+}
+
+// signalLocked wakes the acquire calls waiting for a stream or a place.
+// A closed channel wakes all of them at once, which a sync.Cond could do
+// too, but a channel can be selected on together with ctx.Done.
+func (t *h2) signalLocked() {
+	if t.waiters > 0 {
+		close(t.wake)
+		t.wake = make(chan struct{})
+	}
+}
+
+// dropLocked takes c out of the pool. It returns c's connection if it must
+// be closed now, because no stream uses it.
+func (t *h2) dropLocked(c *h2conn) *http2.ClientConn {
+	if i := slices.Index(t.conns, c); i >= 0 {
+		t.conns = slices.Delete(t.conns, i, i+1)
+	}
+	c.dropped = true
+	t.signalLocked()
+	return t.closeIfIdleLocked(c)
+}
+
+func (t *h2) closeIfIdleLocked(c *h2conn) *http2.ClientConn {
+	if c.dropped && c.active == 0 && c.cc != nil && !c.closed {
+		c.closed = true
+		return c.cc
+	}
+	return nil
+}
+
+// acquire takes a stream on a connection to key. When it opens the
+// connection, the dial's timings go into out.
+func (t *h2) acquire(ctx context.Context, req *Request, key string, out *record.Sample) (*h2conn, error) {
+	for {
+		t.mu.Lock()
+		c, dead := t.pickLocked(key)
+		if c != nil {
+			c.active++
+			t.mu.Unlock()
+			closeAll(dead)
+			return t.await(ctx, c)
+		}
+		if t.o.Connections == 0 || len(t.conns) < t.o.Connections {
+			c = &h2conn{key: key, ready: make(chan struct{}), active: 1, limit: t.streams}
+			t.conns = append(t.conns, c)
+			t.mu.Unlock()
+			closeAll(dead)
+			t.dial(ctx, req, c)
+			out.Connect, out.TLS = c.connect, c.tls
+			if c.err != nil {
+				t.release(c)
+				return nil, c.err
+			}
+			return c, nil
+		}
+		// At the cap: make room by closing a connection to another
+		// address that nobody uses, else wait for a stream or a place.
+		if idle := t.idleElsewhereLocked(key); idle != nil {
+			dead = append(dead, t.dropLocked(idle))
+			t.mu.Unlock()
+			closeAll(dead)
+			continue
+		}
+		t.waiters++
+		wake := t.wake
+		t.mu.Unlock()
+		closeAll(dead)
+		select {
+		case <-wake:
+		case <-ctx.Done():
+		}
+		t.mu.Lock()
+		t.waiters--
+		t.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// pickLocked returns the least loaded connection to key with a free stream,
+// dropping the dead ones it meets and returning those to close.
+func (t *h2) pickLocked(key string) (*h2conn, []*http2.ClientConn) {
+	var dead []*http2.ClientConn
+	for {
+		var best *h2conn
+		for _, c := range t.conns {
+			if c.key == key && c.active < c.limit && (best == nil || c.active < best.active) {
+				best = c
+			}
+		}
+		// Asking the connection takes its lock under ours; it never
+		// calls back into the pool, so the order cannot deadlock.
+		if best == nil || best.cc == nil || best.cc.CanTakeNewRequest() {
+			return best, dead
+		}
+		if cc := t.dropLocked(best); cc != nil {
+			dead = append(dead, cc)
+		}
+	}
+}
+
+// idleElsewhereLocked returns an open connection to another address with
+// no stream in use, or, failing that, a dead one.
+func (t *h2) idleElsewhereLocked(key string) *h2conn {
+	for _, c := range t.conns {
+		if c.cc != nil && c.active == 0 && (c.key != key || !c.cc.CanTakeNewRequest()) {
+			return c
+		}
+	}
+	return nil
+}
+
+// await waits until c, on which the caller took a stream, has been dialed.
+func (t *h2) await(ctx context.Context, c *h2conn) (*h2conn, error) {
+	select {
+	case <-c.ready:
+	default:
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			t.unreserve(c)
+			return nil, ctx.Err()
+		}
+	}
+	if c.err != nil {
+		t.release(c)
+		return nil, c.err
+	}
+	return c, nil
+}
+
+// dial opens c's connection, within the timeout.
+func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	network, addr := "tcp", c.key[len(req.URL.Scheme)+len("://"):]
+	if t.o.UnixSocket != "" {
+		network, addr = "unix", t.o.UnixSocket
+	}
+	start := Now()
+	nc, err := t.dialer.DialContext(ctx, network, addr)
+	connect := Now() - start
+	var handshake time.Duration
+	if err == nil && t.tls != nil {
+		cfg := t.tls
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone()
+			cfg.ServerName = req.URL.Hostname()
+		}
+		tc := tls.Client(nc, cfg)
+		start = Now()
+		err = tc.HandshakeContext(ctx)
+		handshake = Now() - start
+		if p := tc.ConnectionState().NegotiatedProtocol; err == nil && p != "h2" {
+			err = &h2NotNegotiated{addr: addr, proto: p}
+		}
+		if err != nil {
+			nc.Close()
+		}
+		nc = tc
+	}
+	var cc *http2.ClientConn
+	if err == nil {
+		if cc, err = t.tr.NewClientConn(nc); err != nil {
+			nc.Close()
+		}
+	}
+	t.mu.Lock()
+	c.cc, c.err, c.connect, c.tls = cc, err, connect, handshake
+	if err != nil {
+		t.dropLocked(c) // nil: c has no connection to close
+	}
+	t.signalLocked()
+	t.mu.Unlock()
+	close(c.ready)
+}
+
+// release gives back a stream taken on c after its dial ended, and drops
+// c if its connection can take no more requests (closed, GOAWAY).
+func (t *h2) release(c *h2conn) {
+	usable := c.cc != nil && c.cc.CanTakeNewRequest()
+	var max uint32
+	// The server's SETTINGS arrive after the connection opens; until they
+	// have, look again after each request. State takes the connection's
+	// write lock, so not under ours.
+	if usable && !c.settled.Load() {
+		if max = c.cc.State().MaxConcurrentStreams; max > 0 {
+			c.settled.Store(true)
+		}
+	}
+	t.mu.Lock()
+	c.active--
+	if max > 0 {
+		c.limit = min(t.streams, int(max))
+	}
+	var cc *http2.ClientConn
+	if !usable && !c.dropped {
+		cc = t.dropLocked(c)
+	} else {
+		cc = t.closeIfIdleLocked(c)
+	}
+	t.signalLocked()
+	t.mu.Unlock()
+	if cc != nil {
+		cc.Close()
+	}
+}
+
+// unreserve gives back a stream taken on c while it may still be dialing.
+func (t *h2) unreserve(c *h2conn) {
+	t.mu.Lock()
+	c.active--
+	cc := t.closeIfIdleLocked(c)
+	t.signalLocked()
+	t.mu.Unlock()
+	if cc != nil {
+		cc.Close()
+	}
+}
+
+func closeAll(ccs []*http2.ClientConn) {
+	for _, cc := range ccs {
+		if cc != nil {
+			cc.Close()
+		}
+	}
+}
+
+// h2NotNegotiated is the error of a TLS server that did not agree to
+// speak HTTP/2.
+type h2NotNegotiated struct{ addr, proto string }
+
+func (e *h2NotNegotiated) Error() string {
+	return fmt.Sprintf("%s did not negotiate h2 with ALPN (got %q): the server does not offer HTTP/2 over TLS", e.addr, e.proto)
+}
+
+func (e *h2NotNegotiated) Unwrap() error { return errProtocol }
+
+// h2Retryable reports whether err from RoundTrip means the request was
+// never processed, so it may go again on another connection: what
+// x/net/http2's own pool retries on. Two of those errors are unexported,
+// so they are known by their text.
+func h2Retryable(err error) bool {
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		return se.Code == http2.ErrCodeRefusedStream
+	}
+	switch err.Error() {
+	case "http2: client conn not usable",
+		"http2: Transport received Server's graceful shutdown GOAWAY":
+		return true
+	}
+	return false
+}
+
+// h2Cause gives HTTP/2 errors the class classify should report: a stream
+// or connection the peer ended is a reset, a broken frame a protocol error.
+func h2Cause(err error) error {
+	var (
+		se http2.StreamError
+		ge http2.GoAwayError
+		ce http2.ConnectionError
+	)
+	switch {
+	case errors.As(err, &se):
+		return &nhClassed{err, h2CodeClass(se.Code)}
+	case errors.As(err, &ge):
+		return &nhClassed{err, h2CodeClass(ge.ErrCode)}
+	case errors.As(err, &ce):
+		return &nhClassed{err, errProtocol}
+	case h2Retryable(err):
+		return &nhClassed{err, syscall.ECONNRESET}
+	}
+	return err
+}
+
+func h2CodeClass(code http2.ErrCode) error {
+	switch code {
+	case http2.ErrCodeProtocol, http2.ErrCodeFrameSize, http2.ErrCodeCompression,
+		http2.ErrCodeFlowControl, http2.ErrCodeHTTP11Required:
+		return errProtocol
+	}
+	return syscall.ECONNRESET
+}
+
+// h2session is one worker's use of the pool. Between requests it holds no
+// stream.
+type h2session struct {
+	t   *h2
+	c   nhCache
+	buf []byte
+}
+
+// Do implements Session.
+func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
+	err := s.c.load(req, false)
+	if err == nil {
+		err = s.t.check(req)
+	}
+	if err != nil {
+		nhFail(out, err)
+		return
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, nhBufSize)
+	}
+	out.BytesOut = s.c.out
+	for attempt := 0; ; attempt++ {
+		c, err := s.t.acquire(ctx, req, s.c.key, out)
+		if err != nil {
+			nhFail(out, h2Cause(err))
+			return
+		}
+		retry, err := s.roundTrip(ctx, c.cc, req, out)
+		s.t.release(c)
+		if err == nil {
+			return
+		}
+		if !retry || attempt == 2 {
+			nhFail(out, h2Cause(err))
+			return
+		}
+	}
+}
+
+// roundTrip sends req on cc and reads the response. retry reports that
+// the server never processed the request.
+func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.t.timeout)
+	defer cancel()
+	hr := s.c.hr.WithContext(ctx)
+	hr.Body = nhNewBody(req.Body)
+	if out.Sent == 0 { // a retry keeps the first send time
+		out.Sent = Now()
+	}
+	resp, err := cc.RoundTrip(hr)
+	if err != nil {
+		return h2Retryable(err), err
+	}
+	out.Code = resp.StatusCode
+	out.BytesIn = nhHeadSize(resp)
+	n, err := nhDrain(resp.Body, s.buf)
+	out.BytesIn += n
+	if err == nil {
+		out.Done = Now()
+	}
+	resp.Body.Close()
+	return false, err
+}
+
+// check fails a request whose scheme does not match the transport's mode.
+func (t *h2) check(req *Request) error {
+	switch {
+	case t.o.HTTP2 && req.URL.Scheme != "https":
+		return fmt.Errorf("HTTP/2 over TLS needs an https URL, not %s", req.URL.Redacted())
+	case t.o.H2C && req.URL.Scheme != "http":
+		return fmt.Errorf("h2c (HTTP/2 over cleartext) needs an http URL, not %s", req.URL.Redacted())
+	}
+	return nil
+}
+
+// Close implements Session.
+func (s *h2session) Close() {
+	s.buf = nil
+	s.c = nhCache{}
+}

@@ -1,0 +1,53 @@
+package load
+
+import "time"
+
+// A Model says when requests are sent: Open, Closed, Ramp or Sequential.
+type Model interface{ isModel() }
+
+// DefaultMaxInFlight caps requests in flight in open loop when Open says
+// nothing.
+const DefaultMaxInFlight = 10000
+
+// Open sends on Pacer's schedule whatever the target does. When
+// MaxInFlight requests are in flight, the next one waits; its wait counts as
+// lag and in its latency, never dropped.
+type Open struct {
+	Pacer       Pacer
+	MaxInFlight int // 0 means DefaultMaxInFlight
+}
+
+// Closed runs Workers workers; each sends its next request when its last
+// one finished.
+type Closed struct{ Workers int }
+
+// Ramp is a closed loop that starts Burst workers, then Burst more every
+// Every, up to Workers, and holds there.
+type Ramp struct {
+	Workers int
+	Burst   int
+	Every   time.Duration
+}
+
+// Sequential sends one request at a time over one connection.
+type Sequential struct{}
+
+func (Open) isModel()       {}
+func (Closed) isModel()     {}
+func (Ramp) isModel()       {}
+func (Sequential) isModel() {}
+
+// modeName returns the model's name as output shows it.
+func modeName(m Model) string {
+	switch m.(type) {
+	case Open:
+		return "open"
+	case Closed:
+		return "closed"
+	case Ramp:
+		return "ramp"
+	case Sequential:
+		return "sequential"
+	}
+	return ""
+}

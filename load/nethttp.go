@@ -1,0 +1,352 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/record"
+)
+
+// nhBufSize is the size of the buffer a session reads response bodies into;
+// it is allocated on first use, so idle sessions cost nothing.
+const nhBufSize = 16 << 10
+
+// nhMaxIdle keeps every connection net/http opened: the cap on open
+// connections, not an idle limit, is what bounds them.
+const nhMaxIdle = 1 << 16
+
+// newNetHTTP returns the net/http-based transport o asks for: HTTP/2 over
+// TLS (o.HTTP2), HTTP/2 over cleartext with prior knowledge (o.H2C), or
+// else net/http's HTTP/1.1, the reference the lean client is checked against.
+func newNetHTTP(o Options) (Transport, error) {
+	switch {
+	case o.HTTP2 && o.H2C:
+		return nil, errors.New("transport: HTTP2 (over TLS) and H2C (cleartext) exclude each other")
+	case o.Connections < 0:
+		return nil, fmt.Errorf("transport: connections %d: must be 0 (no cap) or more", o.Connections)
+	case o.Streams < 0:
+		return nil, fmt.Errorf("transport: streams %d: must be 0 (100) or more", o.Streams)
+	case o.HTTP2 || o.H2C:
+		return newH2(o), nil
+	}
+	return newNetH1(o), nil
+}
+
+// netH1 is net/http's HTTP/1.1 transport, measured with httptrace.
+type netH1 struct {
+	o       Options
+	timeout time.Duration
+	tr      *http.Transport
+}
+
+func newNetH1(o Options) *netH1 {
+	t := &netH1{o: o, timeout: o.timeout()}
+	d := &net.Dialer{Timeout: t.timeout, KeepAlive: -1}
+	var p http.Protocols
+	p.SetHTTP1(true) // never HTTP/2, even if the server offers it
+	t.tr = &http.Transport{
+		// No Proxy: a load generator talks to its target, not through
+		// whatever HTTP_PROXY says.
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if o.UnixSocket != "" {
+				return d.DialContext(ctx, "unix", o.UnixSocket)
+			}
+			return d.DialContext(ctx, network, addr)
+		},
+		TLSClientConfig:     o.TLS,
+		TLSHandshakeTimeout: t.timeout,
+		DisableKeepAlives:   o.NoKeepAlive,
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: nhMaxIdle,
+		MaxConnsPerHost:     o.Connections,
+		ForceAttemptHTTP2:   false,
+		Protocols:           &p,
+	}
+	return t
+}
+
+// Session implements Transport.
+func (t *netH1) Session() Session { return &nhSession{t: t} }
+
+// Close implements Transport.
+func (t *netH1) Close() error {
+	t.tr.CloseIdleConnections()
+	return nil
+}
+
+// nhSession is one worker's use of net/http's HTTP/1.1 transport. It holds
+// no connection between requests: net/http pools them.
+type nhSession struct {
+	t   *netH1
+	c   nhCache
+	buf []byte
+}
+
+// errNHTimeout is the cause a request's context is cancelled with when
+// its timeout, counted from the send, expires.
+var errNHTimeout = fmt.Errorf("no full response within the timeout: %w", context.DeadlineExceeded)
+
+// Do implements Session.
+func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
+	if err := s.c.load(req, s.t.o.NoKeepAlive); err != nil {
+		nhFail(out, err)
+		return
+	}
+	if s.buf == nil {
+		s.buf = make([]byte, nhBufSize)
+	}
+	out.BytesOut = s.c.out
+	rctx, cancel := context.WithCancelCause(ctx)
+	tr := &nhTrace{timeout: s.t.timeout, cancel: cancel}
+	hr := s.c.hr.WithContext(httptrace.WithClientTrace(rctx, tr.hooks()))
+	hr.Body = nhNewBody(req.Body)
+	resp, err := s.t.tr.RoundTrip(hr)
+	if err == nil {
+		out.Code = resp.StatusCode
+		out.BytesIn = nhHeadSize(resp)
+		var n int64
+		n, err = nhDrain(resp.Body, s.buf)
+		out.BytesIn += n
+		if err == nil {
+			out.Done = Now()
+		}
+		resp.Body.Close()
+	}
+	if tr.timer != nil {
+		tr.timer.Stop()
+	}
+	// net/http may report our timeout as a plain cancellation; the cause
+	// says which it was. Read it before cancel(nil) overwrites it.
+	if err != nil && errors.Is(context.Cause(rctx), errNHTimeout) {
+		err = errNHTimeout
+	}
+	cancel(nil)
+	out.Sent = tr.sent
+	if !tr.reused {
+		out.Connect = nhSpan(&tr.connectStart, &tr.connectDone)
+		out.TLS = nhSpan(&tr.tlsStart, &tr.tlsDone)
+	}
+	if err != nil {
+		nhFail(out, nhCause(err))
+	}
+}
+
+// Close implements Session.
+func (s *nhSession) Close() {
+	s.buf = nil
+	s.c = nhCache{}
+}
+
+// nhTrace collects one request's httptrace events. Dial events come from
+// the goroutine net/http dials on, possibly after RoundTrip has returned,
+// hence the atomics; GotConn runs on the goroutine that called RoundTrip,
+// so the fields below it need none.
+type nhTrace struct {
+	connectStart, connectDone atomic.Int64 // on the clock of Now
+	tlsStart, tlsDone         atomic.Int64
+
+	sent    time.Duration
+	reused  bool
+	timer   *time.Timer
+	timeout time.Duration
+	cancel  context.CancelCauseFunc
+}
+
+func (tr *nhTrace) hooks() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { tr.connectStart.CompareAndSwap(0, int64(Now())) },
+		ConnectDone:  func(string, string, error) { tr.connectDone.Store(int64(Now())) },
+		TLSHandshakeStart: func() {
+			tr.tlsStart.CompareAndSwap(0, int64(Now()))
+		},
+		TLSHandshakeDone: func(tls.ConnectionState, error) { tr.tlsDone.Store(int64(Now())) },
+		GotConn:          tr.gotConn,
+	}
+}
+
+// gotConn marks the send: the request's first byte is written next. The
+// timeout starts here, as it does in the lean client, so time spent waiting
+// for a connection under the cap is lag, not service time. A retry on
+// another connection keeps the first send time.
+func (tr *nhTrace) gotConn(info httptrace.GotConnInfo) {
+	if tr.sent != 0 {
+		return
+	}
+	tr.sent = Now()
+	tr.reused = info.Reused
+	tr.timer = time.AfterFunc(tr.timeout, func() { tr.cancel(errNHTimeout) })
+}
+
+// nhSpan returns done−start, or 0 unless both were recorded in order.
+func nhSpan(start, done *atomic.Int64) time.Duration {
+	s, d := start.Load(), done.Load()
+	if s == 0 || d < s {
+		return 0
+	}
+	return time.Duration(d - s)
+}
+
+// nhCache holds the *http.Request template built for the last Request a
+// session sent: a worker usually sends the same one again, and building it
+// (header with User-Agent, wire size, dial key) is the costly part.
+// Requests are not changed once sent, so the pointer identifies them.
+type nhCache struct {
+	req *Request
+	hr  *http.Request // without context or body; copied per attempt
+	key string        // scheme://host:port
+	out int64         // HTTP/1.1 size of the request, headers and body
+	tmp []byte
+}
+
+// load makes c describe req.
+func (c *nhCache) load(req *Request, closeConn bool) error {
+	if c.req == req && c.hr != nil {
+		return nil
+	}
+	if req.URL == nil {
+		return errors.New("request without a URL")
+	}
+	h := req.Header
+	if !nhHasUA(h) {
+		// The same User-Agent as the lean client, so the two send the
+		// same request.
+		h = h.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("User-Agent", userAgent)
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	body := req.Body
+	c.hr = &http.Request{
+		Method:        method,
+		URL:           req.URL,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Host:          req.Host,
+		ContentLength: int64(len(body)),
+	}
+	if len(body) > 0 {
+		// GetBody lets net/http resend an idempotent request on a new
+		// connection when a kept-alive one turns out closed.
+		c.hr.GetBody = func() (io.ReadCloser, error) { return nhNewBody(body), nil }
+	}
+	if req.wire != nil {
+		c.out = int64(len(req.wire))
+	} else {
+		c.tmp = appendWire(c.tmp[:0], req, closeConn)
+		c.out = int64(len(c.tmp))
+	}
+	c.key = req.key
+	if c.key == "" {
+		c.key = dialKey(req)
+	}
+	c.req = req
+	return nil
+}
+
+// nhHasUA reports whether h sets a User-Agent, however its key is spelled.
+func nhHasUA(h http.Header) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == "User-Agent" {
+			return true
+		}
+	}
+	return false
+}
+
+// nhBody is a request body: one allocation per attempt, since a transport
+// may still read it after the response has been read.
+type nhBody struct{ bytes.Reader }
+
+func (*nhBody) Close() error { return nil }
+
+// nhNewBody returns a body reading b, or nil when b is empty.
+func nhNewBody(b []byte) io.ReadCloser {
+	if len(b) == 0 {
+		return nil
+	}
+	r := &nhBody{}
+	r.Reset(b)
+	return r
+}
+
+// nhDrain reads r to its end into buf, returning the bytes read. An error
+// before io.EOF means the body was cut short.
+func nhDrain(r io.Reader, buf []byte) (int64, error) {
+	var n int64
+	for {
+		m, err := r.Read(buf)
+		n += int64(m)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// nhHeadSize approximates the HTTP/1.1 size of resp's status line and
+// headers. For HTTP/2 it is the size the same response would have in
+// HTTP/1.1, so byte counts of both protocols compare.
+func nhHeadSize(resp *http.Response) int64 {
+	n := len("HTTP/1.1 \r\n") + len(resp.Status) + len("\r\n")
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			n += len(k) + len(": \r\n") + len(v)
+		}
+	}
+	for _, te := range resp.TransferEncoding {
+		n += len("Transfer-Encoding: \r\n") + len(te)
+	}
+	return int64(n)
+}
+
+// nhFail records err in out.
+func nhFail(out *record.Sample, err error) {
+	if out.Sent == 0 {
+		out.Sent = Now()
+	}
+	out.Done = Now()
+	out.Error = classify(err)
+}
+
+// nhClassed gives an error a class classify knows: class is
+// syscall.ECONNRESET or errProtocol. The message stays the original's.
+type nhClassed struct {
+	err   error
+	class error
+}
+
+func (e *nhClassed) Error() string   { return e.err.Error() }
+func (e *nhClassed) Unwrap() []error { return []error{e.err, e.class} }
+
+// nhCause classifies the net/http errors that carry their kind only in
+// their text.
+func nhCause(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed HTTP"):
+		return &nhClassed{err, errProtocol}
+	case strings.Contains(msg, "server closed idle connection"):
+		return &nhClassed{err, syscall.ECONNRESET}
+	}
+	return err
+}

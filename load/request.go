@@ -1,0 +1,20 @@
+package load
+
+import (
+	"net/http"
+	"net/url"
+)
+
+// A Request is one HTTP request to send. Header holds every header but Host
+// and Content-Length, which come from Host (or URL) and Body.
+type Request struct {
+	Method string
+	URL    *url.URL
+	Header http.Header
+	Body   []byte
+	Host   string // Host header when it differs from URL.Host
+	Step   int    // index of the scenario step it belongs to
+
+	wire []byte // HTTP/1.1 encoding, built once by prepare
+	key  string // scheme and address to dial, built once by prepare
+}

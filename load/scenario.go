@@ -1,0 +1,474 @@
+package load
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/template"
+	"text/template/parse"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Vars are the values a scenario's templates see, as {{.Worker}},
+// {{.Iter}} and {{.Seq}}.
+type Vars struct {
+	Worker int64 // index of the worker sending the request
+	Iter   int64 // the worker's iteration, from 0
+	Seq    int64 // the iteration across all workers, from 0
+}
+
+// A Scenario is a list of request steps, each built afresh for every
+// iteration from Go text/templates. Its zero value has no steps. A Scenario
+// is safe for concurrent use.
+type Scenario struct {
+	steps []*step
+	names []string
+}
+
+// step is one step of a scenario: templated parts and what could be built
+// ahead of time.
+type step struct {
+	name   string
+	method *part
+	url    *part
+	host   *part // nil without a Host header
+	body   *part // nil without a body
+	dyn    []dynHeader
+	header http.Header // the headers that are not templated
+	u      *url.URL    // the URL, when it is not templated
+	static *Request    // the whole request, when nothing is templated
+}
+
+// dynHeader is a templated header.
+type dynHeader struct {
+	key string
+	val *part
+}
+
+// ReadScenario reads the scenario file at path; see ParseScenario for the
+// format. Body files are found relative to the folder of path.
+func ReadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading scenario: %w", err)
+	}
+	return ParseScenario(path, data, readRelative(path))
+}
+
+// ParseScenario parses data, a YAML scenario file named name in errors.
+// readFile reads the files that body_file names; nil means os.ReadFile.
+//
+//	steps:
+//	  - name: create          # default "step1", "step2", ...; unique
+//	    method: POST          # default GET
+//	    url: http://127.0.0.1:8080/objects/cm-{{.Worker}}-{{.Iter}}
+//	    headers: {Content-Type: application/json}
+//	    body: '{"name":"cm-{{.Seq}}"}'
+//	  - name: get
+//	    url: http://127.0.0.1:8080/objects/cm-{{.Worker}}-{{.Iter}}
+//
+// At least one step is required, and each needs a url. Instead of body, a
+// step may give body_file, a file whose contents are the body. Method,
+// url, header values and body are templates over Vars; a Host header sets
+// the request's Host. Every error is a *SyntaxError naming the line and
+// field: unknown fields, values of the wrong type, bad templates, and
+// steps that fail to build with zero Vars.
+func ParseScenario(name string, data []byte, readFile func(string) ([]byte, error)) (*Scenario, error) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	d := &decoder{file: name, readFile: readFile}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, extra yaml.Node
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) || err == nil && len(doc.Content) == 0 {
+		return nil, &SyntaxError{File: name, Msg: "no steps"}
+	} else if err != nil {
+		return nil, d.yamlError(err)
+	}
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &SyntaxError{File: name, Line: extra.Line, Msg: "more than one YAML document"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, d.yamlError(err)
+	}
+	return d.scenario(doc.Content[0])
+}
+
+// Names returns the names of the steps, in order.
+func (s *Scenario) Names() []string { return slices.Clone(s.names) }
+
+// Len returns the number of steps.
+func (s *Scenario) Len() int { return len(s.steps) }
+
+// Build returns the request of step i for the iteration v, with Step set
+// to i. Its Header, Body and URL may be shared with other requests built
+// from the step and must not be modified.
+func (s *Scenario) Build(i int, v Vars) (*Request, error) {
+	if i < 0 || i >= len(s.steps) {
+		return nil, fmt.Errorf("building step %d: out of range [0, %d)", i, len(s.steps))
+	}
+	st := s.steps[i]
+	if st.static != nil {
+		req := *st.static
+		req.Step = i
+		return &req, nil
+	}
+	req, err := st.build(v)
+	if err != nil {
+		return nil, fmt.Errorf("building step %q: %w", st.name, err)
+	}
+	req.Step = i
+	return req, nil
+}
+
+// build executes st's templates with v and checks the result.
+func (st *step) build(v Vars) (*Request, error) {
+	method, err := st.method.str(&v)
+	if err != nil {
+		return nil, err
+	}
+	if !validMethod(method) {
+		return nil, st.method.errorf("invalid method %q", method)
+	}
+	req := &Request{Method: method, URL: st.u, Header: st.header}
+	if req.URL == nil {
+		s, err := st.url.str(&v)
+		if err != nil {
+			return nil, err
+		}
+		var msg string
+		if req.URL, msg = parseURL(s); msg != "" {
+			return nil, st.url.errorf("%s", msg)
+		}
+	}
+	if len(st.dyn) > 0 {
+		req.Header = make(http.Header, len(st.header)+len(st.dyn))
+		for k, vs := range st.header {
+			req.Header[k] = vs
+		}
+		for _, h := range st.dyn {
+			s, err := h.val.str(&v)
+			if err != nil {
+				return nil, err
+			}
+			if !validHeaderValue(s) {
+				return nil, h.val.errorf("invalid value %q", s)
+			}
+			req.Header[h.key] = []string{s}
+		}
+	}
+	if st.host != nil {
+		if req.Host, err = st.host.str(&v); err != nil {
+			return nil, err
+		}
+		if req.Host == "" || !validHeaderValue(req.Host) {
+			return nil, st.host.errorf("invalid Host %q", req.Host)
+		}
+	}
+	if st.body != nil {
+		if req.Body, err = st.body.bytes(&v); err != nil {
+			return nil, err
+		}
+	}
+	return req, nil
+}
+
+// scenario decodes a scenario from the root node of its document.
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
+	var steps *yaml.Node
+	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
+		if key != "steps" {
+			return d.errorf(k, key, "unknown field")
+		}
+		steps = deref(v)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case steps == nil:
+		return nil, d.errorf(root, "steps", "missing")
+	case steps.Kind != yaml.SequenceNode:
+		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", describe(steps))
+	case len(steps.Content) == 0:
+		return nil, d.errorf(steps, "steps", "expected at least one step")
+	}
+	s := &Scenario{}
+	for i, n := range steps.Content {
+		st, err := d.step(i, deref(n))
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(s.names, st.name) {
+			return nil, d.errorf(n, fmt.Sprintf("steps[%d].name", i), "duplicate name %q", st.name)
+		}
+		s.steps = append(s.steps, st)
+		s.names = append(s.names, st.name)
+	}
+	return s, nil
+}
+
+// step decodes step i from n and builds it once with zero Vars.
+func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
+	path := fmt.Sprintf("steps[%d]", i)
+	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
+	var bodyFile *yaml.Node
+	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+		field := path + "." + key
+		var err error
+		switch key {
+		case "name":
+			if st.name, err = d.str(v, field); err == nil && st.name == "" {
+				err = d.errorf(v, field, "empty")
+			}
+		case "method":
+			st.method, err = d.part(v, field, key)
+		case "url":
+			st.url, err = d.part(v, field, key)
+		case "headers":
+			err = d.headers(st, v, field)
+		case "body":
+			st.body, err = d.part(v, field, key)
+		case "body_file":
+			bodyFile = v
+		default:
+			err = d.errorf(k, field, "unknown field")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st.url == nil {
+		return nil, d.errorf(n, path+".url", "missing")
+	}
+	if st.method == nil {
+		st.method = &part{name: "method", field: path + ".method", line: n.Line, text: http.MethodGet}
+	}
+	if bodyFile != nil {
+		if err := d.bodyFile(st, bodyFile, path+".body_file"); err != nil {
+			return nil, err
+		}
+	}
+	req, err := st.build(Vars{})
+	if err != nil {
+		if pe := (*partError)(nil); errors.As(err, &pe) {
+			return nil, &SyntaxError{File: d.file, Line: pe.p.line, Field: pe.p.field, Msg: pe.msg}
+		}
+		return nil, d.errorf(n, path, "%v", err)
+	}
+	if st.url.tmpl == nil {
+		st.u = req.URL
+	}
+	if st.method.tmpl == nil && st.url.tmpl == nil && len(st.dyn) == 0 &&
+		(st.host == nil || st.host.tmpl == nil) && (st.body == nil || st.body.tmpl == nil) {
+		st.static = req
+	}
+	return st, nil
+}
+
+// headers decodes the headers of st from n.
+func (d *decoder) headers(st *step, n *yaml.Node, path string) error {
+	return d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+		field := path + "." + key
+		if !validMethod(key) {
+			return d.errorf(k, field, "invalid header name")
+		}
+		ck := http.CanonicalHeaderKey(key)
+		if _, dup := st.header[ck]; dup || ck == "Host" && st.host != nil || slices.ContainsFunc(st.dyn, func(h dynHeader) bool { return h.key == ck }) {
+			return d.errorf(k, field, "duplicate header")
+		}
+		p, err := d.part(v, field, "headers."+key)
+		switch {
+		case err != nil:
+			return err
+		case ck == "Host":
+			st.host = p
+		case p.tmpl != nil:
+			st.dyn = append(st.dyn, dynHeader{ck, p})
+		case !validHeaderValue(p.text):
+			return d.errorf(v, field, "invalid value %q", p.text)
+		default:
+			st.header[ck] = []string{p.text}
+		}
+		return nil
+	})
+}
+
+// bodyFile reads the body of st from the file that n names.
+func (d *decoder) bodyFile(st *step, n *yaml.Node, field string) error {
+	if st.body != nil {
+		return d.errorf(n, field, "cannot be used with body")
+	}
+	path, err := d.str(n, field)
+	if err != nil {
+		return err
+	}
+	if path == "" {
+		return d.errorf(n, field, "empty")
+	}
+	data, err := d.readFile(path)
+	if err != nil {
+		return d.errorf(n, field, "%v", err)
+	}
+	st.body, err = newPart("body_file", field, deref(n).Line, string(data))
+	if err != nil {
+		return d.errorf(n, field, "%v", err)
+	}
+	return nil
+}
+
+// maxPart caps the length of an executed template, against runaway output.
+const maxPart = 16 << 20
+
+// A part is a value of a step that may be a template: a method, URL,
+// header value or body.
+type part struct {
+	name  string // what it is in Build errors, such as "url"
+	field string // where it is in syntax errors, such as "steps[0].url"
+	line  int
+	text  string             // the value, when tmpl is nil
+	raw   []byte             // text as a body
+	tmpl  *template.Template // nil when text holds no "{{"
+}
+
+// part decodes the string n as a part.
+func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
+	s, err := d.str(n, field)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPart(name, field, deref(n).Line, s)
+	if err != nil {
+		return nil, d.errorf(n, field, "%v", err)
+	}
+	return p, nil
+}
+
+// newPart parses text as a template unless it holds no "{{". Loops and
+// calls of other templates are refused: a request is built for every
+// iteration, and they could make that arbitrarily slow.
+func newPart(name, field string, line int, text string) (*part, error) {
+	p := &part{name: name, field: field, line: line, text: text}
+	if !strings.Contains(text, "{{") {
+		if text != "" {
+			p.raw = []byte(text)
+		}
+		return p, nil
+	}
+	t, err := template.New(name).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Templates()) != 1 || t.Tree == nil {
+		return nil, errors.New("template definitions are not supported")
+	}
+	if msg := checkTemplate(t.Tree.Root); msg != "" {
+		return nil, errors.New(msg)
+	}
+	p.tmpl = t
+	return p, nil
+}
+
+// checkTemplate returns why the template n is refused, or "".
+func checkTemplate(n parse.Node) string {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return ""
+		}
+		for _, c := range n.Nodes {
+			if msg := checkTemplate(c); msg != "" {
+				return msg
+			}
+		}
+	case *parse.IfNode:
+		return cmp.Or(checkTemplate(n.List), checkTemplate(n.ElseList))
+	case *parse.WithNode:
+		return cmp.Or(checkTemplate(n.List), checkTemplate(n.ElseList))
+	case *parse.RangeNode:
+		return "range is not supported"
+	case *parse.TemplateNode:
+		return "template calls are not supported"
+	}
+	return ""
+}
+
+// bufPool holds buffers for executing templates.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// str returns the value of p for v.
+func (p *part) str(v *Vars) (string, error) {
+	if p.tmpl == nil {
+		return p.text, nil
+	}
+	b, err := p.exec(v)
+	if err != nil {
+		return "", err
+	}
+	defer putBuf(b)
+	return b.String(), nil
+}
+
+// bytes returns the value of p for v as a body.
+func (p *part) bytes(v *Vars) ([]byte, error) {
+	if p.tmpl == nil {
+		return p.raw, nil
+	}
+	b, err := p.exec(v)
+	if err != nil {
+		return nil, err
+	}
+	defer putBuf(b)
+	return bytes.Clone(b.Bytes()), nil
+}
+
+// exec executes p's template with v into a buffer from bufPool.
+func (p *part) exec(v *Vars) (*bytes.Buffer, error) {
+	b := bufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	if err := p.tmpl.Execute(capped{b}, v); err != nil {
+		putBuf(b)
+		return nil, p.errorf("%v", err)
+	}
+	return b, nil
+}
+
+// putBuf returns b to bufPool unless it grew large.
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 64<<10 {
+		bufPool.Put(b)
+	}
+}
+
+// capped writes to a buffer up to maxPart bytes.
+type capped struct{ b *bytes.Buffer }
+
+func (c capped) Write(p []byte) (int, error) {
+	if c.b.Len()+len(p) > maxPart {
+		return 0, fmt.Errorf("value longer than %d bytes", maxPart)
+	}
+	return c.b.Write(p)
+}
+
+// A partError reports a part that failed to build.
+type partError struct {
+	p   *part
+	msg string
+}
+
+func (e *partError) Error() string { return e.p.name + ": " + e.msg }
+
+// errorf returns a *partError for p.
+func (p *part) errorf(format string, args ...any) error {
+	return &partError{p, fmt.Sprintf(format, args...)}
+}

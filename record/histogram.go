@@ -1,0 +1,55 @@
+package record
+
+import (
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The range and precision of every latency histogram: values are
+// nanoseconds, 1 µs to 1 h, 3 significant digits.
+const (
+	lowest  = int64(time.Microsecond)
+	highest = int64(time.Hour)
+	sigfigs = 3
+)
+
+// NewHistogram returns an empty dense histogram with latlab's range and
+// precision.
+func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
+
+// NewPacked returns an empty packed histogram with latlab's range and
+// precision, for data kept after recording has finished.
+func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowest, highest, sigfigs) }
+
+// recordDuration records d, clamped into the histogram's range so that no
+// sample is ever dropped: a sub-µs value counts as 1 µs, anything past an
+// hour as an hour.
+func recordDuration(h *hdr.Histogram, d time.Duration) {
+	v := int64(d)
+	if v < lowest {
+		v = lowest
+	} else if v > highest {
+		v = highest
+	}
+	_ = h.RecordValue(v) // in range by construction
+}
+
+// Quantile returns the value at quantile q (0 to 1) of h as a duration, and
+// whether h holds enough samples for it to mean anything: at least 1/(1−q).
+func Quantile(h interface {
+	ValueAtPercentile(float64) int64
+	TotalCount() int64
+}, q float64) (time.Duration, bool) {
+	n := h.TotalCount()
+	if n == 0 || (q < 1 && float64(n) < 1/(1-q)-1e-9) {
+		return 0, false
+	}
+	return time.Duration(h.ValueAtPercentile(q * 100)), true
+}
+
+// LowConfidence reports whether quantile q read from n samples rests on too
+// few of them to be trusted without its interval: fewer than 10/(1−q).
+func LowConfidence(n int64, q float64) bool {
+	return q < 1 && float64(n) < 10/(1-q)-1e-9
+}

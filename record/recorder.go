@@ -1,0 +1,404 @@
+package record
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Config says how a Recorder slices a run. The zero value records 1 s
+// intervals, one step and counts every code below 400 as success.
+type Config struct {
+	Interval time.Duration // length of one interval of the series; 0 means 1 s
+	Steps    []string      // scenario step names; empty for a single request kind
+	Success  *CodeSet      // codes that count as success; nil means below 400
+	// SampleEvery is how often in-flight is sampled for its mean; 0 means 10 ms.
+	SampleEvery time.Duration
+}
+
+// A Recorder folds samples from many goroutines into one run's Result.
+type Recorder struct {
+	start   time.Time
+	cfg     Config
+	success CodeSet
+	shards  []shard
+
+	sent     atomic.Int64
+	inflight atomic.Int64
+	maxIn    atomic.Int64 // peak in flight in the current interval
+
+	connMu   sync.Mutex // guards the rare records: connections and error examples
+	connect  *hdr.Histogram
+	tls      *hdr.Histogram
+	examples map[string]string
+
+	mu       sync.Mutex // guards what follows, shared with Snapshot
+	res      *Result
+	ival     *counters // aggregate of the interval being closed
+	ivStart  time.Duration
+	lastSent int64
+	inSum    float64
+	inN      int64
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// shard is the part of the recorder one group of workers writes to.
+type shard struct {
+	mu    sync.Mutex
+	cur   *counters
+	spare *counters
+	steps []stepCounters
+	_     [64]byte // keep shards on separate cache lines
+}
+
+// counters is what one interval collects.
+type counters struct {
+	latency, service, lag *hdr.Histogram
+	completed, errors     int64
+	unsuccessful          int64
+	bytesIn, bytesOut     int64
+	codes                 map[int]int64
+	classes               [numClasses]int64
+	firstIntended         time.Duration
+	lastDone              time.Duration
+	any                   bool
+}
+
+type stepCounters struct {
+	latency, service *hdr.Histogram
+	completed        int64
+	errors           int64
+	unsuccessful     int64
+	codes            map[int]int64
+	classes          [numClasses]int64
+}
+
+func newCounters() *counters {
+	return &counters{latency: NewHistogram(), service: NewHistogram(), lag: NewHistogram(), codes: map[int]int64{}}
+}
+
+func (c *counters) reset() {
+	c.latency.Reset()
+	c.service.Reset()
+	c.lag.Reset()
+	c.completed, c.errors, c.unsuccessful, c.bytesIn, c.bytesOut = 0, 0, 0, 0, 0
+	clear(c.codes)
+	c.classes = [numClasses]int64{}
+	c.firstIntended, c.lastDone, c.any = 0, 0, false
+}
+
+// add folds o into c.
+func (c *counters) add(o *counters) {
+	c.latency.Merge(o.latency)
+	c.service.Merge(o.service)
+	c.lag.Merge(o.lag)
+	c.completed += o.completed
+	c.errors += o.errors
+	c.unsuccessful += o.unsuccessful
+	c.bytesIn += o.bytesIn
+	c.bytesOut += o.bytesOut
+	for k, v := range o.codes {
+		c.codes[k] += v
+	}
+	for i, v := range o.classes {
+		c.classes[i] += v
+	}
+	if o.any {
+		if !c.any || o.firstIntended < c.firstIntended {
+			c.firstIntended = o.firstIntended
+		}
+		if o.lastDone > c.lastDone {
+			c.lastDone = o.lastDone
+		}
+		c.any = true
+	}
+}
+
+// NewRecorder returns a Recorder for a run that started at start.
+func NewRecorder(start time.Time, cfg Config) *Recorder {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.SampleEvery <= 0 {
+		cfg.SampleEvery = 10 * time.Millisecond
+	}
+	if cfg.SampleEvery > cfg.Interval {
+		cfg.SampleEvery = cfg.Interval
+	}
+	r := &Recorder{start: start, cfg: cfg, connect: NewHistogram(), tls: NewHistogram()}
+	if cfg.Success != nil {
+		r.success = *cfg.Success
+	} else {
+		r.success = DefaultSuccess()
+	}
+	n := 1
+	for n < 2*runtime.GOMAXPROCS(0) && n < 16 {
+		n *= 2
+	}
+	r.shards = make([]shard, n)
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.cur, s.spare = newCounters(), newCounters()
+		if len(cfg.Steps) > 1 {
+			s.steps = make([]stepCounters, len(cfg.Steps))
+			for j := range s.steps {
+				s.steps[j] = stepCounters{latency: NewHistogram(), service: NewHistogram(), codes: map[int]int64{}}
+			}
+		}
+	}
+	r.ival = newCounters()
+	r.res = &Result{
+		Start:    start,
+		Interval: cfg.Interval,
+		Steps:    cfg.Steps,
+		Latency:  NewHistogram(),
+		Service:  NewHistogram(),
+		Lag:      NewHistogram(),
+		Codes:    map[int]int64{},
+		Errors:   map[string]int64{},
+	}
+	return r
+}
+
+// Since returns the offset of now from the run's start on the monotonic
+// clock: the time base of every Sample.
+func (r *Recorder) Since() time.Duration { return time.Since(r.start) }
+
+// Start begins closing intervals and sampling in-flight in the background.
+func (r *Recorder) Start() {
+	r.stop, r.done = make(chan struct{}), make(chan struct{})
+	go r.loop()
+}
+
+func (r *Recorder) loop() {
+	defer close(r.done)
+	t := time.NewTicker(r.cfg.SampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+			now := r.Since()
+			r.mu.Lock()
+			r.inSum += float64(r.inflight.Load())
+			r.inN++
+			for now >= r.ivStart+r.cfg.Interval {
+				r.closeInterval(r.ivStart + r.cfg.Interval)
+			}
+			r.mu.Unlock()
+		}
+	}
+}
+
+// Sent counts a request whose first byte is about to be written. Every Sent
+// must be followed by one Record for the same request.
+func (r *Recorder) Sent() {
+	r.sent.Add(1)
+	n := r.inflight.Add(1)
+	for {
+		m := r.maxIn.Load()
+		if n <= m || r.maxIn.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+// Record adds one finished request. worker picks the shard; any stable
+// per-goroutine number will do.
+func (r *Recorder) Record(worker int, s *Sample) {
+	r.inflight.Add(-1)
+	if s.Err != nil {
+		r.example(s)
+	}
+	if s.Connect > 0 || s.TLS > 0 {
+		r.connMu.Lock()
+		if s.Connect > 0 {
+			recordDuration(r.connect, s.Connect)
+		}
+		if s.TLS > 0 {
+			recordDuration(r.tls, s.TLS)
+		}
+		r.connMu.Unlock()
+	}
+	sh := &r.shards[worker&(len(r.shards)-1)]
+	sh.mu.Lock()
+	c := sh.cur
+	recordDuration(c.latency, s.Done-s.Intended)
+	recordDuration(c.service, s.Done-s.Sent)
+	recordDuration(c.lag, s.Sent-s.Intended)
+	c.completed++
+	c.bytesIn += s.BytesIn
+	c.bytesOut += s.BytesOut
+	r.tally(c.codes, &c.classes, &c.errors, &c.unsuccessful, s)
+	if !c.any || s.Intended < c.firstIntended {
+		c.firstIntended = s.Intended
+	}
+	if s.Done > c.lastDone {
+		c.lastDone = s.Done
+	}
+	c.any = true
+	if sh.steps != nil && s.Step >= 0 && s.Step < len(sh.steps) {
+		st := &sh.steps[s.Step]
+		recordDuration(st.latency, s.Done-s.Intended)
+		recordDuration(st.service, s.Done-s.Sent)
+		st.completed++
+		r.tally(st.codes, &st.classes, &st.errors, &st.unsuccessful, s)
+	}
+	sh.mu.Unlock()
+}
+
+// example keeps the first error of each class.
+func (r *Recorder) example(s *Sample) {
+	r.connMu.Lock()
+	if r.examples == nil {
+		r.examples = map[string]string{}
+	}
+	k := s.Error.String()
+	if _, ok := r.examples[k]; !ok {
+		r.examples[k] = s.Err.Error()
+	}
+	r.connMu.Unlock()
+}
+
+// tally counts s's outcome: an error by class, or a response by code.
+func (r *Recorder) tally(codes map[int]int64, classes *[numClasses]int64, errs, unsuccessful *int64, s *Sample) {
+	if s.Error != OK {
+		*errs++
+		classes[s.Error]++
+		return
+	}
+	codes[s.Code]++
+	if !r.success.Has(s.Code) {
+		*unsuccessful++
+	}
+}
+
+// closeInterval ends the interval at end. The caller holds r.mu.
+func (r *Recorder) closeInterval(end time.Duration) {
+	iv := r.ival
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		old := sh.cur
+		sh.cur, sh.spare = sh.spare, old
+		sh.mu.Unlock()
+		// The old counters are ours now: no worker can reach them until the
+		// next swap, which this goroutine makes.
+		iv.add(old)
+		old.reset()
+	}
+	sent := r.sent.Load()
+	in := Interval{
+		Start:        r.ivStart,
+		End:          end,
+		Sent:         sent - r.lastSent,
+		Completed:    iv.completed,
+		Errors:       iv.errors,
+		Unsuccessful: iv.unsuccessful,
+		InFlightMax:  r.maxIn.Swap(r.inflight.Load()),
+		Latency:      NewPacked(),
+		Service:      NewPacked(),
+	}
+	if r.inN > 0 {
+		in.InFlightMean = r.inSum / float64(r.inN)
+	}
+	in.Latency.MergeFrom(iv.latency)
+	in.Service.MergeFrom(iv.service)
+	r.lastSent = sent
+	r.res.addInterval(in, iv)
+	r.res.InFlightSum += r.inSum
+	r.res.InFlightN += r.inN
+	r.inSum, r.inN = 0, 0
+	r.ivStart = end
+	iv.reset()
+}
+
+// Snapshot returns the run's totals so far, for live progress. It is safe to
+// call while the run goes on.
+func (r *Recorder) Snapshot() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := Progress{
+		Elapsed:   r.Since(),
+		Sent:      r.sent.Load(),
+		Completed: r.res.Requests,
+		Errors:    r.res.ErrorsTotal,
+		Failed:    r.res.ErrorsTotal + r.res.Unsuccessful,
+		InFlight:  r.inflight.Load(),
+	}
+	if n := len(r.res.Intervals); n > 0 {
+		last := r.res.Intervals[n-1]
+		if d := last.End - last.Start; d > 0 {
+			p.Rate = float64(last.Sent) / d.Seconds()
+		}
+	}
+	p.P99, p.P99OK = Quantile(r.res.Latency, 0.99)
+	return p
+}
+
+// Progress is a run's state while it goes on.
+type Progress struct {
+	Elapsed   time.Duration
+	Sent      int64
+	Completed int64 // in closed intervals
+	Errors    int64
+	Failed    int64
+	InFlight  int64
+	Rate      float64 // sends per second in the last interval
+	P99       time.Duration
+	P99OK     bool
+}
+
+// Stop ends recording, closes the last partial interval and returns the
+// run's Result. Call it after every Record has returned.
+func (r *Recorder) Stop() *Result {
+	if r.stop != nil {
+		close(r.stop)
+		<-r.done
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.Since()
+	for now >= r.ivStart+r.cfg.Interval {
+		r.closeInterval(r.ivStart + r.cfg.Interval)
+	}
+	r.inSum += float64(r.inflight.Load())
+	r.inN++
+	r.closeInterval(now)
+	res := r.res
+	res.Sent = r.sent.Load()
+	r.connMu.Lock()
+	res.Connect, res.TLS = r.connect, r.tls
+	res.ErrorExample = r.examples
+	r.connMu.Unlock()
+	if len(r.cfg.Steps) > 1 {
+		res.StepStats = make([]StepStats, len(r.cfg.Steps))
+		for j, name := range r.cfg.Steps {
+			st := StepStats{Name: name, Latency: NewHistogram(), Service: NewHistogram(), Codes: map[int]int64{}, Errors: map[string]int64{}}
+			for i := range r.shards {
+				sc := &r.shards[i].steps[j]
+				st.Latency.Merge(sc.latency)
+				st.Service.Merge(sc.service)
+				st.Requests += sc.completed
+				st.ErrorsTotal += sc.errors
+				st.Unsuccessful += sc.unsuccessful
+				for k, v := range sc.codes {
+					st.Codes[k] += v
+				}
+				for c, v := range sc.classes {
+					if v > 0 {
+						st.Errors[ErrorClass(c).String()] += v
+					}
+				}
+			}
+			res.StepStats[j] = st
+		}
+	}
+	return res
+}

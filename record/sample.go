@@ -1,0 +1,50 @@
+package record
+
+import "time"
+
+// ErrorClass says why a request failed before a whole response arrived.
+// The zero value, OK, means a response was read in full.
+type ErrorClass uint8
+
+// The error classes, in the order they are reported.
+const (
+	OK       ErrorClass = iota
+	Timeout             // no full response within the timeout
+	Refused             // the connection was refused
+	Reset               // the peer reset or closed the connection early
+	TLS                 // handshake or certificate failure
+	Protocol            // the response was not valid HTTP
+	Other               // anything else (DNS, local resources, ...)
+	numClasses
+)
+
+var classNames = [numClasses]string{"ok", "timeout", "refused", "reset", "tls", "protocol", "other"}
+
+// String returns the class name used in output: "timeout", "reset", ...
+func (c ErrorClass) String() string {
+	if c < numClasses {
+		return classNames[c]
+	}
+	return "other"
+}
+
+// ErrorClasses lists the failure classes (every class but OK) in report order.
+func ErrorClasses() []ErrorClass {
+	return []ErrorClass{Timeout, Refused, Reset, TLS, Protocol, Other}
+}
+
+// A Sample is what one request measured. Times are offsets from the run's
+// start on the monotonic clock.
+type Sample struct {
+	Intended time.Duration // when the schedule wanted the request sent
+	Sent     time.Duration // when its first byte was written
+	Done     time.Duration // when its response was read in full, or it failed
+	Connect  time.Duration // time to open a new connection; 0 when one was reused
+	TLS      time.Duration // TLS handshake of a new connection; 0 otherwise
+	Code     int           // status code; 0 when no response arrived
+	BytesIn  int64         // response bytes read, headers included
+	BytesOut int64         // request bytes written
+	Error    ErrorClass
+	Err      error // the failure behind Error, kept as an example of its class
+	Step     int   // index of the scenario step; 0 without a scenario
+}

@@ -1,0 +1,223 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/latlab/latlab/record"
+)
+
+// Thresholds past which Attack warns that the generator, not the target,
+// may have shaped the numbers (DESIGN.md: generator_saturated).
+const (
+	minAchieved = 0.99
+	maxLagP99   = 5 * time.Millisecond
+)
+
+// Attack writes res as text: rates, outcomes, percentiles of latency,
+// service time and lag, a compact latency histogram and, for scenarios, a
+// table per step. target describes what was attacked.
+func Attack(w io.Writer, res *record.Result, target string) error {
+	sum := record.Summarize(res)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Target     %s\n", target)
+	fmt.Fprintf(&b, "Load       %s\n", loadLine(res))
+	if res.Interrupted {
+		b.WriteString("Status     interrupted: partial result\n")
+	}
+	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, Duration(res.Duration()))
+	if res.WarmupRequests > 0 {
+		fmt.Fprintf(&b, " (after %d warm-up requests, not counted)", res.WarmupRequests)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "Rate       %s sent", Rate(sum.Rate))
+	if sum.TargetRate > 0 {
+		fmt.Fprintf(&b, " of %s intended (%.1f%%)", Rate(sum.TargetRate), 100*sum.Rate/sum.TargetRate)
+	}
+	fmt.Fprintf(&b, ", throughput %s successful\n", Rate(sum.Throughput))
+	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
+	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
+	fmt.Fprintf(&b, "Bytes      in %s, out %s\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut))
+	fmt.Fprintf(&b, "In flight  mean %.1f, max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tsamples\tmin\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
+	dist(tw, "latency (from intended send)", res.Latency)
+	dist(tw, "service time (from actual send)", res.Service)
+	dist(tw, "lag (send − intended)", res.Lag)
+	if res.Connect != nil && res.Connect.TotalCount() > 0 {
+		dist(tw, "connect (new connections)", res.Connect)
+	}
+	if res.TLS != nil && res.TLS.TotalCount() > 0 {
+		dist(tw, "TLS handshake", res.TLS)
+	}
+	tw.Flush()
+	if len(res.StepStats) > 0 {
+		b.WriteString("\nSteps\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "step\trequests\tsuccess\tlatency p50\tp90\tp99\tmax\tservice p50\tp99\t")
+		for _, st := range res.StepStats {
+			ok := st.Requests - st.ErrorsTotal - st.Unsuccessful
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", st.Name, st.Requests, pct(ok, st.Requests),
+				q(st.Latency, 0.5), q(st.Latency, 0.9), q(st.Latency, 0.99), q(st.Latency, 1),
+				q(st.Service, 0.5), q(st.Service, 0.99))
+		}
+		tw.Flush()
+	}
+	if res.Latency.TotalCount() > 0 {
+		b.WriteString("\nLatency histogram\n")
+		histogram(&b, res.Latency)
+	}
+	for _, warn := range warnings(res) {
+		fmt.Fprintf(&b, "\nwarning: %s", warn)
+	}
+	if len(warnings(res)) > 0 {
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func loadLine(res *record.Result) string {
+	switch res.Mode {
+	case "open":
+		return fmt.Sprintf("open loop, %s intended, at most %d in flight", Rate(res.TargetRate), res.Concurrency)
+	case "closed":
+		return fmt.Sprintf("closed loop, %d workers", res.Concurrency)
+	case "ramp":
+		return fmt.Sprintf("closed loop ramped up to %d workers", res.Concurrency)
+	case "sequential":
+		return "sequential, one request at a time on one connection"
+	}
+	return res.Mode
+}
+
+// warnings says when the numbers may describe the generator, not the target.
+func warnings(res *record.Result) []string {
+	var out []string
+	d := res.Duration().Seconds()
+	if res.TargetRate > 0 && d > 0 && !res.Interrupted {
+		if got := float64(res.Sent) / d; got < minAchieved*res.TargetRate {
+			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
+				Rate(got), 100*got/res.TargetRate, Rate(res.TargetRate)))
+		}
+	}
+	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))
+	}
+	return out
+}
+
+func codes(m map[int]int64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = strconv.Itoa(k) + ":" + strconv.FormatInt(m[k], 10)
+	}
+	return strings.Join(parts, " ")
+}
+
+func errorsLine(res *record.Result) string {
+	var parts []string
+	for _, c := range record.ErrorClasses() {
+		n := res.Errors[c.String()]
+		if n == 0 {
+			continue
+		}
+		s := fmt.Sprintf("%s %d", c, n)
+		if ex := res.ErrorExample[c.String()]; ex != "" {
+			s += fmt.Sprintf(" (first: %s)", ex)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func pct(a, b int64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", 100*float64(a)/float64(b))
+}
+
+type hist interface {
+	ValueAtPercentile(float64) int64
+	TotalCount() int64
+	Min() int64
+	Max() int64
+	Mean() float64
+}
+
+// q formats quantile qv of h: n/a without enough samples, "~" before a
+// value read from few of them.
+func q(h hist, qv float64) string {
+	v, ok := record.Quantile(h, qv)
+	if !ok {
+		return "n/a"
+	}
+	if record.LowConfidence(h.TotalCount(), qv) {
+		return "~" + Duration(v)
+	}
+	return Duration(v)
+}
+
+func dist(w io.Writer, name string, h hist) {
+	n := h.TotalCount()
+	if n == 0 {
+		fmt.Fprintf(w, "%s\t0\t\t\t\t\t\t\t\t\t\n", name)
+		return
+	}
+	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
+		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())),
+		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), Duration(time.Duration(h.Max())))
+}
+
+// histogram draws h as up to 12 rows of log-spaced bins from its min to
+// its max, each with its share of samples and a bar.
+func histogram(b *strings.Builder, h *hdr.Histogram) {
+	lo, hi := float64(h.Min()), float64(h.Max())
+	const rows = 12
+	n := rows
+	if hi <= lo*1.05 {
+		n = 1
+	}
+	counts := make([]int64, n)
+	ratio := math.Pow(hi/lo, 1/float64(n))
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		i := 0
+		if n > 1 {
+			i = int(math.Log(float64(bar.From)/lo) / math.Log(ratio))
+		}
+		counts[min(max(i, 0), n-1)] += bar.Count
+	}
+	total := float64(h.TotalCount())
+	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', 0)
+	for i, c := range counts {
+		from := time.Duration(lo * math.Pow(ratio, float64(i)))
+		to := time.Duration(lo * math.Pow(ratio, float64(i+1)))
+		share := float64(c) / total
+		fmt.Fprintf(tw, "  %s\t– %s\t%6.2f%%\t%s\n", Duration(from), Duration(to), 100*share, strings.Repeat("█", int(math.Round(share*40))))
+	}
+	tw.Flush()
+}
