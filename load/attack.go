@@ -152,6 +152,7 @@ type runner struct {
 	end    time.Duration   // on the package clock; 0 means none
 	limit  int64
 	seq    counter
+	unsent int64 // written by the dispatcher, read after it returns
 
 	stopped  atomic.Bool
 	stopc    chan struct{}
@@ -203,7 +204,9 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 	}
 	r.wg.Wait()
 	r.halt()
-	return r.rec.Stop()
+	res := r.rec.Stop()
+	res.Unsent = r.unsent
+	return res
 }
 
 // watch stops the phase at its deadline or when the caller's context ends.
@@ -225,7 +228,10 @@ func (r *runner) watch() {
 // iterate runs one iteration's steps for worker; the first is due at due.
 func (r *runner) iterate(sess Session, worker, iter, seq int64, due time.Duration) {
 	for step := 0; step < r.nsteps; step++ {
-		if step > 0 && r.stopped.Load() {
+		// An iteration that started runs to its end, so that a scenario's
+		// steps stay paired (no create without its delete), unless the
+		// user interrupted.
+		if step > 0 && r.ctx.Err() != nil {
 			return
 		}
 		s := record.Sample{Intended: due, Step: step}
@@ -318,6 +324,7 @@ func (r *runner) open(m Open) {
 			return
 		}
 		if !r.sleepUntil(due) {
+			r.countUnsent(m.Pacer, i)
 			return
 		}
 		j := job{seq: i, due: due}
@@ -336,8 +343,26 @@ func (r *runner) open(m Open) {
 		select {
 		case jobs <- j:
 		case <-r.stopc:
+			r.countUnsent(m.Pacer, i)
 			return
 		}
+	}
+}
+
+// countUnsent counts the requests from i on that were due before the end of
+// a phase that ran out of time with them still waiting, so that a held-back
+// schedule shows in the result instead of shrinking silently. An interrupt
+// is the user's choice and counts nothing.
+func (r *runner) countUnsent(p Pacer, i int64) {
+	if r.end == 0 || r.ctx.Err() != nil {
+		return
+	}
+	for ; r.limit <= 0 || i < r.limit; i++ {
+		off, ok := p.Due(i)
+		if !ok || r.start+off >= r.end {
+			return
+		}
+		r.unsent++
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/latlab/latlab/record"
@@ -21,6 +22,15 @@ type protocolError struct{ msg string }
 
 func (e *protocolError) Error() string { return "malformed response: " + e.msg }
 func (e *protocolError) Unwrap() error { return errProtocol }
+
+// netHTTPProtocol are fragments of the errors net/http and x/net/http2
+// return for malformed responses; they carry no sentinel to test for.
+var netHTTPProtocol = []string{
+	"malformed HTTP", "bad Content-Length", "invalid byte in chunk length",
+	"malformed chunked encoding", "chunked encoding", "response headers exceeded",
+	"too many transfer encodings", "unsupported transfer encoding",
+	"invalid header field", "PROTOCOL_ERROR", "protocol error",
+}
 
 // classify maps a transport error to the class it is reported under.
 func classify(err error) record.ErrorClass {
@@ -51,6 +61,12 @@ func classify(err error) record.ErrorClass {
 		return record.TLS
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return record.Timeout
+	}
+	msg := err.Error()
+	for _, frag := range netHTTPProtocol {
+		if strings.Contains(msg, frag) {
+			return record.Protocol
+		}
 	}
 	return record.Other
 }

@@ -26,16 +26,17 @@ type h1 struct {
 
 	sessions atomic.Int64 // open sessions; while ≤ the cap they keep their connection
 
-	mu     sync.Mutex
-	idle   map[string][]*h1conn // by dial key
-	nidle  int
-	open   int
-	notify chan struct{} // a connection was returned or closed
+	mu      sync.Mutex
+	idle    map[string][]*h1conn // by dial key
+	nidle   int
+	open    int       // connections open or being dialed
+	waiters []*waiter // sessions waiting for a connection, oldest first
 }
 
 // h1conn is one pooled connection.
 type h1conn struct {
 	net.Conn
+	raw  syscall.RawConn // nil for TLS
 	key  string
 	used bool // carried a request before
 }
@@ -43,9 +44,6 @@ type h1conn struct {
 func newH1(o Options) *h1 {
 	t := &h1{o: o, timeout: o.timeout(), idle: map[string][]*h1conn{}}
 	t.dialer.KeepAlive = -1 // load generator connections are never idle for long
-	if o.Connections > 0 {
-		t.notify = make(chan struct{}, o.Connections)
-	}
 	return t
 }
 
@@ -76,39 +74,65 @@ func (t *h1) sticky() bool {
 	return t.o.Connections == 0 || t.sessions.Load() <= int64(t.o.Connections)
 }
 
-// put returns c to the idle pool.
+// put returns c to the pool: to the longest-waiting session if there is
+// one, so that sessions share connections in turn rather than the fastest
+// keeping them, else to the idle list.
 func (t *h1) put(c *h1conn) {
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w := t.popWaiter(); w != nil {
+		if w.key == c.key {
+			w.ch <- c
+			return
+		}
+		c.Close() // wrong address: its place goes to the waiter, who dials
+		w.ch <- nil
+		return
+	}
 	t.idle[c.key] = append(t.idle[c.key], c)
 	t.nidle++
-	t.mu.Unlock()
-	t.signal()
 }
 
 // discard closes c and frees its place under the cap.
 func (t *h1) discard(c *h1conn) {
 	c.Close()
+	t.release()
+}
+
+// release frees a place under the cap: the longest-waiting session may dial.
+func (t *h1) release() {
 	t.mu.Lock()
-	t.open--
-	t.mu.Unlock()
-	t.signal()
-}
-
-func (t *h1) signal() {
-	if t.notify != nil {
-		select {
-		case t.notify <- struct{}{}:
-		default:
-		}
+	defer t.mu.Unlock()
+	if w := t.popWaiter(); w != nil {
+		w.ch <- nil
+		return
 	}
+	t.open--
 }
 
-// get returns an idle connection for key, or reserves the right to dial one
-// (conn nil), waiting while the cap is reached. An idle connection to
-// another address is closed to make room.
+// waiter is a session waiting for a connection; it receives one, or nil
+// as leave to dial.
+type waiter struct {
+	key string
+	ch  chan *h1conn
+}
+
+func (t *h1) popWaiter() *waiter {
+	if len(t.waiters) == 0 {
+		return nil
+	}
+	w := t.waiters[0]
+	t.waiters[0] = nil
+	t.waiters = t.waiters[1:]
+	return w
+}
+
+// get returns an idle connection for key, or nil as leave to dial one,
+// waiting in turn while the cap is reached. An idle connection to another
+// address is closed to make room.
 func (t *h1) get(ctx context.Context, key string) (*h1conn, error) {
-	for {
-		t.mu.Lock()
+	t.mu.Lock()
+	if len(t.waiters) == 0 {
 		if cs := t.idle[key]; len(cs) > 0 {
 			c := cs[len(cs)-1]
 			t.idle[key] = cs[:len(cs)-1]
@@ -133,12 +157,30 @@ func (t *h1) get(ctx context.Context, key string) (*h1conn, error) {
 			t.mu.Unlock()
 			return nil, nil // the closed connection's place is ours
 		}
-		t.mu.Unlock()
-		select {
-		case <-t.notify:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	}
+	w := &waiter{key: key, ch: make(chan *h1conn, 1)}
+	t.waiters = append(t.waiters, w)
+	t.mu.Unlock()
+	select {
+	case c := <-w.ch:
+		return c, nil
+	case <-ctx.Done():
+		t.mu.Lock()
+		for i, o := range t.waiters {
+			if o == w {
+				t.waiters = append(t.waiters[:i], t.waiters[i+1:]...)
+				t.mu.Unlock()
+				return nil, ctx.Err()
+			}
 		}
+		t.mu.Unlock()
+		// Served meanwhile: pass what we were given on.
+		if c := <-w.ch; c != nil {
+			t.put(c)
+		} else {
+			t.release()
+		}
+		return nil, ctx.Err()
 	}
 }
 
@@ -178,7 +220,11 @@ func (t *h1) dial(ctx context.Context, req *Request, s *record.Sample) (*h1conn,
 		}
 		c = tc
 	}
-	return &h1conn{Conn: c, key: req.key}, nil
+	hc := &h1conn{Conn: c, key: req.key}
+	if sc, ok := c.(syscall.Conn); ok {
+		hc.raw, _ = sc.SyscallConn()
+	}
+	return hc, nil
 }
 
 // h1session is one worker's view of the pool.
@@ -239,20 +285,12 @@ func (s *h1session) conn(ctx context.Context, req *Request, key string, out *rec
 	}
 	if c == nil {
 		if c, err = s.t.dial(ctx, req, out); err != nil {
-			s.t.discardSlot()
+			s.t.release()
 			return nil, err
 		}
 	}
 	s.cur = c
 	return c, nil
-}
-
-// discardSlot frees a place reserved for a dial that failed.
-func (t *h1) discardSlot() {
-	t.mu.Lock()
-	t.open--
-	t.mu.Unlock()
-	t.signal()
 }
 
 // roundTrip writes one request on c and reads its response. retry reports
@@ -268,14 +306,19 @@ func (s *h1session) roundTrip(c *h1conn, wire []byte, head bool, out *record.Sam
 	if out.Sent == 0 { // a retry keeps the first send time
 		out.Sent = Now()
 	}
-	n, err := c.Write(wire)
+	rd := &s.rd
+	rd.start(c, c.raw)
+	n, done, err := rd.exchange(wire)
+	if err == nil && !done {
+		var m int
+		m, err = c.Write(wire[n:])
+		n += m
+	}
 	out.BytesOut += int64(n)
 	if err != nil {
 		s.drop()
 		return reused && isClosed(err), err
 	}
-	rd := &s.rd
-	rd.c, rd.r, rd.w, rd.n = c, 0, 0, 0
 	var resp response
 	err = rd.readHead(&resp)
 	if err == nil {

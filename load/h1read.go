@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"syscall"
 )
 
 // Limits on what a response may send before it counts as malformed.
@@ -22,6 +23,91 @@ type reader struct {
 	buf  []byte
 	r, w int
 	n    int64 // bytes consumed since the last reset
+
+	// raw, when set, is c's file descriptor. exchange then writes the
+	// request and waits for the response inside one raw.Read, so that no
+	// read system call is made before the response can be there: a plain
+	// Write then Read would make one that fails with EAGAIN on every
+	// request. The write must happen inside raw.Read because raw.Read
+	// forgets readiness seen before it starts. rawFn is rawStep bound once,
+	// so an exchange allocates nothing.
+	raw   syscall.RawConn
+	rawFn func(fd uintptr) bool
+	out   []byte // request bytes not yet written
+	wrote int    // request bytes written by the last exchange
+	rn    int
+	rerr  error
+}
+
+// start readies b to read a response on c, whose descriptor is raw (nil
+// when c has none, as with TLS).
+func (b *reader) start(c net.Conn, raw syscall.RawConn) {
+	b.c, b.raw, b.r, b.w, b.n = c, raw, 0, 0, 0
+	if b.rawFn == nil {
+		b.rawFn = b.rawStep
+	}
+}
+
+// exchange writes wire and reads the first bytes of the response. It
+// reports how many request bytes it wrote; when it could not write them
+// all at once, it returns early with done false and the caller writes the
+// rest and reads as usual.
+func (b *reader) exchange(wire []byte) (wrote int, done bool, err error) {
+	if b.raw == nil {
+		return 0, false, nil
+	}
+	b.out, b.wrote, b.rn, b.rerr = wire, 0, -1, nil
+	if err := b.raw.Read(b.rawFn); err != nil {
+		return b.wrote, false, err
+	}
+	if b.rerr != nil {
+		return b.wrote, false, b.rerr
+	}
+	if b.rn < 0 { // short write
+		return b.wrote, false, nil
+	}
+	b.w += b.rn
+	return b.wrote, true, nil
+}
+
+// rawStep is called by raw.Read: first to write the request, then, after
+// each readiness wait, to read.
+func (b *reader) rawStep(fd uintptr) bool {
+	if b.out != nil {
+		out := b.out
+		b.out = nil
+		n, err := syscall.Write(int(fd), out)
+		for err == syscall.EINTR {
+			n, err = syscall.Write(int(fd), out)
+		}
+		if n > 0 {
+			b.wrote = n
+		}
+		switch {
+		case err == syscall.EAGAIN || (err == nil && b.wrote < len(out)):
+			return true // short write: the caller finishes it
+		case err != nil:
+			b.rerr = err
+			return true
+		}
+		return false // wait for the response
+	}
+	for {
+		n, err := syscall.Read(int(fd), b.buf[b.w:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return false
+		case err != nil:
+			b.rn, b.rerr = 0, err
+		case n == 0:
+			b.rn, b.rerr = 0, io.EOF
+		default:
+			b.rn = n
+		}
+		return true
+	}
 }
 
 // fill reads more bytes into the buffer, growing it up to max.

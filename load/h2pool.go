@@ -3,13 +3,10 @@ package load
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"slices"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/latlab/latlab/record"
@@ -47,11 +44,9 @@ type h2conn struct {
 	err          error
 	connect, tls time.Duration
 
-	settled atomic.Bool // the server's SETTINGS are reflected in limit
-
 	// Guarded by h2.mu.
 	active  int  // streams taken
-	limit   int  // min(our cap, the server's MAX_CONCURRENT_STREAMS)
+	limit   int  // our cap, then min(it, the server's MAX_CONCURRENT_STREAMS)
 	dropped bool // out of the pool; closed when active reaches 0
 	closed  bool
 }
@@ -275,8 +270,20 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 			nc.Close()
 		}
 	}
+	limit := t.streams
+	if err == nil {
+		// The server sends its SETTINGS first, so once our PING is
+		// answered its stream limit is known. Streams sent before that
+		// may be over the limit, and refused.
+		if err = cc.Ping(ctx); err != nil {
+			cc.Close()
+			cc = nil
+		} else if m := cc.State().MaxConcurrentStreams; m > 0 {
+			limit = min(limit, int(m))
+		}
+	}
 	t.mu.Lock()
-	c.cc, c.err, c.connect, c.tls = cc, err, connect, handshake
+	c.cc, c.err, c.connect, c.tls, c.limit = cc, err, connect, handshake, limit
 	if err != nil {
 		t.dropLocked(c) // nil: c has no connection to close
 	}
@@ -289,20 +296,8 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 // c if its connection can take no more requests (closed, GOAWAY).
 func (t *h2) release(c *h2conn) {
 	usable := c.cc != nil && c.cc.CanTakeNewRequest()
-	var max uint32
-	// The server's SETTINGS arrive after the connection opens; until they
-	// have, look again after each request. State takes the connection's
-	// write lock, so not under ours.
-	if usable && !c.settled.Load() {
-		if max = c.cc.State().MaxConcurrentStreams; max > 0 {
-			c.settled.Store(true)
-		}
-	}
 	t.mu.Lock()
 	c.active--
-	if max > 0 {
-		c.limit = min(t.streams, int(max))
-	}
 	var cc *http2.ClientConn
 	if !usable && !c.dropped {
 		cc = t.dropLocked(c)
@@ -336,63 +331,6 @@ func closeAll(ccs []*http2.ClientConn) {
 	}
 }
 
-// h2NotNegotiated is the error of a TLS server that did not agree to
-// speak HTTP/2.
-type h2NotNegotiated struct{ addr, proto string }
-
-func (e *h2NotNegotiated) Error() string {
-	return fmt.Sprintf("%s did not negotiate h2 with ALPN (got %q): the server does not offer HTTP/2 over TLS", e.addr, e.proto)
-}
-
-func (e *h2NotNegotiated) Unwrap() error { return errProtocol }
-
-// h2Retryable reports whether err from RoundTrip means the request was
-// never processed, so it may go again on another connection: what
-// x/net/http2's own pool retries on. Two of those errors are unexported,
-// so they are known by their text.
-func h2Retryable(err error) bool {
-	var se http2.StreamError
-	if errors.As(err, &se) {
-		return se.Code == http2.ErrCodeRefusedStream
-	}
-	switch err.Error() {
-	case "http2: client conn not usable",
-		"http2: Transport received Server's graceful shutdown GOAWAY":
-		return true
-	}
-	return false
-}
-
-// h2Cause gives HTTP/2 errors the class classify should report: a stream
-// or connection the peer ended is a reset, a broken frame a protocol error.
-func h2Cause(err error) error {
-	var (
-		se http2.StreamError
-		ge http2.GoAwayError
-		ce http2.ConnectionError
-	)
-	switch {
-	case errors.As(err, &se):
-		return &nhClassed{err, h2CodeClass(se.Code)}
-	case errors.As(err, &ge):
-		return &nhClassed{err, h2CodeClass(ge.ErrCode)}
-	case errors.As(err, &ce):
-		return &nhClassed{err, errProtocol}
-	case h2Retryable(err):
-		return &nhClassed{err, syscall.ECONNRESET}
-	}
-	return err
-}
-
-func h2CodeClass(code http2.ErrCode) error {
-	switch code {
-	case http2.ErrCodeProtocol, http2.ErrCodeFrameSize, http2.ErrCodeCompression,
-		http2.ErrCodeFlowControl, http2.ErrCodeHTTP11Required:
-		return errProtocol
-	}
-	return syscall.ECONNRESET
-}
-
 // h2session is one worker's use of the pool. Between requests it holds no
 // stream.
 type h2session struct {
@@ -414,7 +352,8 @@ func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if s.buf == nil {
 		s.buf = make([]byte, nhBufSize)
 	}
-	out.BytesOut = s.c.out
+	// A request the server never processed (GOAWAY, REFUSED_STREAM) goes
+	// again on another connection, twice at most.
 	for attempt := 0; ; attempt++ {
 		c, err := s.t.acquire(ctx, req, s.c.key, out)
 		if err != nil {
@@ -443,6 +382,7 @@ func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Re
 	if out.Sent == 0 { // a retry keeps the first send time
 		out.Sent = Now()
 	}
+	out.BytesOut = s.c.out
 	resp, err := cc.RoundTrip(hr)
 	if err != nil {
 		return h2Retryable(err), err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/record"
+	"golang.org/x/net/http2"
 )
 
 // nhBufSize is the size of the buffer a session reads response bodies into;
@@ -106,7 +107,6 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if s.buf == nil {
 		s.buf = make([]byte, nhBufSize)
 	}
-	out.BytesOut = s.c.out
 	rctx, cancel := context.WithCancelCause(ctx)
 	tr := &nhTrace{timeout: s.t.timeout, cancel: cancel}
 	hr := s.c.hr.WithContext(httptrace.WithClientTrace(rctx, tr.hooks()))
@@ -126,13 +126,16 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if tr.timer != nil {
 		tr.timer.Stop()
 	}
-	// net/http may report our timeout as a plain cancellation; the cause
-	// says which it was. Read it before cancel(nil) overwrites it.
-	if err != nil && errors.Is(context.Cause(rctx), errNHTimeout) {
+	// net/http may report our timeout as a plain cancellation, or even
+	// return a response that raced with it; the cause says whether the
+	// timer fired before the body ended. Read it before cancel(nil).
+	if errors.Is(context.Cause(rctx), errNHTimeout) {
 		err = errNHTimeout
 	}
 	cancel(nil)
-	out.Sent = tr.sent
+	if out.Sent = tr.sent; out.Sent != 0 {
+		out.BytesOut = s.c.out
+	}
 	if !tr.reused {
 		out.Connect = nhSpan(&tr.connectStart, &tr.connectDone)
 		out.TLS = nhSpan(&tr.tlsStart, &tr.tlsDone)
@@ -319,13 +322,13 @@ func nhHeadSize(resp *http.Response) int64 {
 	return int64(n)
 }
 
-// nhFail records err in out.
+// nhFail records err in out, with its class.
 func nhFail(out *record.Sample, err error) {
 	if out.Sent == 0 {
 		out.Sent = Now()
 	}
 	out.Done = Now()
-	out.Error = classify(err)
+	out.Error, out.Err = classify(err), err
 }
 
 // nhClassed gives an error a class classify knows: class is
@@ -338,9 +341,13 @@ type nhClassed struct {
 func (e *nhClassed) Error() string   { return e.err.Error() }
 func (e *nhClassed) Unwrap() []error { return []error{e.err, e.class} }
 
-// nhCause classifies the net/http errors that carry their kind only in
-// their text.
+// nhCause classifies the errors classify does not know: a TLS alert from
+// the peer, and net/http errors that carry their kind only in their text.
 func nhCause(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" { // crypto/tls's alert type is unexported
+		return &nhClassed{err, tls.AlertError(40)} // handshake_failure, for classify's sake
+	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "malformed HTTP"):
@@ -349,4 +356,61 @@ func nhCause(err error) error {
 		return &nhClassed{err, syscall.ECONNRESET}
 	}
 	return err
+}
+
+// h2NotNegotiated is the error of a TLS server that did not agree to
+// speak HTTP/2.
+type h2NotNegotiated struct{ addr, proto string }
+
+func (e *h2NotNegotiated) Error() string {
+	return fmt.Sprintf("%s did not negotiate h2 with ALPN (got %q): the server does not offer HTTP/2 over TLS", e.addr, e.proto)
+}
+
+func (e *h2NotNegotiated) Unwrap() error { return errProtocol }
+
+// h2Retryable reports whether err from RoundTrip means the request was
+// never processed, so it may go again on another connection: what
+// x/net/http2's own pool retries on. Two of those errors are unexported,
+// so they are known by their text.
+func h2Retryable(err error) bool {
+	var se http2.StreamError
+	if errors.As(err, &se) {
+		return se.Code == http2.ErrCodeRefusedStream
+	}
+	switch err.Error() {
+	case "http2: client conn not usable",
+		"http2: Transport received Server's graceful shutdown GOAWAY":
+		return true
+	}
+	return false
+}
+
+// h2Cause gives HTTP/2 errors the class classify should report: a stream
+// or connection the peer ended is a reset, a broken frame a protocol error.
+func h2Cause(err error) error {
+	var (
+		se http2.StreamError
+		ge http2.GoAwayError
+		ce http2.ConnectionError
+	)
+	switch {
+	case errors.As(err, &se):
+		return &nhClassed{err, h2CodeClass(se.Code)}
+	case errors.As(err, &ge):
+		return &nhClassed{err, h2CodeClass(ge.ErrCode)}
+	case errors.As(err, &ce), errors.Is(err, http2.ErrFrameTooLarge): // the latter: often an HTTP/1.1 reply
+		return &nhClassed{err, errProtocol}
+	case h2Retryable(err):
+		return &nhClassed{err, syscall.ECONNRESET}
+	}
+	return nhCause(err)
+}
+
+func h2CodeClass(code http2.ErrCode) error {
+	switch code {
+	case http2.ErrCodeProtocol, http2.ErrCodeFrameSize, http2.ErrCodeCompression,
+		http2.ErrCodeFlowControl, http2.ErrCodeHTTP11Required:
+		return errProtocol
+	}
+	return syscall.ECONNRESET
 }

@@ -94,6 +94,9 @@ func (s Stages) at(x float64) (time.Duration, bool) {
 		d := st.Duration.Seconds()
 		r1 := st.Target
 		count := (r0 + r1) / 2 * d
+		if x <= 0 {
+			return t0, true
+		}
 		if x < count {
 			// Solve r0·t + (r1−r0)/(2d)·t² = x for t in [0, d], in the form
 			// that stays stable when r0 is 0 or r1 equals r0.

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -79,24 +78,26 @@ func ReadScenario(path string) (*Scenario, error) {
 //
 // At least one step is required, and each needs a url. Instead of body, a
 // step may give body_file, a file whose contents are the body. Method,
-// url, header values and body are templates over Vars; a Host header sets
-// the request's Host. Every error is a *SyntaxError naming the line and
-// field: unknown fields, values of the wrong type, bad templates, and
-// steps that fail to build with zero Vars.
+// url, header values and body are text/templates over Vars, without
+// range, define, block or template actions; a Host header sets the
+// request's Host. Every error is a *SyntaxError naming the line and field:
+// unknown fields, values of the wrong type, bad templates, and steps that
+// fail to build with zero Vars.
 func ParseScenario(name string, data []byte, readFile func(string) ([]byte, error)) (*Scenario, error) {
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	d := &decoder{file: name, readFile: readFile}
+	d := &decoder{file: name, readFile: readFile, lines: yamlLines(data)}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, extra yaml.Node
-	if err := dec.Decode(&doc); errors.Is(err, io.EOF) || err == nil && len(doc.Content) == 0 {
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || deref(doc.Content[0]).ShortTag() == "!!null") {
 		return nil, &SyntaxError{File: name, Msg: "no steps"}
 	} else if err != nil {
 		return nil, d.yamlError(err)
 	}
 	if err := dec.Decode(&extra); err == nil {
-		return nil, &SyntaxError{File: name, Line: extra.Line, Msg: "more than one YAML document"}
+		return nil, d.errorf(&extra, "", "more than one YAML document")
 	} else if !errors.Is(err, io.EOF) {
 		return nil, d.yamlError(err)
 	}
@@ -136,7 +137,7 @@ func (st *step) build(v Vars) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !validMethod(method) {
+	if !isToken(method) {
 		return nil, st.method.errorf("invalid method %q", method)
 	}
 	req := &Request{Method: method, URL: st.u, Header: st.header}
@@ -182,151 +183,6 @@ func (st *step) build(v Vars) (*Request, error) {
 	return req, nil
 }
 
-// scenario decodes a scenario from the root node of its document.
-func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
-	var steps *yaml.Node
-	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
-		if key != "steps" {
-			return d.errorf(k, key, "unknown field")
-		}
-		steps = deref(v)
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case steps == nil:
-		return nil, d.errorf(root, "steps", "missing")
-	case steps.Kind != yaml.SequenceNode:
-		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", describe(steps))
-	case len(steps.Content) == 0:
-		return nil, d.errorf(steps, "steps", "expected at least one step")
-	}
-	s := &Scenario{}
-	for i, n := range steps.Content {
-		st, err := d.step(i, deref(n))
-		if err != nil {
-			return nil, err
-		}
-		if slices.Contains(s.names, st.name) {
-			return nil, d.errorf(n, fmt.Sprintf("steps[%d].name", i), "duplicate name %q", st.name)
-		}
-		s.steps = append(s.steps, st)
-		s.names = append(s.names, st.name)
-	}
-	return s, nil
-}
-
-// step decodes step i from n and builds it once with zero Vars.
-func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
-	path := fmt.Sprintf("steps[%d]", i)
-	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
-	var bodyFile *yaml.Node
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
-		switch key {
-		case "name":
-			if st.name, err = d.str(v, field); err == nil && st.name == "" {
-				err = d.errorf(v, field, "empty")
-			}
-		case "method":
-			st.method, err = d.part(v, field, key)
-		case "url":
-			st.url, err = d.part(v, field, key)
-		case "headers":
-			err = d.headers(st, v, field)
-		case "body":
-			st.body, err = d.part(v, field, key)
-		case "body_file":
-			bodyFile = v
-		default:
-			err = d.errorf(k, field, "unknown field")
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if st.url == nil {
-		return nil, d.errorf(n, path+".url", "missing")
-	}
-	if st.method == nil {
-		st.method = &part{name: "method", field: path + ".method", line: n.Line, text: http.MethodGet}
-	}
-	if bodyFile != nil {
-		if err := d.bodyFile(st, bodyFile, path+".body_file"); err != nil {
-			return nil, err
-		}
-	}
-	req, err := st.build(Vars{})
-	if err != nil {
-		if pe := (*partError)(nil); errors.As(err, &pe) {
-			return nil, &SyntaxError{File: d.file, Line: pe.p.line, Field: pe.p.field, Msg: pe.msg}
-		}
-		return nil, d.errorf(n, path, "%v", err)
-	}
-	if st.url.tmpl == nil {
-		st.u = req.URL
-	}
-	if st.method.tmpl == nil && st.url.tmpl == nil && len(st.dyn) == 0 &&
-		(st.host == nil || st.host.tmpl == nil) && (st.body == nil || st.body.tmpl == nil) {
-		st.static = req
-	}
-	return st, nil
-}
-
-// headers decodes the headers of st from n.
-func (d *decoder) headers(st *step, n *yaml.Node, path string) error {
-	return d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		if !validMethod(key) {
-			return d.errorf(k, field, "invalid header name")
-		}
-		ck := http.CanonicalHeaderKey(key)
-		if _, dup := st.header[ck]; dup || ck == "Host" && st.host != nil || slices.ContainsFunc(st.dyn, func(h dynHeader) bool { return h.key == ck }) {
-			return d.errorf(k, field, "duplicate header")
-		}
-		p, err := d.part(v, field, "headers."+key)
-		switch {
-		case err != nil:
-			return err
-		case ck == "Host":
-			st.host = p
-		case p.tmpl != nil:
-			st.dyn = append(st.dyn, dynHeader{ck, p})
-		case !validHeaderValue(p.text):
-			return d.errorf(v, field, "invalid value %q", p.text)
-		default:
-			st.header[ck] = []string{p.text}
-		}
-		return nil
-	})
-}
-
-// bodyFile reads the body of st from the file that n names.
-func (d *decoder) bodyFile(st *step, n *yaml.Node, field string) error {
-	if st.body != nil {
-		return d.errorf(n, field, "cannot be used with body")
-	}
-	path, err := d.str(n, field)
-	if err != nil {
-		return err
-	}
-	if path == "" {
-		return d.errorf(n, field, "empty")
-	}
-	data, err := d.readFile(path)
-	if err != nil {
-		return d.errorf(n, field, "%v", err)
-	}
-	st.body, err = newPart("body_file", field, deref(n).Line, string(data))
-	if err != nil {
-		return d.errorf(n, field, "%v", err)
-	}
-	return nil
-}
-
 // maxPart caps the length of an executed template, against runaway output.
 const maxPart = 16 << 20
 
@@ -339,19 +195,6 @@ type part struct {
 	text  string             // the value, when tmpl is nil
 	raw   []byte             // text as a body
 	tmpl  *template.Template // nil when text holds no "{{"
-}
-
-// part decodes the string n as a part.
-func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
-	s, err := d.str(n, field)
-	if err != nil {
-		return nil, err
-	}
-	p, err := newPart(name, field, deref(n).Line, s)
-	if err != nil {
-		return nil, d.errorf(n, field, "%v", err)
-	}
-	return p, nil
 }
 
 // newPart parses text as a template unless it holds no "{{". Loops and

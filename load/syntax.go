@@ -3,8 +3,10 @@ package load
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,8 +41,9 @@ func (e *SyntaxError) Error() string {
 	return b.String()
 }
 
-// validMethod reports whether s is a non-empty HTTP token (RFC 9110).
-func validMethod(s string) bool {
+// isToken reports whether s is a non-empty HTTP token (RFC 9110), as
+// methods and header names are.
+func isToken(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -94,11 +97,39 @@ func parseURL(s string) (*url.URL, string) {
 type decoder struct {
 	file     string
 	readFile func(string) ([]byte, error)
+	lines    int // the number of the last line
 }
 
 // errorf returns a *SyntaxError at the line of n.
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error {
-	return &SyntaxError{File: d.file, Line: n.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{File: d.file, Line: d.line(n.Line), Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// line returns n, or the last line if n is past it: the YAML parser puts
+// a value missing at the end of the file on the line after.
+func (d *decoder) line(n int) int { return min(n, d.lines) }
+
+// yamlLines returns the number of the last line of data, breaking lines
+// where YAML does.
+func yamlLines(data []byte) int {
+	n := 1
+	for s := string(data); s != ""; {
+		w := 0
+		for _, br := range []string{"\r\n", "\r", "\n", "\u0085", "\u2028", "\u2029"} {
+			if strings.HasPrefix(s, br) {
+				w = len(br)
+				break
+			}
+		}
+		if w == 0 {
+			s = s[1:]
+			continue
+		}
+		if s = s[w:]; s != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // yamlLine matches the line number of a YAML parser error.
@@ -109,9 +140,170 @@ func (d *decoder) yamlError(err error) error {
 	e := &SyntaxError{File: d.file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	if m := yamlLine.FindStringSubmatch(e.Msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
+		e.Line = d.line(e.Line)
 		e.Msg = e.Msg[len(m[0]):]
 	}
 	return e
+}
+
+// scenario decodes a scenario from the root node of its document.
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
+	var steps *yaml.Node
+	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
+		if key != "steps" {
+			return d.errorf(k, key, "unknown field")
+		}
+		steps = deref(v)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case steps == nil:
+		return nil, d.errorf(root, "steps", "missing")
+	case steps.Kind != yaml.SequenceNode:
+		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", describe(steps))
+	case len(steps.Content) == 0:
+		return nil, d.errorf(steps, "steps", "expected at least one step")
+	}
+	s := &Scenario{}
+	for i, n := range steps.Content {
+		st, err := d.step(i, deref(n))
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(s.names, st.name) {
+			return nil, d.errorf(n, fmt.Sprintf("steps[%d].name", i), "duplicate name %q", st.name)
+		}
+		s.steps = append(s.steps, st)
+		s.names = append(s.names, st.name)
+	}
+	return s, nil
+}
+
+// step decodes step i from n and builds it once with zero Vars.
+func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
+	path := fmt.Sprintf("steps[%d]", i)
+	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
+	var bodyFile *yaml.Node
+	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+		field := path + "." + key
+		var err error
+		switch key {
+		case "name":
+			if st.name, err = d.str(v, field); err == nil && st.name == "" {
+				err = d.errorf(v, field, "empty")
+			}
+		case "method":
+			st.method, err = d.part(v, field, key)
+		case "url":
+			st.url, err = d.part(v, field, key)
+		case "headers":
+			err = d.headers(st, v, field)
+		case "body":
+			st.body, err = d.part(v, field, key)
+		case "body_file":
+			bodyFile = v
+		default:
+			err = d.errorf(k, field, "unknown field")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if st.url == nil {
+		return nil, d.errorf(n, path+".url", "missing")
+	}
+	if st.method == nil {
+		st.method = &part{name: "method", field: path + ".method", line: n.Line, text: http.MethodGet}
+	}
+	if bodyFile != nil {
+		if err := d.bodyFile(st, bodyFile, path+".body_file"); err != nil {
+			return nil, err
+		}
+	}
+	req, err := st.build(Vars{})
+	if err != nil {
+		if pe := (*partError)(nil); errors.As(err, &pe) {
+			return nil, &SyntaxError{File: d.file, Line: pe.p.line, Field: pe.p.field, Msg: pe.msg}
+		}
+		return nil, d.errorf(n, path, "%v", err)
+	}
+	if st.url.tmpl == nil {
+		st.u = req.URL
+	}
+	if st.method.tmpl == nil && st.url.tmpl == nil && len(st.dyn) == 0 &&
+		(st.host == nil || st.host.tmpl == nil) && (st.body == nil || st.body.tmpl == nil) {
+		st.static = req
+	}
+	return st, nil
+}
+
+// headers decodes the headers of st from n.
+func (d *decoder) headers(st *step, n *yaml.Node, path string) error {
+	return d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+		field := path + "." + key
+		if !isToken(key) {
+			return d.errorf(k, field, "invalid header name")
+		}
+		ck := http.CanonicalHeaderKey(key)
+		dup := st.header[ck] != nil || ck == "Host" && st.host != nil ||
+			slices.ContainsFunc(st.dyn, func(h dynHeader) bool { return h.key == ck })
+		if dup {
+			return d.errorf(k, field, "duplicate header")
+		}
+		p, err := d.part(v, field, "headers."+key)
+		switch {
+		case err != nil:
+			return err
+		case ck == "Host":
+			st.host = p
+		case p.tmpl != nil:
+			st.dyn = append(st.dyn, dynHeader{ck, p})
+		case !validHeaderValue(p.text):
+			return d.errorf(v, field, "invalid value %q", p.text)
+		default:
+			st.header[ck] = []string{p.text}
+		}
+		return nil
+	})
+}
+
+// bodyFile reads the body of st from the file that n names.
+func (d *decoder) bodyFile(st *step, n *yaml.Node, field string) error {
+	if st.body != nil {
+		return d.errorf(n, field, "cannot be used with body")
+	}
+	path, err := d.str(n, field)
+	if err != nil {
+		return err
+	}
+	if path == "" {
+		return d.errorf(n, field, "empty")
+	}
+	data, err := d.readFile(path)
+	if err != nil {
+		return d.errorf(n, field, "%v", err)
+	}
+	st.body, err = newPart("body_file", field, deref(n).Line, string(data))
+	if err != nil {
+		return d.errorf(n, field, "%v", err)
+	}
+	return nil
+}
+
+// part decodes the string n as a part.
+func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
+	s, err := d.str(n, field)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPart(name, field, deref(n).Line, s)
+	if err != nil {
+		return nil, d.errorf(n, field, "%v", err)
+	}
+	return p, nil
 }
 
 // mapping calls f with each key of the mapping n, the key's node and the
@@ -135,7 +327,12 @@ func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 			return d.errorf(k, strings.TrimPrefix(path+"."+key, "."), "duplicate field")
 		}
 		seen[key] = true
-		if err := f(key, k, n.Content[i+1]); err != nil {
+		v := n.Content[i+1]
+		if v.Kind == yaml.ScalarNode && v.Value == "" && v.ShortTag() == "!!null" {
+			// A missing value sits at the next token; point at its key.
+			v.Line = k.Line
+		}
+		if err := f(key, k, v); err != nil {
 			return err
 		}
 	}

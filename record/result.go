@@ -20,6 +20,7 @@ type Result struct {
 	WarmupRequests int64   // requests sent while warming up, not recorded
 
 	Sent         int64 // requests whose first byte was written
+	Unsent       int64 // open loop: requests due before the end but never sent (the in-flight cap held them)
 	Requests     int64 // completed: responses plus errors
 	ErrorsTotal  int64 // requests that ended in an error, without a response
 	Unsuccessful int64 // responses whose code is not a success

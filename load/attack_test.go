@@ -1,0 +1,347 @@
+package load
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/record"
+)
+
+// countingServer is an httptest server that counts requests, connections
+// and the peak of requests in progress, and may sleep before answering.
+type countingServer struct {
+	*httptest.Server
+	requests atomic.Int64
+	conns    atomic.Int64
+	active   atomic.Int64
+	peak     atomic.Int64
+	sleep    time.Duration
+}
+
+func newCountingServer(t *testing.T, sleep time.Duration) *countingServer {
+	t.Helper()
+	s := &countingServer{sleep: sleep}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.active.Add(1)
+		defer s.active.Add(-1)
+		for {
+			p := s.peak.Load()
+			if n <= p || s.peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		s.requests.Add(1)
+		if s.sleep > 0 {
+			time.Sleep(s.sleep)
+		}
+		w.Write([]byte("ok\n"))
+	}))
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func staticTo(t *testing.T, raw string) Static {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Static{{Method: http.MethodGet, URL: u, Header: http.Header{}}}
+}
+
+func attack(t *testing.T, ctx context.Context, cfg Config) *record.Result {
+	t.Helper()
+	res, err := Attack(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sent != res.Requests {
+		t.Errorf("sent %d but completed %d: every sent request must be accounted for", res.Sent, res.Requests)
+	}
+	return res
+}
+
+func TestClosedCount(t *testing.T) {
+	for _, cl := range clients {
+		t.Run(cl.name, func(t *testing.T) {
+			srv := newCountingServer(t, 0)
+			res := attack(t, context.Background(), Config{
+				Source:    staticTo(t, srv.URL),
+				Model:     Closed{Workers: 4},
+				Count:     500,
+				Transport: cl.opts,
+			})
+			if res.Requests != 500 || res.Codes[200] != 500 {
+				t.Errorf("requests %d, 200s %d; want 500 and 500", res.Requests, res.Codes[200])
+			}
+			if got := srv.requests.Load(); got != 500 {
+				t.Errorf("server saw %d requests, want 500", got)
+			}
+			// net/http may dial a spare connection while another is being
+			// returned; the lean client never does.
+			max := int64(4)
+			if cl.opts.NetHTTP {
+				max = 8
+			}
+			if got := srv.conns.Load(); got > max {
+				t.Errorf("server saw %d connections, want at most %d", got, max)
+			}
+			if res.Latency.TotalCount() != 500 || res.Service.TotalCount() != 500 {
+				t.Errorf("histograms hold %d and %d samples, want 500", res.Latency.TotalCount(), res.Service.TotalCount())
+			}
+		})
+	}
+}
+
+func TestOpenConstantRate(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Open{Pacer: Constant{Rate: 400}},
+		Duration: time.Second,
+		Interval: 250 * time.Millisecond,
+	})
+	// Requests 0..399 are due in [0, 1s): exactly 400.
+	if res.Sent != 400 {
+		t.Errorf("sent %d, want 400", res.Sent)
+	}
+	if res.TargetRate != 400 || res.Mode != "open" {
+		t.Errorf("target rate %g, mode %q; want 400, open", res.TargetRate, res.Mode)
+	}
+	if n := len(res.Intervals); n < 4 || n > 5 {
+		t.Errorf("%d intervals of 250ms in a 1s run, want 4 or 5", n)
+	}
+	for i, in := range res.Intervals[:4] {
+		if in.Sent < 80 || in.Sent > 120 {
+			t.Errorf("interval %d sent %d, want about 100", i, in.Sent)
+		}
+	}
+	// Latency counts from the intended time, so it is never below service time.
+	if l, s := res.Latency.ValueAtQuantile(50), res.Service.ValueAtQuantile(50); l < s {
+		t.Errorf("latency p50 %d < service time p50 %d", l, s)
+	}
+}
+
+// TestOpenCapCountsLag makes the target slower than the schedule with a
+// small cap on requests in flight: requests must wait, and the wait shows as
+// lag and in latency, not vanish.
+func TestOpenCapCountsLag(t *testing.T) {
+	srv := newCountingServer(t, 50*time.Millisecond)
+	res := attack(t, context.Background(), Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Open{Pacer: Constant{Rate: 200}, MaxInFlight: 2},
+		Duration: time.Second,
+	})
+	if got := srv.peak.Load(); got > 2 {
+		t.Errorf("server saw %d requests at once, want at most 2", got)
+	}
+	// Two in flight at 50 ms each: about 40 requests in a second.
+	if res.Sent > 60 {
+		t.Errorf("sent %d, want about 40 with 2 in flight of 50ms", res.Sent)
+	}
+	lag, _ := record.Quantile(res.Lag, 0.5)
+	lat, _ := record.Quantile(res.Latency, 0.5)
+	svc, _ := record.Quantile(res.Service, 0.5)
+	if lag < 200*time.Millisecond {
+		t.Errorf("lag p50 %s, want the queueing to show (hundreds of ms)", lag)
+	}
+	if lat < svc+lag*9/10 {
+		t.Errorf("latency p50 %s does not include lag %s over service time %s", lat, lag, svc)
+	}
+	if res.Unsent < 100 {
+		t.Errorf("unsent %d, want the requests due but never sent counted (about 160)", res.Unsent)
+	}
+}
+
+func TestOpenStages(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL),
+		// 0 → 200/s over 500ms (50 requests), then 200/s for 500ms (100).
+		Model: Open{Pacer: Stages{Steps: []Stage{{500 * time.Millisecond, 200}, {500 * time.Millisecond, 200}}}},
+	})
+	if res.Sent < 148 || res.Sent > 151 {
+		t.Errorf("sent %d, want 150", res.Sent)
+	}
+}
+
+func TestOpenPoisson(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Open{Pacer: &Poisson{Of: Constant{Rate: 500}, Seed: 7}},
+		Duration: time.Second,
+	})
+	if res.Sent < 400 || res.Sent > 600 {
+		t.Errorf("sent %d, want about 500", res.Sent)
+	}
+}
+
+func TestRamp(t *testing.T) {
+	srv := newCountingServer(t, 5*time.Millisecond)
+	res := attack(t, context.Background(), Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Ramp{Workers: 6, Burst: 2, Every: 300 * time.Millisecond},
+		Duration: 1200 * time.Millisecond,
+		Interval: 100 * time.Millisecond,
+	})
+	first, last := res.Intervals[0], res.Intervals[len(res.Intervals)-3]
+	if first.InFlightMax > 2 {
+		t.Errorf("first interval had %d in flight, want at most the first burst of 2", first.InFlightMax)
+	}
+	if last.InFlightMax != 6 {
+		t.Errorf("late interval had %d in flight, want all 6 workers", last.InFlightMax)
+	}
+	if res.InFlightMax != 6 {
+		t.Errorf("peak in flight %d, want 6", res.InFlightMax)
+	}
+}
+
+func TestSequential(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL),
+		Model:  Sequential{},
+		Count:  100,
+	})
+	if res.Requests != 100 {
+		t.Errorf("requests %d, want 100", res.Requests)
+	}
+	if got := srv.peak.Load(); got != 1 {
+		t.Errorf("server saw %d at once, want 1", got)
+	}
+	if got := srv.conns.Load(); got != 1 {
+		t.Errorf("server saw %d connections, want 1", got)
+	}
+}
+
+func TestConnectionCap(t *testing.T) {
+	for _, cl := range clients {
+		t.Run(cl.name, func(t *testing.T) {
+			srv := newCountingServer(t, time.Millisecond)
+			opts := cl.opts
+			opts.Connections = 2
+			res := attack(t, context.Background(), Config{
+				Source:    staticTo(t, srv.URL),
+				Model:     Closed{Workers: 8},
+				Count:     200,
+				Transport: opts,
+			})
+			if res.Requests != 200 {
+				t.Errorf("requests %d, want 200", res.Requests)
+			}
+			if got := srv.conns.Load(); got > 2 {
+				t.Errorf("server saw %d connections, want at most 2", got)
+			}
+			if lag, _ := record.Quantile(res.Lag, 0.5); lag < 500*time.Microsecond {
+				t.Errorf("lag p50 %s: 8 workers on 2 connections must wait", lag)
+			}
+		})
+	}
+}
+
+func TestWarmupNotCounted(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Open{Pacer: Constant{Rate: 200}},
+		Duration: 500 * time.Millisecond,
+		Warmup:   500 * time.Millisecond,
+	})
+	if res.Sent != 100 {
+		t.Errorf("measured %d, want the 100 after warm-up", res.Sent)
+	}
+	if res.WarmupRequests != 100 {
+		t.Errorf("warm-up requests %d, want 100", res.WarmupRequests)
+	}
+	if got := srv.requests.Load(); got != 200 {
+		t.Errorf("server saw %d, want 200", got)
+	}
+}
+
+func TestInterruptDrains(t *testing.T) {
+	srv := newCountingServer(t, 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	res := attack(t, ctx, Config{
+		Source:   staticTo(t, srv.URL),
+		Model:    Closed{Workers: 5},
+		Duration: time.Minute,
+	})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("took %s after an interrupt at 300ms", el)
+	}
+	if !res.Interrupted {
+		t.Error("result not marked interrupted")
+	}
+	// Requests in flight at the interrupt were let finish, with responses.
+	if res.ErrorsTotal != 0 || res.Requests < 15 {
+		t.Errorf("requests %d, errors %d; want about 20 finished requests, none cut", res.Requests, res.ErrorsTotal)
+	}
+}
+
+func TestScenarioSteps(t *testing.T) {
+	var mu sync.Mutex
+	objects := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.Method {
+		case http.MethodPost:
+			objects[r.URL.Path] = true
+			w.WriteHeader(http.StatusCreated)
+		case http.MethodGet, http.MethodPut:
+			if !objects[r.URL.Path] {
+				w.WriteHeader(http.StatusNotFound)
+			}
+		case http.MethodDelete:
+			if !objects[r.URL.Path] {
+				w.WriteHeader(http.StatusNotFound)
+				return
+			}
+			delete(objects, r.URL.Path)
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer srv.Close()
+	yaml := `steps:
+  - {name: create, method: POST, url: "` + srv.URL + `/objects/o-{{.Worker}}-{{.Iter}}", body: "{}"}
+  - {name: update, method: PUT, url: "` + srv.URL + `/objects/o-{{.Worker}}-{{.Iter}}", body: "{}"}
+  - {name: get, url: "` + srv.URL + `/objects/o-{{.Worker}}-{{.Iter}}"}
+  - {name: delete, method: DELETE, url: "` + srv.URL + `/objects/o-{{.Worker}}-{{.Iter}}"}
+`
+	sc, err := ParseScenario("crud.yaml", []byte(yaml), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := attack(t, context.Background(), Config{Source: sc, Model: Closed{Workers: 3}, Count: 30})
+	if res.Requests != 120 {
+		t.Errorf("requests %d, want 30 iterations × 4 steps", res.Requests)
+	}
+	want := map[string]int{"create": 201, "update": 200, "get": 200, "delete": 204}
+	if len(res.StepStats) != 4 {
+		t.Fatalf("%d steps in the result, want 4", len(res.StepStats))
+	}
+	for _, st := range res.StepStats {
+		if st.Requests != 30 || st.Codes[want[st.Name]] != 30 {
+			t.Errorf("step %s: %d requests, codes %v; want 30 × %d", st.Name, st.Requests, st.Codes, want[st.Name])
+		}
+	}
+	if len(objects) != 0 {
+		t.Errorf("%d objects left: steps ran out of order", len(objects))
+	}
+}
