@@ -226,7 +226,8 @@ func (r *runner) watch() {
 }
 
 // iterate runs one iteration's steps for worker; the first is due at due.
-func (r *runner) iterate(sess Session, worker, iter, seq int64, due time.Duration) {
+// s is the worker's own sample, reused so that a request allocates nothing.
+func (r *runner) iterate(sess Session, s *record.Sample, worker, iter, seq int64, due time.Duration) {
 	for step := 0; step < r.nsteps; step++ {
 		// An iteration that started runs to its end, so that a scenario's
 		// steps stay paired (no create without its delete), unless the
@@ -234,20 +235,20 @@ func (r *runner) iterate(sess Session, worker, iter, seq int64, due time.Duratio
 		if step > 0 && r.ctx.Err() != nil {
 			return
 		}
-		s := record.Sample{Intended: due, Step: step}
+		*s = record.Sample{Intended: due, Step: step}
 		req, err := r.cfg.Source.Request(step, Vars{Worker: worker, Iter: iter, Seq: seq})
 		r.rec.Sent()
 		if err != nil {
 			now := Now()
 			s.Sent, s.Done, s.Error, s.Err = now, now, record.Other, err
 		} else {
-			sess.Do(r.reqCtx, req, &s)
+			sess.Do(r.reqCtx, req, s)
 		}
 		due = s.Done
 		s.Intended -= r.start
 		s.Sent -= r.start
 		s.Done -= r.start
-		r.rec.Record(int(worker), &s)
+		r.rec.Record(int(worker), s)
 	}
 }
 
@@ -256,6 +257,7 @@ func (r *runner) worker(id int64) {
 	defer r.wg.Done()
 	sess := r.tr.Session()
 	defer sess.Close()
+	s := new(record.Sample)
 	for iter := int64(0); !r.stopped.Load(); iter++ {
 		seq := r.seq.n.Add(1) - 1
 		if r.limit > 0 && seq >= r.limit {
@@ -267,7 +269,7 @@ func (r *runner) worker(id int64) {
 			r.halt()
 			return
 		}
-		r.iterate(sess, id, iter, seq, now)
+		r.iterate(sess, s, id, iter, seq, now)
 	}
 }
 
@@ -330,6 +332,9 @@ func (r *runner) open(m Open) {
 		j := job{seq: i, due: due}
 		select {
 		case jobs <- j: // an idle worker took it
+			// Let it run here and now: otherwise it waits for another
+			// thread to wake, which is lag the target never caused.
+			runtime.Gosched()
 			continue
 		default:
 		}
@@ -370,13 +375,14 @@ func (r *runner) openWorker(id int64, jobs <-chan job, first job) {
 	defer r.wg.Done()
 	sess := r.tr.Session()
 	defer sess.Close()
-	r.iterate(sess, id, 0, first.seq, first.due)
+	s := new(record.Sample)
+	r.iterate(sess, s, id, 0, first.seq, first.due)
 	for iter := int64(1); ; iter++ {
 		j, ok := <-jobs
 		if !ok || r.stopped.Load() {
 			return
 		}
-		r.iterate(sess, id, iter, j.seq, j.due)
+		r.iterate(sess, s, id, iter, j.seq, j.due)
 	}
 }
 

@@ -1,0 +1,34 @@
+# latlab — make build | test | bench | fuzz | lint
+GO       ?= go
+FUZZTIME ?= 30s
+BENCHCOUNT ?= 1
+
+.PHONY: build test bench fuzz lint clean
+
+build:
+	$(GO) build -o bin/latlab ./cmd/latlab
+
+# vet, then every test with the race detector.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+# Go benchmarks of the hot paths; compare runs with benchstat over BENCHCOUNT=10.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count=$(BENCHCOUNT) ./...
+
+# Every native fuzz target in turn, FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$t"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+lint:
+	@command -v golangci-lint >/dev/null || { echo "installing golangci-lint"; $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@latest; }
+	golangci-lint run ./...
+
+clean:
+	rm -rf bin
