@@ -77,14 +77,14 @@ func (b *reader) rawStep(fd uintptr) bool {
 		out := b.out
 		b.out = nil
 		n, err := syscall.Write(int(fd), out)
-		for err == syscall.EINTR {
+		for errors.Is(err, syscall.EINTR) {
 			n, err = syscall.Write(int(fd), out)
 		}
 		if n > 0 {
 			b.wrote = n
 		}
 		switch {
-		case err == syscall.EAGAIN || (err == nil && b.wrote < len(out)):
+		case errors.Is(err, syscall.EAGAIN) || (err == nil && b.wrote < len(out)):
 			return true // short write: the caller finishes it
 		case err != nil:
 			b.rerr = err
@@ -95,9 +95,9 @@ func (b *reader) rawStep(fd uintptr) bool {
 	for {
 		n, err := syscall.Read(int(fd), b.buf[b.w:])
 		switch {
-		case err == syscall.EINTR:
+		case errors.Is(err, syscall.EINTR):
 			continue
-		case err == syscall.EAGAIN:
+		case errors.Is(err, syscall.EAGAIN):
 			return false
 		case err != nil:
 			b.rn, b.rerr = 0, err
@@ -150,7 +150,7 @@ func (b *reader) line(max int) ([]byte, error) {
 			return l, nil
 		}
 		if err := b.fill(max); err != nil {
-			if err == io.EOF && b.w > b.r {
+			if errors.Is(err, io.EOF) && b.w > b.r {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
@@ -166,7 +166,7 @@ func (b *reader) discard(n int64) error {
 			m, err := b.c.Read(b.buf)
 			b.w = m
 			if m == 0 {
-				if err == nil || err == io.EOF {
+				if err == nil || errors.Is(err, io.EOF) {
 					err = io.ErrUnexpectedEOF
 				}
 				return err
@@ -190,7 +190,7 @@ func (b *reader) discardAll() error {
 	for {
 		m, err := b.c.Read(b.buf)
 		b.n += int64(m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

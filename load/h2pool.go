@@ -63,6 +63,7 @@ func newH2(o Options) *h2 {
 			// queue, rather than fail, a request over the server's limit.
 			StrictMaxConcurrentStreams: true,
 			AllowHTTP:                  true,
+			MaxHeaderListSize:          maxHeaderSize, // as the lean client
 		},
 	}
 	if t.streams == 0 {

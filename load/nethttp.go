@@ -73,6 +73,9 @@ func newNetH1(o Options) *netH1 {
 		MaxConnsPerHost:     o.Connections,
 		ForceAttemptHTTP2:   false,
 		Protocols:           &p,
+		// The lean client's limit, so that both call the same answers
+		// malformed.
+		MaxResponseHeaderBytes: maxHeaderSize,
 	}
 	return t
 }
@@ -350,7 +353,9 @@ func nhCause(err error) error {
 	}
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "malformed HTTP"):
+	case strings.Contains(msg, "malformed HTTP"),
+		strings.Contains(msg, "server response headers exceeded"),
+		strings.Contains(msg, "response header list larger than advertised limit"): // HTTP/2
 		return &nhClassed{err, errProtocol}
 	case strings.Contains(msg, "server closed idle connection"):
 		return &nhClassed{err, syscall.ECONNRESET}

@@ -309,13 +309,17 @@ func nhBlock(r *http.Request) {
 
 // nhFailing serves responses that fail, but for /ok: /slow never answers,
 // /stall stops mid-body, /abort breaks the stream (RST_STREAM in HTTP/2, a
-// closed connection in HTTP/1.1) after 100 of 1000 bytes.
+// closed connection in HTTP/1.1) after 100 of 1000 bytes, /huge sends too
+// much header.
 func nhFailing(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/ok":
 		return
 	case "/slow":
 		nhBlock(r)
+		return
+	case "/huge": // headers over the 64 KiB limit
+		w.Header().Set("X-Filler", strings.Repeat("a", 100<<10))
 		return
 	}
 	w.Header().Set("Content-Length", "1000")
@@ -339,6 +343,7 @@ func TestNetHTTPFailures(t *testing.T) {
 		{"/slow", record.Sample{Error: record.Timeout}},
 		{"/stall", record.Sample{Code: 200, Error: record.Timeout}},
 		{"/abort", record.Sample{Code: 200, Error: record.Reset}},
+		{"/huge", record.Sample{Error: record.Protocol}},
 	}
 	for _, m := range nhModes {
 		for _, tt := range tests {

@@ -215,7 +215,7 @@ func newPart(name, field string, line int, text string) (*part, error) {
 	if len(t.Templates()) != 1 || t.Tree == nil {
 		return nil, errors.New("template definitions are not supported")
 	}
-	if msg := checkTemplate(t.Tree.Root); msg != "" {
+	if msg := checkTemplate(t.Root); msg != "" {
 		return nil, errors.New(msg)
 	}
 	p.tmpl = t
