@@ -11,8 +11,14 @@ import (
 // PinCPUs keeps every thread of this process on the given CPUs. Threads
 // made later inherit the mask of the thread that makes them.
 func PinCPUs(cpus []int) error {
-	var set unix.CPUSet
+	var allowed, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
+		return fmt.Errorf("reading the CPUs this process may use: %w", err)
+	}
 	for _, c := range cpus {
+		if !allowed.IsSet(c) {
+			return fmt.Errorf("CPU %d is not one this process may use (it may use %d CPUs)", c, allowed.Count())
+		}
 		set.Set(c)
 	}
 	tasks, err := os.ReadDir("/proc/self/task")

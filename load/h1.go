@@ -284,6 +284,11 @@ func (s *h1session) conn(ctx context.Context, req *Request, key string, out *rec
 		return nil, err
 	}
 	if c == nil {
+		// The request's send starts with its connection: opening one is
+		// the target's work (accept, handshake), not the generator's lag.
+		if out.Sent == 0 {
+			out.Sent = Now()
+		}
 		if c, err = s.t.dial(ctx, req, out); err != nil {
 			s.t.release()
 			return nil, err

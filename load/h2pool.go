@@ -150,6 +150,9 @@ func (t *h2) acquire(ctx context.Context, req *Request, key string, out *record.
 			t.conns = append(t.conns, c)
 			t.mu.Unlock()
 			closeAll(dead)
+			if out.Sent == 0 { // the send starts with opening the connection, as in the lean client
+				out.Sent = Now()
+			}
 			t.dial(ctx, req, c)
 			out.Connect, out.TLS = c.connect, c.tls
 			if c.err != nil {

@@ -142,6 +142,10 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if !tr.reused {
 		out.Connect = nhSpan(&tr.connectStart, &tr.connectDone)
 		out.TLS = nhSpan(&tr.tlsStart, &tr.tlsDone)
+		// The send starts with opening the connection, as in the lean client.
+		if cs := time.Duration(tr.connectStart.Load()); cs != 0 && (out.Sent == 0 || cs < out.Sent) {
+			out.Sent = cs
+		}
 	}
 	if err != nil {
 		nhFail(out, nhCause(err))

@@ -166,7 +166,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			return usagef("--cpus: %v", err)
 		}
 		if err := load.PinCPUs(cpus); err != nil {
-			return err
+			return usagef("--cpus: %v", err)
 		}
 	}
 	var out io.WriteCloser

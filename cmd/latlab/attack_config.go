@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -71,8 +72,8 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 		return cfg, "", usagef("--format: want text or json, got %q", f.format)
 	}
 	if f.output != "" {
-		switch strings.ToLower(f.output[strings.LastIndex(f.output, ".")+1:]) {
-		case "json", "hlog":
+		switch strings.ToLower(filepath.Ext(f.output)) {
+		case ".json", ".hlog":
 		default:
 			return cfg, "", usagef("-o: want a file ending in .json or .hlog, got %q", f.output)
 		}
@@ -150,6 +151,14 @@ func (f *attackFlags) model(set func(string) bool) (load.Model, error) {
 		return nil, usagef("-c: want at least 1, got %d", f.concurrency)
 	}
 	open := set("rate") || f.stages != ""
+	switch f.arrivals {
+	case "constant", "poisson":
+	default:
+		return nil, usagef("--arrivals: want constant or poisson, got %q", f.arrivals)
+	}
+	if set("arrivals") && !open {
+		return nil, usagef("--arrivals shapes an open loop: give -r or --stages too")
+	}
 	switch {
 	case f.sequential && (open || f.ramp != "" || set("concurrency")):
 		return nil, usagef("--sequential sends one request at a time: drop -r, --stages, --ramp and -c")
@@ -177,12 +186,8 @@ func (f *attackFlags) model(set func(string) bool) (load.Model, error) {
 		} else if f.rate == 0 {
 			return nil, usagef("-r: want a positive rate, got 0")
 		}
-		switch f.arrivals {
-		case "constant":
-		case "poisson":
+		if f.arrivals == "poisson" {
 			p = &load.Poisson{Of: p, Seed: f.seed}
-		default:
-			return nil, usagef("--arrivals: want constant or poisson, got %q", f.arrivals)
 		}
 		return load.Open{Pacer: p, MaxInFlight: f.concurrency}, nil
 	}

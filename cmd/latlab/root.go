@@ -65,6 +65,13 @@ microsecond resolution.`,
   latlab attack http://127.0.0.1:8080/ -c 50 -d 10s --format json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q; run \"latlab help\" for the commands", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

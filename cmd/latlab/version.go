@@ -17,7 +17,12 @@ func newVersion(stdout io.Writer) *cobra.Command {
 		Use:     "version",
 		Short:   "Print latlab's version",
 		Example: "  latlab version",
-		Args:    cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("version takes no arguments, got %q", args[0])
+			}
+			return nil
+		},
 		RunE: func(*cobra.Command, []string) error {
 			v, rev := version, ""
 			if bi, ok := debug.ReadBuildInfo(); ok {
