@@ -77,5 +77,15 @@ microsecond resolution.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newAttack(stdout, stderr), newVersion(stdout))
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = `  # this shell only
+  source <(latlab completion bash)
+
+  # every new zsh
+  latlab completion zsh > "${fpath[1]}/_latlab"`
+		}
+	}
 	return root
 }
