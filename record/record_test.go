@@ -161,6 +161,9 @@ func TestSummarizeNulls(t *testing.T) {
 	if err := s.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(buf.String(), `"unsent": 0`) {
+		t.Errorf("JSON lacks the unsent count:\n%s", buf.String())
+	}
 	if !strings.Contains(buf.String(), `"p99": null`) {
 		t.Errorf("JSON does not say p99 is null:\n%s", buf.String())
 	}

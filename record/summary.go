@@ -17,6 +17,7 @@ type Summary struct {
 	TargetRate     float64           `json:"target_rate"`
 	Concurrency    int               `json:"concurrency,omitempty"`
 	Sent           int64             `json:"sent"`
+	Unsent         int64             `json:"unsent"`
 	Requests       int64             `json:"requests"`
 	DurationSec    float64           `json:"duration_seconds"`
 	Rate           float64           `json:"rate"`
@@ -142,6 +143,7 @@ func Summarize(r *Result) Summary {
 		ErrorExamples:  r.ErrorExample,
 		TargetRate:     r.TargetRate,
 		Sent:           r.Sent,
+		Unsent:         r.Unsent,
 		Requests:       r.Requests,
 		DurationSec:    d,
 		SuccessRatio:   ratio(r.Successes(), r.Requests),

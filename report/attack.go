@@ -34,6 +34,9 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		b.WriteString("Status     interrupted: partial result\n")
 	}
 	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, Duration(res.Duration()))
+	if res.Unsent > 0 {
+		fmt.Fprintf(&b, ", %d due but never sent", res.Unsent)
+	}
 	if res.WarmupRequests > 0 {
 		fmt.Fprintf(&b, " (after %d warm-up requests, not counted)", res.WarmupRequests)
 	}
@@ -109,6 +112,9 @@ func warnings(res *record.Result) []string {
 			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
 				Rate(got), 100*got/res.TargetRate, Rate(res.TargetRate)))
 		}
+	}
+	if res.Unsent > 0 {
+		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
 		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))

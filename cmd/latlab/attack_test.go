@@ -59,7 +59,7 @@ func TestAttackJSONContract(t *testing.T) {
 		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
 	}
 	top := map[string]string{
-		"target_rate": "number", "sent": "number", "requests": "number",
+		"target_rate": "number", "sent": "number", "unsent": "number", "requests": "number",
 		"duration_seconds": "number", "rate": "number", "throughput": "number",
 		"success_ratio": "number", "bytes_in_total": "number", "bytes_out_total": "number",
 		"status_codes": "object", "errors": "object",
