@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/graph"
+	"github.com/latlab/latlab/load"
+)
+
+// serveFlags holds the flags of latlab serve.
+type serveFlags struct {
+	listen      string
+	listenFD    int
+	name        string
+	downstreams []string
+	primeMax    int64
+	jobFile     string
+	loadFile    string
+	otlp        string
+	zipkin      string
+	traceRatio  float64
+	pprof       bool
+	topology    string
+	service     string
+	peers       []string
+	cpus        string
+}
+
+func newServe(stdout, stderr io.Writer) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run one node of a synthetic service graph",
+		Long: `serve runs one service of a synthetic graph: routes that do calibrated work
+and then call every downstream with the same route, as testapi does.
+
+Work routes: / (the service's script, or no work), /busywork?ms=N (CPU spin,
+default 10), /prime?max=N (segmented sieve), /fork, /stress-ng (the job file,
+re-read on every request), /sleep?ms=N, /load (starts the load job across the
+chain, returns at once), /load-status (blocks until that load has ended across
+the chain). Local routes: /objects/NAME (in-memory create, get, update,
+delete), /healthz, /metrics, and /debug/pprof with --pprof.
+
+Every work route answers with a Server-Timing header (work, downstream, total)
+and is measured in Prometheus histograms (latlab_*_seconds).
+
+A node is configured by flags, by --topology FILE --service NAME, or by
+testapi's environment variables when neither is given: SERVICE_NAME,
+UPSTREAM_URI (where to listen), DOWNSTREAM_URI (comma-separated), REPORTER_URI
+(a Zipkin collector), PRIME_MAX, JOBFILE, LOADFILE. Flags win over them.`,
+		Example: `  # a three-node chain by hand, as testapi runs it
+  latlab serve --name leaf   --listen 127.0.0.1:9003 &
+  latlab serve --name branch --listen 127.0.0.1:9002 --downstream http://127.0.0.1:9003 &
+  latlab serve --name root   --listen 127.0.0.1:9001 --downstream http://127.0.0.1:9002 &
+  curl 'http://127.0.0.1:9001/busywork?ms=10'
+
+  # the same from testapi's environment variables
+  SERVICE_NAME=root UPSTREAM_URI=http://127.0.0.1:9001 DOWNSTREAM_URI=http://127.0.0.1:9002 latlab serve
+
+  # one service of a topology file (latlab graph up starts them all)
+  latlab serve --topology graph.yaml --service root --listen 127.0.0.1:9001`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("serve takes no arguments, got %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd.Context(), cmd, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.StringVar(&f.listen, "listen", "", "address to listen on (default 127.0.0.1:8080)")
+	fl.StringVar(&f.name, "name", "", "service name in metrics and traces (default: --service, or latlab)")
+	fl.StringArrayVar(&f.downstreams, "downstream", nil, "base URL every work route is forwarded to (repeatable)")
+	fl.Int64Var(&f.primeMax, "prime-max", 0, "default bound of /prime (default 1000000)")
+	fl.StringVar(&f.jobFile, "job-file", "", "stress-ng job file /stress-ng runs")
+	fl.StringVar(&f.loadFile, "load-file", "", "stress-ng job file /load runs")
+	fl.StringVar(&f.otlp, "otlp-endpoint", "", "export traces over OTLP/HTTP to this URL, such as http://127.0.0.1:4318")
+	fl.StringVar(&f.zipkin, "zipkin-endpoint", "", "export traces to this Zipkin collector, such as http://127.0.0.1:9411/api/v2/spans")
+	fl.Float64Var(&f.traceRatio, "trace-ratio", 1, "share of traces sampled, 0 to 1")
+	fl.BoolVar(&f.pprof, "pprof", false, "serve /debug/pprof")
+	fl.StringVar(&f.topology, "topology", "", "topology file the service is defined in")
+	fl.StringVar(&f.service, "service", "", "the service of --topology to run")
+	fl.StringArrayVar(&f.peers, "peer", nil, "URL of another service of the topology, NAME=URL (repeatable; default http://NAME:<listen port>)")
+	fl.StringVar(&f.cpus, "cpus", "", "pin the node to these CPUs, such as 2-3")
+	fl.IntVar(&f.listenFD, "listen-fd", 0, "serve on this inherited listening socket")
+	_ = fl.MarkHidden("listen-fd")
+	_ = cmd.MarkFlagFilename("topology", "yaml", "yml")
+	_ = cmd.MarkFlagFilename("job-file")
+	_ = cmd.MarkFlagFilename("load-file")
+	return cmd
+}
+
+func (f *serveFlags) run(ctx context.Context, cmd *cobra.Command, stdout, stderr io.Writer) error {
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return err
+	}
+	if f.cpus != "" {
+		cpus, err := load.ParseCPUList(f.cpus)
+		if err != nil {
+			return usagef("--cpus: %v", err)
+		}
+		if err := load.PinCPUs(cpus); err != nil {
+			return usagef("--cpus: %v", err)
+		}
+	}
+	var ln net.Listener
+	if f.listenFD > 0 {
+		file := os.NewFile(uintptr(f.listenFD), "listener")
+		if ln, err = net.FileListener(file); err != nil {
+			return usagef("--listen-fd %d: %v", f.listenFD, err)
+		}
+		file.Close()
+	} else if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return usagef("--listen %s: %v", cfg.Listen, err)
+	}
+	node, err := graph.NewNode(cfg)
+	if err != nil {
+		ln.Close()
+		return usageError{err}
+	}
+	defer node.Close()
+	fmt.Fprintf(stderr, "latlab serve: %s listening on http://%s\n", cfg.Name, ln.Addr())
+	return node.Serve(ctx, ln)
+}
+
+// config builds the node's configuration from testapi's environment, then
+// the topology, then the flags.
+func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
+	set := cmd.Flags().Changed
+	cfg := graph.NodeConfig{TraceRatio: f.traceRatio, Pprof: f.pprof, Peers: map[string]string{}}
+	if f.topology == "" && f.service == "" {
+		if err := fromEnv(&cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if (f.topology == "") != (f.service == "") {
+		return cfg, usagef("give --topology and --service together")
+	}
+	if f.topology != "" {
+		t, err := graph.ReadTopology(f.topology)
+		if err != nil {
+			return cfg, usageError{err}
+		}
+		s := t.Service(f.service)
+		if s == nil {
+			return cfg, usagef("--service %q: %s defines no such service", f.service, f.topology)
+		}
+		cfg.Topology, cfg.Service, cfg.Name = t, s, s.Name
+	}
+	if set("name") || cfg.Name == "" {
+		cfg.Name = f.name
+	}
+	if cfg.Name == "" {
+		cfg.Name = "latlab"
+	}
+	if set("listen") || cfg.Listen == "" {
+		cfg.Listen = f.listen
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:8080"
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		return cfg, usagef("--listen %q: want HOST:PORT", cfg.Listen)
+	}
+	if set("downstream") {
+		cfg.Downstreams = nil
+		for _, d := range f.downstreams {
+			if err := checkBaseURL(d); err != nil {
+				return cfg, usagef("--downstream: %v", err)
+			}
+			cfg.Downstreams = append(cfg.Downstreams, d)
+		}
+	}
+	for _, p := range f.peers {
+		name, u, ok := strings.Cut(p, "=")
+		if !ok || name == "" {
+			return cfg, usagef("--peer %q: want NAME=URL", p)
+		}
+		if err := checkBaseURL(u); err != nil {
+			return cfg, usagef("--peer %s: %v", name, err)
+		}
+		cfg.Peers[name] = u
+	}
+	if set("prime-max") {
+		if f.primeMax < 2 {
+			return cfg, usagef("--prime-max: want at least 2, got %d", f.primeMax)
+		}
+		cfg.PrimeMax = f.primeMax
+	}
+	for _, s := range []struct {
+		flag string
+		dst  *string
+		val  string
+	}{{"job-file", &cfg.JobFile, f.jobFile}, {"load-file", &cfg.LoadFile, f.loadFile},
+		{"otlp-endpoint", &cfg.OTLPEndpoint, f.otlp}, {"zipkin-endpoint", &cfg.ZipkinEndpoint, f.zipkin}} {
+		if set(s.flag) {
+			*s.dst = s.val
+		}
+	}
+	for _, j := range []string{cfg.JobFile, cfg.LoadFile} {
+		if j == "" {
+			continue
+		}
+		if _, err := os.Stat(j); err != nil {
+			return cfg, usagef("job file: %v", err)
+		}
+	}
+	if f.traceRatio < 0 || f.traceRatio > 1 {
+		return cfg, usagef("--trace-ratio: want 0 to 1, got %g", f.traceRatio)
+	}
+	return cfg, nil
+}
+
+// fromEnv reads testapi's environment variables.
+func fromEnv(cfg *graph.NodeConfig) error {
+	cfg.Name = os.Getenv("SERVICE_NAME")
+	if up := os.Getenv("UPSTREAM_URI"); up != "" {
+		host := up
+		if u, err := url.Parse(up); err == nil && u.Host != "" {
+			host = u.Host
+		}
+		if h, p, err := net.SplitHostPort(host); err != nil {
+			return usagef("UPSTREAM_URI %q: want a URL or HOST:PORT to listen on", up)
+		} else if h == "" {
+			host = net.JoinHostPort("127.0.0.1", p)
+		}
+		cfg.Listen = host
+	}
+	if down := os.Getenv("DOWNSTREAM_URI"); down != "" {
+		for _, d := range strings.Split(down, ",") {
+			d = strings.TrimSpace(d)
+			if err := checkBaseURL(d); err != nil {
+				return usagef("DOWNSTREAM_URI: %v", err)
+			}
+			cfg.Downstreams = append(cfg.Downstreams, d)
+		}
+	}
+	cfg.ZipkinEndpoint = os.Getenv("REPORTER_URI")
+	if pm := os.Getenv("PRIME_MAX"); pm != "" {
+		n, err := strconv.ParseInt(pm, 10, 64)
+		if err != nil || n < 2 {
+			return usagef("PRIME_MAX %q: want a whole number of at least 2", pm)
+		}
+		cfg.PrimeMax = n
+	}
+	cfg.JobFile = os.Getenv("JOBFILE")
+	cfg.LoadFile = os.Getenv("LOADFILE")
+	return nil
+}
+
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// or https:// URL", s)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package graph
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+// update rewrites golden files instead of comparing with them:
+// go test ./graph -run Dot -update.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestDot(t *testing.T) {
+	top, err := ReadTopology(exampleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A call with a path, and one outside a parallel group, for the labels.
+	top.Services[3].Script = append(top.Services[3].Script, Step{Kind: Call, Name: "leafB", Path: `/a"b`, Prob: 0.25})
+	got := Dot(top)
+	const golden = "testdata/dot/example.dot"
+	if *update {
+		if err := os.MkdirAll("testdata/dot", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Dot mismatch; rerun with -update if intended\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestDotChain(t *testing.T) {
+	top, err := ReadTopology("testdata/topology/chain.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(Dot(top))
+	for _, want := range []string{
+		"digraph latlab {\n",
+		"\"root\" [label=\"root\\n(entry)\", penwidth=2];\n",
+		"\"leaf\" [label=\"leaf\"];\n",
+		"\"root\" -> \"branch\";\n",
+		"\"branch\" -> \"leaf\";\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Dot lacks %q:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "->"); n != 2 {
+		t.Errorf("Dot has %d edges, want 2:\n%s", n, got)
+	}
+}

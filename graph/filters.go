@@ -1,0 +1,52 @@
+package graph
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/latlab/latlab/middleware"
+)
+
+// buildFilters makes the service's filter chain (Service.Filters, outermost
+// first), each tracked under its Filter.Name so that its own latency is
+// measured, with metrics in the node's registry.
+func (n *Node) buildFilters() (middleware.Filter, error) {
+	if n.cfg.Service == nil || len(n.cfg.Service.Filters) == 0 {
+		return middleware.Chain(), nil
+	}
+	m := middleware.NewMetrics(nil)
+	if err := m.Register(n.reg); err != nil {
+		return nil, fmt.Errorf("node %s: registering filter metrics: %w", n.cfg.Name, err)
+	}
+	var chain []middleware.Filter
+	for _, f := range n.cfg.Service.Filters {
+		var mf middleware.Filter
+		switch f.Kind {
+		case Passthrough:
+			mf = middleware.Passthrough()
+		case Delay:
+			mf = middleware.Delay(f.Delay.User, f.Delay.Header, f.Delay.Duration)
+		case FairQueue:
+			fq := f.FairQueue
+			cfg := middleware.FairQueueConfig{
+				Concurrency: fq.Concurrency, Queues: fq.Queues, HandSize: fq.HandSize,
+				QueueLength: fq.QueueLength, Header: fq.Header,
+			}
+			for _, l := range fq.Levels {
+				cfg.Levels = append(cfg.Levels, middleware.Level{Name: l.Name, Shares: l.Shares, Users: l.Users})
+			}
+			q, err := middleware.NewFairQueue(cfg, m)
+			if err != nil {
+				return nil, fmt.Errorf("node %s: filter %s (line %d): %w", n.cfg.Name, f.Name, f.Line, err)
+			}
+			mf = q.Filter()
+		default:
+			return nil, fmt.Errorf("node %s: filter %s (line %d): unknown kind %q", n.cfg.Name, f.Name, f.Line, f.Kind)
+		}
+		chain = append(chain, middleware.Track(f.Name, m, mf))
+	}
+	return middleware.Chain(chain...), nil
+}
+
+// filterChain returns the decorator built by buildFilters.
+func (n *Node) filterChain() func(http.Handler) http.Handler { return n.filters }

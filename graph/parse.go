@@ -1,0 +1,301 @@
+package graph
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A SyntaxError reports bad input in a topology file: where it is and what
+// is wrong. A zero Line means the file as a whole; an empty Field means
+// the line as a whole.
+type SyntaxError struct {
+	File  string // name of the file, as given to the parser
+	Line  int    // 1-based line number, or 0
+	Field string // what was being read, such as "services[1].script[0].busywork"
+	Msg   string // what is wrong
+}
+
+// Error formats e as FILE:LINE: FIELD: MSG, leaving out the line when it is
+// 0 and the field when it is empty.
+func (e *SyntaxError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(e.Line))
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ReadTopology reads the topology file at path; see ParseTopology for the
+// format. Relative job paths resolve against the folder of path.
+func ReadTopology(path string) (*Topology, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading topology: %w", err)
+	}
+	return ParseTopology(path, data, filepath.Dir(path))
+}
+
+// ParseTopology parses data, a YAML topology file called name in errors,
+// resolving relative job paths against dir ("" is the current folder).
+//
+//	services:
+//	  - name: gateway          # a DNS label; in lowercase, a Kubernetes name
+//	    entry: true            # requests enter here; default the first service
+//	    proxy: root            # a pure reverse proxy to root
+//	  - name: root
+//	    port: 0                # for local runs; 0 is any free port
+//	    filters:               # outermost first
+//	      - fairqueue: {concurrency: 100, queues: 64, handsize: 6, queue_length: 50, header: X-Remote-User,
+//	                    levels: [{name: workload, shares: 3, users: [alice]}, {name: global, shares: 1}]}
+//	      - delay: {user: delay-adder, duration: 1s}   # header: default X-Remote-User
+//	      - passthrough: {}
+//	    commands: {date: [date]}          # argv lists that fork steps run
+//	    jobs: {light: jobs/light.job}     # stress-ng job files
+//	    load_job: light                   # the job /load runs
+//	    prime_max: 100000                 # default bound of /prime
+//	    script:
+//	      - busywork: 2ms
+//	      - call: branch
+//	  - name: branch
+//	    script:
+//	      - [ {call: leafA}, {call: leafB, probability: 0.5} ]   # a list runs concurrently
+//	  - name: leafA
+//	    script: [ {sleep: 1ms}, {payload: 4KB} ]
+//	  - name: leafB
+//	    errors: {rate: 0.01, status: 503}     # status default 500
+//	    resources: {cpu: "1", memory: 256Mi}  # Kubernetes requests and limits
+//
+// A step is one of busywork: DURATION, sleep: DURATION, prime: N,
+// fork: COMMAND, stress: JOB, payload: SIZE or call: SERVICE, the last
+// with optional path (default /), size (of the request body) and
+// probability (default 1). A list in a script runs its steps
+// concurrently. Durations are at most 1h; sizes are bytes, up to 1GiB, or
+// a number with B, KB, MB, GB, KiB, MiB or GiB. Instead of a script, a
+// service may list calls: the services it calls in order. A proxy has no
+// script or calls, commands, jobs, load_job or prime_max. Calls, calls
+// lists and proxies must not form a cycle. A fair-queue level other than
+// the last needs users; the last takes everyone else.
+//
+// A service name starts with a letter, has letters, digits and '-', ends
+// with a letter or digit and is at most 63 long; names must differ in
+// lowercase, since Kubernetes objects are named in lowercase.
+//
+// Every error is a *SyntaxError naming the line and field: unknown fields,
+// values of the wrong type or out of bounds, unknown services, commands or
+// jobs, missing job files, duplicate names or ports, and cycles.
+func ParseTopology(name string, data []byte, dir string) (*Topology, error) {
+	return newDecoder(name, dir).parse(data)
+}
+
+// newDecoder returns a decoder of the file name in the folder dir.
+func newDecoder(name, dir string) *decoder {
+	return &decoder{file: name, dir: dir, budget: maxNodes, jobFiles: map[string]string{}}
+}
+
+// parse decodes a topology from data.
+func (d *decoder) parse(data []byte) (*Topology, error) {
+	name := d.file
+	d.lines = yamlLines(data)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc, extra yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || deref(doc.Content[0]).ShortTag() == "!!null") {
+		return nil, &SyntaxError{File: name, Msg: "no services"}
+	} else if err != nil {
+		return nil, d.yamlError(err)
+	}
+	if err := dec.Decode(&extra); err == nil {
+		return nil, d.errorf(&extra, "", "more than one YAML document")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, d.yamlError(err)
+	}
+	return d.topology(doc.Content[0])
+}
+
+// maxNodes bounds the mapping entries and sequence items a file may expand to
+// through aliases.
+const maxNodes = 1 << 20
+
+// decoder reads a topology from YAML nodes, so that every error can name
+// its line and field.
+type decoder struct {
+	file   string
+	dir    string
+	lines  int // the number of the last line
+	budget int // nodes left to read; see maxNodes
+
+	jobFiles map[string]string // job files as written, by absolute path
+}
+
+// A ref is a name a field refers to, kept to check once everything it may
+// refer to is known.
+type ref struct {
+	name  string
+	line  int
+	field string
+}
+
+// refs are the references of one service.
+type refs struct {
+	calls  []ref // call steps, calls and proxy: the graph's edges
+	forks  []ref // to commands
+	stress []ref // to jobs
+}
+
+// topology decodes a topology from the root node of its document.
+func (d *decoder) topology(root *yaml.Node) (*Topology, error) {
+	var list *yaml.Node
+	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
+		if key != "services" {
+			return d.errorf(k, key, "unknown field")
+		}
+		list = deref(v)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case list == nil:
+		return nil, d.errorf(root, "services", "missing")
+	case list.Kind != yaml.SequenceNode:
+		return nil, d.errorf(list, "services", "expected a sequence, got %s", describe(list))
+	case len(list.Content) == 0:
+		return nil, d.errorf(list, "services", "expected at least one service")
+	}
+	t := &Topology{File: d.file, Dir: d.dir}
+	all := make([]*refs, 0, len(list.Content))
+	for i, n := range list.Content {
+		s, r, err := d.service(i, n)
+		if err != nil {
+			return nil, err
+		}
+		path := fmt.Sprintf("services[%d]", i)
+		for _, o := range t.Services {
+			switch {
+			case o.Name == s.Name:
+				return nil, d.errorAt(s.Line, path+".name", "duplicate service %q (also at line %d)", s.Name, o.Line)
+			case strings.EqualFold(o.Name, s.Name):
+				return nil, d.errorAt(s.Line, path+".name", "%s and %s (line %d) would have the same Kubernetes name", s.Name, o.Name, o.Line)
+			case s.Port != 0 && o.Port == s.Port:
+				return nil, d.errorAt(s.Line, path+".port", "port %d is also the port of %s", s.Port, o.Name)
+			case s.Entry && o.Entry:
+				return nil, d.errorAt(s.Line, path+".entry", "%s is the entry already", o.Name)
+			}
+		}
+		t.Services = append(t.Services, s)
+		all = append(all, r)
+	}
+	for _, r := range all {
+		for _, c := range r.calls {
+			if t.Service(c.name) == nil {
+				return nil, d.errorAt(c.line, c.field, "unknown service %q", c.name)
+			}
+		}
+	}
+	if err := d.acyclic(t, all); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// acyclic returns an error naming the first cycle of calls, calls lists
+// and proxies, searching from each service in file order.
+func (d *decoder) acyclic(t *Topology, all []*refs) error {
+	index := make(map[string]int, len(t.Services))
+	for i, s := range t.Services {
+		index[s.Name] = i
+	}
+	const (
+		white = iota
+		grey  // on the stack
+		black // done
+	)
+	color := make([]int8, len(t.Services))
+	var stack []int
+	var visit func(u int) error
+	visit = func(u int) error {
+		color[u] = grey
+		stack = append(stack, u)
+		for _, c := range all[u].calls {
+			v := index[c.name]
+			switch color[v] {
+			case grey:
+				if u == v {
+					return d.errorAt(c.line, c.field, "%s calls itself", c.name)
+				}
+				var names []string
+				for _, w := range stack[slices.Index(stack, v):] {
+					names = append(names, t.Services[w].Name)
+				}
+				names = append(names, c.name)
+				return d.errorAt(c.line, c.field, "cycle: %s", strings.Join(names, " → "))
+			case white:
+				if err := visit(v); err != nil {
+					return err
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		color[u] = black
+		return nil
+	}
+	for u := range t.Services {
+		if color[u] == white {
+			if err := visit(u); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Edges returns the calls of t as caller and callee pairs, sorted and
+// without repeats: call steps (also in parallel groups), calls lists and
+// proxies.
+func (t *Topology) Edges() [][2]string {
+	var edges [][2]string
+	var add func(from string, steps []Step)
+	add = func(from string, steps []Step) {
+		for _, st := range steps {
+			switch st.Kind {
+			case Call:
+				edges = append(edges, [2]string{from, st.Name})
+			case Parallel:
+				add(from, st.Steps)
+			}
+		}
+	}
+	for _, s := range t.Services {
+		add(s.Name, s.Script)
+		for _, c := range s.Calls {
+			edges = append(edges, [2]string{s.Name, c})
+		}
+		if s.Proxy != "" {
+			edges = append(edges, [2]string{s.Name, s.Proxy})
+		}
+	}
+	slices.SortFunc(edges, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	return slices.Compact(edges)
+}

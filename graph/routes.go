@@ -1,0 +1,295 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// routes returns the node's mux. The service routes — work, load, objects,
+// or everything for a proxy — sit behind the filter chain; /healthz,
+// /metrics and /debug/pprof/ do not, so that probes and scrapes neither
+// wait in a fair queue nor count in a filter's latency.
+func (n *Node) routes() http.Handler {
+	svc := http.NewServeMux()
+	if n.cfg.Service != nil && n.cfg.Service.Proxy != "" {
+		svc.Handle("/", n.proxy())
+	} else {
+		for _, m := range []string{"GET ", "POST "} {
+			svc.HandleFunc(m+"/{$}", n.work("/", n.rootFwd, n.root))
+			svc.HandleFunc(m+"/busywork", n.work("/busywork", n.fwd, n.busywork))
+			svc.HandleFunc(m+"/prime", n.work("/prime", n.fwd, n.prime))
+			svc.HandleFunc(m+"/sleep", n.work("/sleep", n.fwd, n.sleep))
+			svc.HandleFunc(m+"/fork", n.work("/fork", n.fwd, n.fork))
+			svc.HandleFunc(m+"/stress-ng", n.work("/stress-ng", n.fwd, n.stress))
+			svc.HandleFunc(m+"/load", n.serveLoad)
+			svc.HandleFunc(m+"/load-status", n.serveLoadStatus)
+		}
+		n.objectRoutes(svc)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", n.filterChain()(svc))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(n.reg, promhttp.HandlerOpts{}))
+	if n.cfg.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	return mux
+}
+
+// An exchange is one request's state while its node works on it.
+type exchange struct {
+	in      http.Header // the request's, for headers passed downstream
+	tm      timing
+	detail  string // what the work did, for the response line; set by the handler goroutine
+	payload atomic.Int64
+
+	mu   sync.Mutex
+	echo []byte // downstream responses, appended to this node's line
+}
+
+// maxEcho bounds the downstream text a response repeats: beyond it, a wide
+// graph's answers are read and dropped.
+const maxEcho = 64 << 10
+
+func (ex *exchange) addEcho(b []byte) {
+	ex.mu.Lock()
+	if len(ex.echo)+len(b) <= maxEcho {
+		ex.echo = append(ex.echo, b...)
+	}
+	ex.mu.Unlock()
+}
+
+// A workFunc is the work of one request, decided from its query before
+// any of it runs.
+type workFunc func(ctx context.Context, ex *exchange) error
+
+// work returns the handler of a work route: read the query (400 when it is
+// bad), drain the body, do the work, forward the route and query to every
+// target in turn, answer with a line per node and Server-Timing.
+func (n *Node) work(route string, targets []target, parse func(*http.Request) (workFunc, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex := &exchange{in: r.Header, tm: timing{start: time.Now()}}
+		f, err := parse(r)
+		if err == nil {
+			err = n.drain(w, r)
+		}
+		if err == nil && f != nil {
+			err = f(r.Context(), ex)
+		}
+		if err == nil {
+			err = n.forward(r.Context(), ex, targets, route, r.URL.RawQuery, true)
+		}
+		n.respond(w, ex, route, http.StatusOK, err)
+	}
+}
+
+// drain reads and drops a request body of at most MaxBody bytes, so that
+// the connection can be reused.
+func (n *Node) drain(w http.ResponseWriter, r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	_, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, n.cfg.Caps.MaxBody))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return badRequest("body: over MaxBody (%d bytes)", tooBig.Limit)
+	}
+	if err != nil {
+		return badRequest("body: %v", err)
+	}
+	return nil
+}
+
+// forward calls route with query on every target in turn and stops at the
+// first failure. bounded applies CallTimeout to each call.
+func (n *Node) forward(ctx context.Context, ex *exchange, targets []target, route, query string, bounded bool) error {
+	for _, t := range targets {
+		if err := n.call(ctx, ex, t, route, query, 0, bounded); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// respond writes the answer: the error's status and message; or a payload
+// of the size the script asked for; or this node's line and its
+// downstreams' answers. Every answer carries Server-Timing.
+func (n *Node) respond(w http.ResponseWriter, ex *exchange, route string, code int, err error) {
+	h := w.Header()
+	size := ex.payload.Load()
+	if err == nil && size > n.cfg.Caps.MaxPayload {
+		err = statusError(http.StatusInternalServerError, "payload: %d bytes is over MaxPayload (%d)", size, n.cfg.Caps.MaxPayload)
+	}
+	h.Set("Server-Timing", ex.tm.header(time.Now()))
+	if err != nil {
+		writeError(w, n.cfg.Name, err)
+		return
+	}
+	if size > 0 {
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
+		w.WriteHeader(code)
+		start := time.Now()
+		if _, err := writePayload(w, size); err == nil {
+			n.m.work.WithLabelValues(string(Payload)).Observe(time.Since(start).Seconds())
+		}
+		return
+	}
+	body := make([]byte, 0, len(n.cfg.Name)+len(route)+len(ex.detail)+3+len(ex.echo))
+	body = append(body, n.cfg.Name...)
+	body = append(body, ' ')
+	body = append(body, route...)
+	body = append(body, ' ')
+	body = append(body, ex.detail...)
+	body = append(body, '\n')
+	body = append(body, ex.echo...)
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// writeError answers with err's status and "name: message".
+func writeError(w http.ResponseWriter, name string, err error) {
+	code := http.StatusInternalServerError
+	var re *requestError
+	switch {
+	case errors.As(err, &re):
+		code = re.status
+	case errors.Is(err, context.DeadlineExceeded):
+		code = http.StatusGatewayTimeout
+	case errors.Is(err, context.Canceled):
+		code = http.StatusServiceUnavailable
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Del("Content-Length")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, name+": "+err.Error()+"\n")
+}
+
+// root is /: the service's script; for a service without one, or a node
+// without a service, no work (its Calls are called as forwards). A
+// service's errors fail a share of requests before anything runs.
+func (n *Node) root(*http.Request) (workFunc, error) {
+	s := n.cfg.Service
+	if s == nil {
+		return func(_ context.Context, ex *exchange) error { ex.detail = "ok"; return nil }, nil
+	}
+	if e := s.Errors; e != nil && e.Rate > 0 && rand.Float64() < e.Rate {
+		status := e.Status
+		if status < 100 || status > 599 {
+			status = http.StatusInternalServerError
+		}
+		return nil, statusError(status, "injected error (rate %g)", e.Rate)
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		ex.detail = "ok"
+		if len(s.Script) == 0 {
+			return nil
+		}
+		ex.detail = "script"
+		return n.runSteps(ctx, ex, s.Script)
+	}, nil
+}
+
+func (n *Node) busywork(r *http.Request) (workFunc, error) {
+	d, err := queryMillis(r, "ms", 10*time.Millisecond, n.cfg.Caps.MaxBusywork, "MaxBusywork")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		ex.detail = "ms=" + formatMillis(d)
+		return n.doWork(ctx, ex, Busywork, d, func(ctx context.Context) error { return spin(ctx, d) })
+	}, nil
+}
+
+func (n *Node) sleep(r *http.Request) (workFunc, error) {
+	d, err := queryMillis(r, "ms", 10*time.Millisecond, n.cfg.Caps.MaxSleep, "MaxSleep")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		ex.detail = "ms=" + formatMillis(d)
+		return n.doWork(ctx, ex, Sleep, d, func(ctx context.Context) error { return sleep(ctx, d) })
+	}, nil
+}
+
+func formatMillis(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
+}
+
+func (n *Node) prime(r *http.Request) (workFunc, error) {
+	limit, err := queryInt(r, "max", n.cfg.PrimeMax, n.cfg.Caps.MaxPrime, "MaxPrime")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		var count int64
+		err := n.doWork(ctx, ex, Prime, 0, func(ctx context.Context) (err error) {
+			count, err = countPrimes(ctx, limit)
+			return err
+		})
+		ex.detail = "max=" + strconv.FormatInt(limit, 10) + " primes=" + strconv.FormatInt(count, 10)
+		return err
+	}, nil
+}
+
+// fork runs one of the service's commands: ?name= or the lexically first.
+// A request can only choose among them, never name a program.
+func (n *Node) fork(r *http.Request) (workFunc, error) {
+	var cmds map[string][]string
+	if n.cfg.Service != nil {
+		cmds = n.cfg.Service.Commands
+	}
+	argv, name, err := pick(cmds, r.URL.Query().Get("name"), "command")
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		ex.detail = "command=" + name
+		return n.doWork(ctx, ex, Fork, 0, func(ctx context.Context) error { return n.runArgv(ctx, argv) })
+	}, nil
+}
+
+// stress runs a stress-ng job: the service's job ?name=, else JobFile, else
+// the service's lexically first job.
+func (n *Node) stress(r *http.Request) (workFunc, error) {
+	var jobs map[string]string
+	if n.cfg.Service != nil {
+		jobs = n.cfg.Service.Jobs
+	}
+	file, name := n.cfg.JobFile, "jobfile"
+	if q := r.URL.Query().Get("name"); q != "" || file == "" {
+		var err error
+		if file, name, err = pick(jobs, q, "stress-ng job"); err != nil {
+			return nil, err
+		}
+	}
+	return func(ctx context.Context, ex *exchange) error {
+		ex.detail = "job=" + name
+		argv, err := n.jobArgv(file)
+		if err != nil {
+			return err
+		}
+		return n.doWork(ctx, ex, Stress, 0, func(ctx context.Context) error { return n.runArgv(ctx, argv) })
+	}, nil
+}

@@ -1,0 +1,247 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// checkService rejects a script that names a command or job its service
+// lacks, or asks for a payload over MaxPayload, so that a node fails at
+// start rather than on its first request.
+func checkService(cfg *NodeConfig) error {
+	s := cfg.Service
+	if s == nil {
+		return nil
+	}
+	var check func(steps []Step) error
+	check = func(steps []Step) error {
+		for _, st := range steps {
+			var err error
+			switch st.Kind {
+			case Busywork, Prime, Sleep:
+			case Fork:
+				if _, ok := s.Commands[st.Name]; !ok {
+					err = fmt.Errorf("fork: no command called %q", st.Name)
+				}
+			case Stress:
+				if _, ok := s.Jobs[st.Name]; !ok {
+					err = fmt.Errorf("stress: no job called %q", st.Name)
+				}
+			case Payload:
+				if st.N > cfg.Caps.MaxPayload {
+					err = fmt.Errorf("payload: %d bytes is over MaxPayload (%d)", st.N, cfg.Caps.MaxPayload)
+				}
+			case Call:
+				if st.Name == "" {
+					err = fmt.Errorf("call: no service named")
+				}
+			case Parallel:
+				err = check(st.Steps)
+			default:
+				err = fmt.Errorf("unknown step kind %q", st.Kind)
+			}
+			if err != nil {
+				return fmt.Errorf("node %s: script line %d: %w", s.Name, st.Line, err)
+			}
+		}
+		return nil
+	}
+	return check(s.Script)
+}
+
+// runSteps runs steps in order and stops at the first failure.
+func (n *Node) runSteps(ctx context.Context, ex *exchange, steps []Step) error {
+	for i := range steps {
+		if err := n.runStep(ctx, ex, &steps[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *Node) runStep(ctx context.Context, ex *exchange, st *Step) error {
+	svc := n.cfg.Service
+	switch st.Kind {
+	case Busywork:
+		return n.doWork(ctx, ex, Busywork, st.Duration, func(ctx context.Context) error { return spin(ctx, st.Duration) })
+	case Sleep:
+		return n.doWork(ctx, ex, Sleep, st.Duration, func(ctx context.Context) error { return sleep(ctx, st.Duration) })
+	case Prime:
+		limit := st.N
+		if limit == 0 {
+			limit = n.cfg.PrimeMax
+		}
+		return n.doWork(ctx, ex, Prime, 0, func(ctx context.Context) error {
+			_, err := countPrimes(ctx, limit)
+			return err
+		})
+	case Fork:
+		argv := svc.Commands[st.Name]
+		return n.doWork(ctx, ex, Fork, 0, func(ctx context.Context) error { return n.runArgv(ctx, argv) })
+	case Stress:
+		argv, err := n.jobArgv(svc.Jobs[st.Name])
+		if err != nil {
+			return err
+		}
+		return n.doWork(ctx, ex, Stress, 0, func(ctx context.Context) error { return n.runArgv(ctx, argv) })
+	case Payload:
+		ex.payload.Add(st.N)
+		return nil
+	case Call:
+		// The parser makes Prob 1 when the file leaves it out; here it is
+		// taken as written, so 0 never calls.
+		if st.Prob < 1 && rand.Float64() >= st.Prob {
+			return nil
+		}
+		path := st.Path
+		if path == "" {
+			path = "/"
+		}
+		return n.call(ctx, ex, target{name: st.Name, base: n.cfg.peerURL(st.Name)}, path, "", st.N, true)
+	case Parallel:
+		return n.runParallel(ctx, ex, st.Steps)
+	}
+	return fmt.Errorf("script line %d: unknown step kind %q", st.Line, st.Kind)
+}
+
+// runParallel runs steps concurrently and returns the first failure, after
+// cancelling the others.
+func (n *Node) runParallel(ctx context.Context, ex *exchange, steps []Step) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for i := range steps {
+		wg.Go(func() {
+			if err := n.runStep(ctx, ex, &steps[i]); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// call sends one request to t at path and query: a POST of size bytes when
+// size > 0, else a GET. It passes on the user headers and the trace
+// context, reads the answer (echoing text into ex), and records the call
+// in Server-Timing, latlab_client_request_duration_seconds and a client
+// span. A transport error or a status other than 2xx is a 502 naming t.
+// bounded applies CallTimeout.
+func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query string, size int64, bounded bool) error {
+	route := routeLabel(strings.SplitN(path, "?", 2)[0])
+	if bounded {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, n.cfg.CallTimeout)
+		defer cancel()
+	}
+	ctx, span := n.tr.startSpan(ctx, "call "+t.name+" "+route, trace.SpanKindClient,
+		attribute.String("peer.service", t.name), attribute.String("http.route", route))
+	u := t.base + path
+	if query != "" {
+		u += "?" + query
+	}
+	method, body := http.MethodGet, io.Reader(nil)
+	if size > 0 {
+		method, body = http.MethodPost, payloadReader(size)
+	}
+	start := time.Now()
+	code := "error"
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err == nil {
+		req.ContentLength = size
+		n.passHeaders(req.Header, ex.in)
+		if n.tr.on {
+			n.tr.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+		}
+		var resp *http.Response
+		if resp, err = n.client.Do(req); err == nil {
+			code = codeLabel(resp.StatusCode)
+			err = n.readAnswer(ex, resp)
+			resp.Body.Close()
+		}
+	}
+	d := time.Since(start)
+	ex.tm.addDownstream(d)
+	n.m.client.WithLabelValues(t.name, route, code).Observe(d.Seconds())
+	if err != nil {
+		err = statusError(http.StatusBadGateway, "downstream %s %s: %v", t.name, path, err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
+	return err
+}
+
+// readAnswer reads a downstream's answer: a failure's message, or a text
+// body to echo, and drops the rest up to MaxBody.
+func (n *Node) readAnswer(ex *exchange, resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("status %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/plain" {
+		b, err := io.ReadAll(io.LimitReader(resp.Body, maxEcho))
+		if err != nil {
+			return fmt.Errorf("reading answer: %w", err)
+		}
+		ex.addEcho(b)
+	}
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, n.cfg.Caps.MaxBody)); err != nil {
+		return fmt.Errorf("reading answer: %w", err)
+	}
+	return nil
+}
+
+// passHeaders copies to dst the headers of src that filters further down
+// read: X-Remote-User, every X-Latlab-* header and the user headers the
+// topology's filters name; and, with tracing off, the caller's trace
+// context unchanged, so a trace crosses a node that does not record.
+func (n *Node) passHeaders(dst, src http.Header) {
+	for k, v := range src {
+		switch {
+		case k == "X-Remote-User", strings.HasPrefix(k, "X-Latlab-"), n.userHeaders[k]:
+		case !n.tr.on && (k == "Traceparent" || k == "Tracestate"):
+		default:
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+// userHeaders returns the canonical names of the headers the filters of
+// the topology (or the lone service) read users from.
+func userHeaders(cfg *NodeConfig) map[string]bool {
+	m := map[string]bool{}
+	var services []*Service
+	if cfg.Topology != nil {
+		services = cfg.Topology.Services
+	} else if cfg.Service != nil {
+		services = []*Service{cfg.Service}
+	}
+	for _, s := range services {
+		for _, f := range s.Filters {
+			if f.Delay != nil && f.Delay.Header != "" {
+				m[http.CanonicalHeaderKey(f.Delay.Header)] = true
+			}
+			if f.FairQueue != nil && f.FairQueue.Header != "" {
+				m[http.CanonicalHeaderKey(f.FairQueue.Header)] = true
+			}
+		}
+	}
+	return m
+}
