@@ -260,6 +260,9 @@ func (n *Node) fork(r *http.Request) (workFunc, error) {
 	if n.cfg.Service != nil {
 		cmds = n.cfg.Service.Commands
 	}
+	if len(cmds) == 0 {
+		return noWork("no command configured"), nil
+	}
 	argv, name, err := pick(cmds, r.URL.Query().Get("name"), "command")
 	if err != nil {
 		return nil, err
@@ -270,6 +273,16 @@ func (n *Node) fork(r *http.Request) (workFunc, error) {
 	}, nil
 }
 
+// noWork is the work of a node asked for a fork or a stress-ng job it has
+// none of: nothing, said in the answer, so that a route sent down a chain
+// runs where it is configured and passes through the other nodes.
+func noWork(detail string) workFunc {
+	return func(_ context.Context, ex *exchange) error {
+		ex.detail = detail
+		return nil
+	}
+}
+
 // stress runs a stress-ng job: the service's job ?name=, else JobFile, else
 // the service's lexically first job.
 func (n *Node) stress(r *http.Request) (workFunc, error) {
@@ -278,6 +291,9 @@ func (n *Node) stress(r *http.Request) (workFunc, error) {
 		jobs = n.cfg.Service.Jobs
 	}
 	file, name := n.cfg.JobFile, "jobfile"
+	if file == "" && len(jobs) == 0 {
+		return noWork("no stress-ng job configured"), nil
+	}
 	if q := r.URL.Query().Get("name"); q != "" || file == "" {
 		var err error
 		if file, name, err = pick(jobs, q, "stress-ng job"); err != nil {
