@@ -140,6 +140,9 @@ func countPrimes(ctx context.Context, n int64) (int64, error) {
 func runCommand(ctx context.Context, argv []string) error {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	// Dies with the node, even when the node is killed; stress-ng passes
+	// its own parent-death signal on to its stressors.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = 5 * time.Second
 	var stderr tail
 	cmd.Stderr = &stderr
