@@ -203,3 +203,23 @@ func TestHlogRoundTrip(t *testing.T) {
 		t.Errorf("read back %d latency and %d service samples, want 300 each", latency, service)
 	}
 }
+
+func TestKeepRaw(t *testing.T) {
+	r := NewRecorder(time.Now(), Config{KeepRaw: 5000})
+	for i := 6000; i > 0; i-- {
+		r.Sent()
+		r.Record(i, &Sample{Intended: time.Duration(i), Sent: time.Duration(i) + 1, Done: time.Duration(i) + 2, Code: 200, BytesIn: 7, Step: 0})
+	}
+	res := r.Stop()
+	if len(res.Raw) != 5000 || res.RawDropped != 1000 {
+		t.Fatalf("kept %d, dropped %d; want 5000 and 1000", len(res.Raw), res.RawDropped)
+	}
+	for i := 1; i < len(res.Raw); i++ {
+		if res.Raw[i].Intended < res.Raw[i-1].Intended {
+			t.Fatalf("raw samples out of order at %d", i)
+		}
+	}
+	if got := res.Raw[0]; got.Code != 200 || got.BytesIn != 7 || got.Done-got.Intended != 2 {
+		t.Errorf("first raw sample %+v", got)
+	}
+}

@@ -1,7 +1,9 @@
 package record
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +19,9 @@ type Config struct {
 	Success  *CodeSet      // codes that count as success; nil means below 400
 	// SampleEvery is how often in-flight is sampled for its mean; 0 means 10 ms.
 	SampleEvery time.Duration
+	// KeepRaw is how many requests to keep raw (Result.Raw), first come
+	// first kept; 0 keeps none.
+	KeepRaw int64
 }
 
 // A Recorder folds samples from many goroutines into one run's Result.
@@ -27,6 +32,7 @@ type Recorder struct {
 	shards  []shard
 
 	sent     atomic.Int64
+	kept     atomic.Int64 // raw samples kept so far, against cfg.KeepRaw
 	inflight atomic.Int64
 	maxIn    atomic.Int64 // peak in flight in the current interval
 
@@ -53,6 +59,7 @@ type shard struct {
 	cur   *counters
 	spare *counters
 	steps []stepCounters
+	raw   rawBuf
 	_     [64]byte // keep shards on separate cache lines
 }
 
@@ -226,6 +233,7 @@ func (r *Recorder) Record(worker int, s *Sample) {
 		}
 		r.connMu.Unlock()
 	}
+	keep := r.cfg.KeepRaw > 0 && r.kept.Load() < r.cfg.KeepRaw
 	sh := &r.shards[worker&(len(r.shards)-1)]
 	sh.mu.Lock()
 	c := sh.cur
@@ -243,6 +251,9 @@ func (r *Recorder) Record(worker int, s *Sample) {
 		c.lastDone = s.Done
 	}
 	c.any = true
+	if keep && r.kept.Add(1) <= r.cfg.KeepRaw {
+		sh.raw.add(s)
+	}
 	if sh.steps != nil && s.Step >= 0 && s.Step < len(sh.steps) {
 		st := &sh.steps[s.Step]
 		recordDuration(st.latency, s.Done-s.Intended)
@@ -376,6 +387,13 @@ func (r *Recorder) Stop() *Result {
 	r.connMu.Lock()
 	res.Connect, res.TLS = r.connect, r.tls
 	res.ErrorExample = r.examples
+	if r.cfg.KeepRaw > 0 {
+		for i := range r.shards {
+			res.Raw = r.shards[i].raw.appendTo(res.Raw)
+		}
+		slices.SortFunc(res.Raw, func(a, b Raw) int { return cmp.Compare(a.Intended, b.Intended) })
+		res.RawDropped = res.Requests - int64(len(res.Raw))
+	}
 	r.connMu.Unlock()
 	if len(r.cfg.Steps) > 1 {
 		res.StepStats = make([]StepStats, len(r.cfg.Steps))

@@ -46,6 +46,9 @@ type Result struct {
 	Intervals []Interval
 	StepStats []StepStats // per scenario step, when there are several
 
+	Raw        []Raw // the first Config.KeepRaw requests, by intended time
+	RawDropped int64 // requests past the cap, not kept raw
+
 	seen bool // FirstIntended holds a sample's time
 }
 
