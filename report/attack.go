@@ -79,10 +79,10 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		b.WriteString("\nLatency histogram\n")
 		histogram(&b, res.Latency)
 	}
-	for _, warn := range warnings(res) {
-		fmt.Fprintf(&b, "\nwarning: %s", warn)
-	}
-	if len(warnings(res)) > 0 {
+	if warns := warnings(res); len(warns) > 0 {
+		for _, warn := range warns {
+			fmt.Fprintf(&b, "\nwarning: %s", warn)
+		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())

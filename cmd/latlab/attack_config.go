@@ -41,12 +41,8 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 		return cfg, "", usagef("-d: want a positive duration, got %s", f.duration)
 	}
 	cfg.Count, cfg.Duration = f.requests, f.duration
-	if !set("duration") && f.requests == 0 {
-		if o, ok := model.(load.Open); ok && f.stages != "" {
-			_ = o // the stages end the run
-		} else {
-			cfg.Duration = 10 * time.Second
-		}
+	if !set("duration") && f.requests == 0 && f.stages == "" { // stages end the run by themselves
+		cfg.Duration = 10 * time.Second
 	}
 	if f.warmup < 0 {
 		return cfg, "", usagef("--warmup: want a positive duration, got %s", f.warmup)
