@@ -1,0 +1,59 @@
+// Package probe takes side measurements while a run goes on: the
+// Prometheus histograms of the targets turned into windowed quantiles, the
+// CPU and memory of processes, and CPU and heap profiles. Every measurement is
+// a Point (probe, series, labels, offset from the run's start, value) that the
+// runner stores beside the run's own results; a measurement that fails is a
+// Point too ("up" = 0 with the error as a label), never an aborted run.
+//
+// What each probe measures:
+//
+//   - Scraper scrapes Prometheus metrics endpoints (latlab graph nodes serve
+//     latlab_*_seconds histograms on /metrics) every Interval and computes,
+//     per histogram family and label group, what
+//     histogram_quantile(q, sum by (le, …) (rate(x_bucket[1m]))) would show in
+//     Prometheus for q = 0.5, 0.9 and 0.99, plus p100 (the highest bucket that
+//     grew in the window) and the observation rate: a filter's p90/p99/p100
+//     over time beside its queue wait, without running a Prometheus server.
+//     Quantile, P100 and the rates follow Prometheus's own code (see
+//     Quantile), including counter resets, extrapolation to the window's
+//     edges and its treatment of non-monotonic buckets.
+//   - Process samples the CPU use (in % of one core and in % of the cores its
+//     affinity allows, which a CPU budget such as "target CPU under 75%" is
+//     checked against) and the resident memory of given processes and of
+//     latlab itself; FindPIDs finds processes by name.
+//   - CaptureProfile fetches a CPU or heap profile from a target's
+//     net/http/pprof handlers and keeps the raw profile with its top
+//     functions.
+//   - QueryRange asks a real Prometheus server's HTTP API for PromQL range
+//     queries over a run's window.
+//   - TraceReceiver collects the graph's spans over OTLP/HTTP and turns them
+//     into per-hop network and framework times.
+//
+// Example: scrape two graph nodes every 5 s over a 1 m window and watch the
+// target's CPU, for the length of a run.
+//
+//	start := time.Now()
+//	var mu sync.Mutex
+//	var points []probe.Point
+//	store := func(p []probe.Point) { mu.Lock(); points = append(points, p...); mu.Unlock() }
+//
+//	scraper := &probe.Scraper{URLs: []string{"http://127.0.0.1:8081/metrics", "http://127.0.0.1:8082/metrics"}}
+//	process := &probe.Process{PIDs: []int{pid}, Self: true}
+//	var wg sync.WaitGroup
+//	wg.Go(func() { scraper.Run(ctx, start, store) })
+//	wg.Go(func() { process.Run(ctx, start, store) })
+//	// … the run; then cancel ctx …
+//	wg.Wait()
+//
+//	prof, err := probe.CaptureProfile(ctx, "http://127.0.0.1:8081", "cpu", 5*time.Second)
+//
+// Concurrency: each Scraper and Process is meant for one goroutine, running
+// Run (or calling Scrape or Sample one after another; concurrent calls are
+// serialized). Different probes run in parallel freely. Run calls emit from
+// its own goroutine, one call per scrape or sample, with a slice the caller
+// then owns; the Labels maps in points may be shared between points and must
+// be treated as read-only. Run returns when its context ends. The exported
+// functions (Quantile, P100, FindPIDs, CaptureProfile) are safe to call
+// concurrently; only one CPU profile can be taken from a process at a time,
+// which is the target's rule, not this package's.
+package probe

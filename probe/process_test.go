@@ -1,0 +1,246 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// values returns the values of series among points, by pid label.
+func values(points []Point, series string) map[string]float64 {
+	m := map[string]float64{}
+	for _, p := range points {
+		if p.Series == series {
+			m[p.Labels["pid"]] = p.Value
+		}
+	}
+	return m
+}
+
+// startSleep starts `sleep 5`, killed and reaped when the test ends.
+func startSleep(t *testing.T) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("starting sleep: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd
+}
+
+func TestProcessSelfBusy(t *testing.T) {
+	var stop atomic.Bool
+	done := make(chan struct{})
+	for range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for n := 0; !stop.Load(); n++ {
+			}
+		}()
+	}
+	defer func() {
+		stop.Store(true)
+		<-done
+		<-done
+	}()
+	p := &Process{Self: true}
+	p.Sample(0)
+	time.Sleep(500 * time.Millisecond)
+	points := p.Sample(500 * time.Millisecond)
+	self := strconv.Itoa(os.Getpid())
+	if got := values(points, "cpu_percent")[self]; got <= 50 {
+		t.Errorf("cpu_percent of a process spinning two goroutines = %v, want > 50", got)
+	}
+	cpus := values(points, "cpus_allowed")[self]
+	if cpus < 1 {
+		t.Errorf("cpus_allowed = %v, want ≥ 1", cpus)
+	}
+	if got, want := values(points, "cpu_allowed_percent")[self], values(points, "cpu_percent")[self]/cpus; !near(got, want) {
+		t.Errorf("cpu_allowed_percent = %v, want cpu_percent/cpus_allowed = %v", got, want)
+	}
+	for _, pt := range points {
+		if pt.Labels["role"] != "latlab" || pt.Probe != "process" {
+			t.Errorf("point %+v: want probe process, role latlab", pt)
+		}
+	}
+}
+
+func TestProcessSleepingChild(t *testing.T) {
+	cmd := startSleep(t)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	p := &Process{PIDs: []int{cmd.Process.Pid}}
+	first := p.Sample(0)
+	if _, ok := values(first, "cpu_percent")[pid]; ok {
+		t.Error("cpu_percent on the first sample, with nothing to compare with")
+	}
+	time.Sleep(300 * time.Millisecond)
+	points := p.Sample(300 * time.Millisecond)
+	if got := values(points, "up")[pid]; got != 1 {
+		t.Fatalf("up = %v, want 1; points %v", got, points)
+	}
+	if got, ok := values(points, "cpu_percent")[pid]; !ok || got > 5 {
+		t.Errorf("cpu_percent of sleep = %v (present %v), want near 0", got, ok)
+	}
+	if got := values(points, "rss_bytes")[pid]; got <= 0 {
+		t.Errorf("rss_bytes = %v, want > 0", got)
+	}
+	if comm := points[0].Labels["comm"]; comm != "sleep" {
+		t.Errorf("comm = %q, want sleep", comm)
+	}
+}
+
+func TestProcessExits(t *testing.T) {
+	cmd := startSleep(t)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	p := &Process{PIDs: []int{cmd.Process.Pid}}
+	if got := values(p.Sample(0), "up")[pid]; got != 1 {
+		t.Fatalf("up = %v before the kill, want 1", got)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	points := p.Sample(time.Second)
+	if len(points) != 1 || points[0].Series != "up" || points[0].Value != 0 {
+		t.Fatalf("after exit: %v, want a single up=0", points)
+	}
+	if l := points[0].Labels; !strings.Contains(l["error"], "gone") || l["comm"] != "sleep" {
+		t.Errorf("labels %v, want an error saying it is gone and comm kept", l)
+	}
+}
+
+func TestProcessZombie(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("starting true: %v", err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err := readStat(pid)
+		if err == nil && st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("true did not become a zombie: %+v, %v", st, err)
+		}
+	}
+	points := (&Process{PIDs: []int{pid}}).Sample(0)
+	if len(points) != 1 || points[0].Value != 0 || !strings.Contains(points[0].Labels["error"], "exited") {
+		t.Errorf("zombie: %v, want up=0 with an error saying it exited", points)
+	}
+}
+
+// TestProcessRunExitMidProbe kills the watched process while Run goes on:
+// the points turn to up=0 and Run carries on until cancelled.
+func TestProcessRunExitMidProbe(t *testing.T) {
+	cmd := startSleep(t)
+	pid := strconv.Itoa(cmd.Process.Pid)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	p := &Process{PIDs: []int{cmd.Process.Pid}, Self: true, Interval: 10 * time.Millisecond}
+	var ups []float64
+	err := p.Run(ctx, time.Now(), func(points []Point) {
+		ups = append(ups, values(points, "up")[pid])
+		if len(ups) == 2 {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if values(points, "up")[strconv.Itoa(os.Getpid())] != 1 {
+			t.Errorf("latlab itself not up: %v", points)
+		}
+		if len(ups) == 4 {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if want := []float64{1, 1, 0, 0}; !slices.Equal(ups, want) {
+		t.Errorf("up over time = %v, want %v", ups, want)
+	}
+}
+
+func TestProcessValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		p    *Process
+		ok   bool
+	}{
+		{"self", &Process{Self: true}, true},
+		{"pids", &Process{PIDs: []int{1}}, true},
+		{"nothing", &Process{}, false},
+		{"bad pid", &Process{PIDs: []int{0}}, false},
+		{"negative interval", &Process{Self: true, Interval: -1}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.p.Validate(); (err == nil) != tt.ok {
+				t.Errorf("Validate() = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestFindPIDs(t *testing.T) {
+	cmd := startSleep(t)
+	pids, err := FindPIDs("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pids, cmd.Process.Pid) {
+		t.Errorf("FindPIDs(sleep) = %v, want it to contain %d", pids, cmd.Process.Pid)
+	}
+	if pids, err := FindPIDs("no-such-program-latlab"); err != nil || len(pids) != 0 {
+		t.Errorf("FindPIDs of nothing = %v, %v; want none", pids, err)
+	}
+	if _, err := FindPIDs(""); err == nil {
+		t.Error("FindPIDs(\"\") accepted an empty name")
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tail := " 1 1 1 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 4242 1000 100"
+	tests := []struct {
+		name, in string
+		want     procStat
+		ok       bool
+	}{
+		{"plain", "12 (sleep) S" + tail, procStat{comm: "sleep", state: 'S', ticks: 10, starttime: 4242}, true},
+		{"parens and spaces in comm", "12 (a) b (c) R" + tail, procStat{comm: "a) b (c", state: 'R', ticks: 10, starttime: 4242}, true},
+		{"truncated", "12 (sleep) S 1 1 1", procStat{}, false},
+		{"no comm", "12 sleep S" + tail, procStat{}, false},
+		{"bad number", "12 (sleep) S" + strings.Replace(tail, " 7 ", " x ", 1), procStat{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStat([]byte(tt.in))
+			if (err == nil) != tt.ok || got != tt.want {
+				t.Errorf("parseStat = %+v, %v; want %+v, ok %v", got, err, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte("12 (a) b (c) R 1 1 1 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 4242 1000 100"))
+	f.Add([]byte("1 ()) Z"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, err := parseStat(b)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(string(b), "("+st.comm+")") {
+			t.Errorf("comm %q is not between parentheses in %q", st.comm, b)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package probe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// userHZ is the unit of the CPU times in /proc/PID/stat. It is 100 on every
+// Linux that matters (procfs and ps assume the same).
+const userHZ = 100
+
+// procStat is what the probe needs from /proc/PID/stat.
+type procStat struct {
+	comm      string
+	state     byte
+	ticks     uint64 // utime + stime, in 1/userHZ s
+	starttime uint64 // in ticks after boot; tells a reused PID apart
+}
+
+// parseStat parses the contents of /proc/PID/stat. The command name is in
+// parentheses and may itself contain spaces and parentheses, so the fields
+// are counted from the last ')'.
+func parseStat(b []byte) (procStat, error) {
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return procStat{}, errors.New("stat: no (comm)")
+	}
+	// After ") " come field 3 (state) onwards.
+	fields := strings.Fields(string(b[end+1:]))
+	if len(fields) < 20 {
+		return procStat{}, fmt.Errorf("stat: %d fields after comm, want at least 20", len(fields))
+	}
+	st := procStat{comm: string(b[open+1 : end])}
+	if len(fields[0]) != 1 {
+		return procStat{}, fmt.Errorf("stat: state %q", fields[0])
+	}
+	st.state = fields[0][0]
+	utime, err1 := strconv.ParseUint(fields[11], 10, 64) // field 14
+	stime, err2 := strconv.ParseUint(fields[12], 10, 64) // field 15
+	start, err3 := strconv.ParseUint(fields[19], 10, 64) // field 22
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return procStat{}, fmt.Errorf("stat: %w", err)
+	}
+	st.ticks, st.starttime = utime+stime, start
+	return st, nil
+}
+
+func readStat(pid int) (procStat, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseStat(b)
+}
+
+// readRSS returns the resident set size in bytes from /proc/PID/status.
+// Kernel threads have no VmRSS line; their RSS is 0.
+func readRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		kb, ok := strings.CutSuffix(strings.TrimSpace(rest), " kB")
+		if !ok {
+			return 0, fmt.Errorf("status: VmRSS %q not in kB", strings.TrimSpace(rest))
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(kb), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("status: VmRSS: %w", err)
+		}
+		return n << 10, nil
+	}
+	return 0, nil
+}
+
+// FindPIDs returns, in ascending order, the processes named name: those whose
+// /proc/PID/comm is name (or its first 15 bytes, where the kernel cuts it),
+// or whose command line starts with a program called name. Processes that
+// vanish while it looks are skipped.
+func FindPIDs(name string) ([]int, error) {
+	if name == "" {
+		return nil, errors.New("finding processes: empty name")
+	}
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("finding processes named %s: %w", name, err)
+	}
+	short := name
+	if len(short) > 15 {
+		short = short[:15]
+	}
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSuffix(string(comm), "\n") == short {
+			pids = append(pids, pid)
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || len(cmdline) == 0 {
+			continue
+		}
+		argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+		if filepath.Base(string(argv0)) == name {
+			pids = append(pids, pid)
+		}
+	}
+	slices.Sort(pids)
+	return pids, nil
+}

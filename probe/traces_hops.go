@@ -1,0 +1,243 @@
+package probe
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// Hop is what one edge of the traced graph, Caller → Callee, adds to a
+// request's latency, from the spans a TraceReceiver holds.
+//
+// Network is, for each CLIENT span of Caller whose child is a SERVER span
+// of Callee, the client span's duration minus the server span's: the
+// network, any proxy or sidecar between the two, and the client's own
+// HTTP stack. It is not clamped, so it can come out a few microseconds
+// below zero when the server ends its span after the caller has its
+// answer; clamping would bias its median.
+//
+// Framework is, for each SERVER span of Callee, its duration minus the
+// time covered by its direct INTERNAL children (work steps) and CLIENT
+// children (downstream calls): the server's filters, routing and
+// framework. Children that run in parallel count once, so with sequential
+// children it is the duration minus their sum; it is never below zero.
+//
+// Caller is "" for server spans with no parent among the spans held, such
+// as the graph's entry, called by the load generator; such a hop has no
+// Network samples.
+type Hop struct {
+	Caller, Callee string
+
+	// Count is the number of SERVER spans of Callee called from Caller.
+	Count int
+
+	Network, Framework Durations
+}
+
+// Durations are the samples of one kind of time on a hop, with their
+// percentiles (nearest rank: the smallest sample at or above that share
+// of samples). Every percentile is zero when there are no samples; with
+// fewer than 1/(1−q) samples percentile q is the largest sample.
+type Durations struct {
+	Samples            []time.Duration // ascending
+	P50, P90, P99, Max time.Duration
+}
+
+// hopKey names a hop.
+type hopKey struct{ caller, callee string }
+
+// hopSample is one time on a hop and the start of the span it came from.
+type hopSample struct {
+	at time.Time
+	d  time.Duration
+}
+
+// hopSamples are the samples of one hop.
+type hopSamples struct {
+	count              int
+	network, framework []hopSample
+}
+
+// spanKey identifies a span across traces.
+type spanKey struct {
+	trace [16]byte
+	span  [8]byte
+}
+
+// Hops returns the hops of every span held, ordered by caller and callee.
+func (r *TraceReceiver) Hops() []Hop { return r.HopsBetween(time.Time{}, time.Time{}) }
+
+// HopsBetween returns the hops of the spans that started in [start, end),
+// ordered by caller and callee. A zero start or end leaves that side open.
+func (r *TraceReceiver) HopsBetween(start, end time.Time) []Hop {
+	m := hopsOf(r.snapshot(), start, end)
+	hops := make([]Hop, 0, len(m))
+	for k, s := range m {
+		hops = append(hops, Hop{
+			Caller:    k.caller,
+			Callee:    k.callee,
+			Count:     s.count,
+			Network:   durationsOf(s.network),
+			Framework: durationsOf(s.framework),
+		})
+	}
+	slices.SortFunc(hops, func(a, b Hop) int {
+		return cmp.Or(cmp.Compare(a.Caller, b.Caller), cmp.Compare(a.Callee, b.Callee))
+	})
+	return hops
+}
+
+// Points returns every hop sample of the spans that started at or after
+// start, for storage: Probe "traces", Series "network_seconds" or
+// "framework_seconds", Labels "caller" and "callee", T the start of the
+// span the sample came from as an offset from start, Value the time in
+// seconds. Points are ordered by T. The points of one hop share one
+// Labels map; treat it as read-only.
+func (r *TraceReceiver) Points(start time.Time) []Point { return r.PointsBetween(start, time.Time{}) }
+
+// PointsBetween is Points for the spans that started in [start, end); a
+// zero end leaves the window open.
+func (r *TraceReceiver) PointsBetween(start, end time.Time) []Point {
+	var points []Point
+	for k, s := range hopsOf(r.snapshot(), start, end) {
+		labels := map[string]string{"caller": k.caller, "callee": k.callee}
+		for _, x := range s.network {
+			points = append(points, Point{Probe: "traces", Series: "network_seconds", Labels: labels, T: x.at.Sub(start), Value: x.d.Seconds()})
+		}
+		for _, x := range s.framework {
+			points = append(points, Point{Probe: "traces", Series: "framework_seconds", Labels: labels, T: x.at.Sub(start), Value: x.d.Seconds()})
+		}
+	}
+	slices.SortStableFunc(points, func(a, b Point) int {
+		return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Series, b.Series),
+			cmp.Compare(a.Labels["caller"], b.Labels["caller"]), cmp.Compare(a.Labels["callee"], b.Labels["callee"]))
+	})
+	return points
+}
+
+// hopsOf computes the samples of every hop among spans, keeping those
+// whose span started in [start, end). A span sent twice (an exporter's
+// retry) counts once.
+func hopsOf(spans []Span, start, end time.Time) map[hopKey]*hopSamples {
+	n := len(spans)
+	index := make(map[spanKey]int32, n)
+	for i := range spans {
+		index[spanKey{spans[i].TraceID, spans[i].SpanID}] = int32(i)
+	}
+	// Children as linked lists: firstChild[p] and nextSibling[c] hold
+	// index+1, 0 ending a list. parent[c] is index+1 or 0 when unknown.
+	firstChild := make([]int32, n)
+	nextSibling := make([]int32, n)
+	parent := make([]int32, n)
+	unique := func(i int) bool { return index[spanKey{spans[i].TraceID, spans[i].SpanID}] == int32(i) }
+	for i := range spans {
+		if spans[i].ParentID == [8]byte{} || !unique(i) {
+			continue
+		}
+		if p, ok := index[spanKey{spans[i].TraceID, spans[i].ParentID}]; ok {
+			parent[i] = p + 1
+			nextSibling[i] = firstChild[p]
+			firstChild[p] = int32(i) + 1
+		}
+	}
+	inWindow := func(t time.Time) bool {
+		return (start.IsZero() || !t.Before(start)) && (end.IsZero() || t.Before(end))
+	}
+	hops := map[hopKey]*hopSamples{}
+	hop := func(caller, callee string) *hopSamples {
+		k := hopKey{caller, callee}
+		h := hops[k]
+		if h == nil {
+			h = &hopSamples{}
+			hops[k] = h
+		}
+		return h
+	}
+	var busy [][2]time.Time // scratch: the children's intervals
+	for i := range spans {
+		s := &spans[i]
+		if !unique(i) || !inWindow(s.Start) {
+			continue
+		}
+		switch s.Kind {
+		case SpanKindClient:
+			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
+				child := &spans[c-1]
+				if child.Kind == SpanKindServer && child.Service != s.Service {
+					h := hop(s.Service, child.Service)
+					h.network = append(h.network, hopSample{s.Start, s.Duration() - child.Duration()})
+				}
+			}
+		case SpanKindServer:
+			caller := ""
+			if parent[i] != 0 {
+				caller = spans[parent[i]-1].Service
+			}
+			busy = busy[:0]
+			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
+				child := &spans[c-1]
+				if child.Kind == SpanKindInternal || child.Kind == SpanKindClient {
+					busy = append(busy, [2]time.Time{child.Start, child.End})
+				}
+			}
+			h := hop(caller, s.Service)
+			h.count++
+			h.framework = append(h.framework, hopSample{s.Start, max(0, s.Duration()-covered(busy, s.Start, s.End))})
+		}
+	}
+	return hops
+}
+
+// covered returns how much of [from, to] the intervals cover, each
+// overlap counted once. It sorts intervals.
+func covered(intervals [][2]time.Time, from, to time.Time) time.Duration {
+	slices.SortFunc(intervals, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
+	var total time.Duration
+	var cur [2]time.Time
+	open := false
+	for _, iv := range intervals {
+		// Clip to the parent: a child's clock cannot make it bigger.
+		if iv[0].Before(from) {
+			iv[0] = from
+		}
+		if iv[1].After(to) {
+			iv[1] = to
+		}
+		if !iv[1].After(iv[0]) {
+			continue
+		}
+		switch {
+		case !open:
+			cur, open = iv, true
+		case iv[0].After(cur[1]):
+			total += cur[1].Sub(cur[0])
+			cur = iv
+		case iv[1].After(cur[1]):
+			cur[1] = iv[1]
+		}
+	}
+	if open {
+		total += cur[1].Sub(cur[0])
+	}
+	return total
+}
+
+// durationsOf sorts the samples' times and reads their percentiles.
+func durationsOf(samples []hopSample) Durations {
+	if len(samples) == 0 {
+		return Durations{}
+	}
+	d := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		d[i] = s.d
+	}
+	slices.Sort(d)
+	return Durations{Samples: d, P50: rank(d, 0.50), P90: rank(d, 0.90), P99: rank(d, 0.99), Max: d[len(d)-1]}
+}
+
+// rank returns the nearest-rank q-quantile of sorted, which is not empty.
+func rank(sorted []time.Duration, q float64) time.Duration {
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}

@@ -1,0 +1,282 @@
+package probe
+
+import (
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// tspan is a span of a hand-made trace: ids are one byte, times are
+// offsets from the test's base time.
+type tspan struct {
+	service    string
+	kind       tracepb.Span_SpanKind
+	id, parent byte
+	start, end time.Duration
+}
+
+const (
+	kindServer   = tracepb.Span_SPAN_KIND_SERVER
+	kindClient   = tracepb.Span_SPAN_KIND_CLIENT
+	kindInternal = tracepb.Span_SPAN_KIND_INTERNAL
+)
+
+var traceBase = time.Unix(1700000000, 0)
+
+// exportRequest builds the OTLP request a set of services would send for
+// trace number trace: one ResourceSpans per service, in order of first
+// appearance.
+func exportRequest(trace byte, spans ...tspan) *coltracepb.ExportTraceServiceRequest {
+	req := &coltracepb.ExportTraceServiceRequest{}
+	bySvc := map[string]*tracepb.ScopeSpans{}
+	for _, s := range spans {
+		ss := bySvc[s.service]
+		if ss == nil {
+			ss = &tracepb.ScopeSpans{}
+			bySvc[s.service] = ss
+			req.ResourceSpans = append(req.ResourceSpans, &tracepb.ResourceSpans{
+				Resource: &resourcepb.Resource{Attributes: []*commonpb.KeyValue{{
+					Key: "service.name", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s.service}},
+				}}},
+				ScopeSpans: []*tracepb.ScopeSpans{ss},
+			})
+		}
+		p := &tracepb.Span{
+			TraceId:           []byte{trace, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			SpanId:            []byte{trace, 0, 0, 0, 0, 0, 0, s.id},
+			Name:              s.service + " span",
+			Kind:              s.kind,
+			StartTimeUnixNano: uint64(traceBase.Add(s.start).UnixNano()),
+			EndTimeUnixNano:   uint64(traceBase.Add(s.end).UnixNano()),
+		}
+		if s.parent != 0 {
+			p.ParentSpanId = []byte{trace, 0, 0, 0, 0, 0, 0, s.parent}
+		}
+		ss.Spans = append(ss.Spans, p)
+	}
+	return req
+}
+
+const traceMs = time.Millisecond
+
+// chainSpans is root → mid → leaf with known times, shifted by at:
+//
+//	root server 0–100: busywork 5–25, call mid 30–90 (network 60−55 = 5)
+//	mid server 32–87: work 35–45, call leaf 50–80 (network 30−27 = 3)
+//	leaf server 51–78: work 55–75
+//
+// so framework is root 100−80 = 20, mid 55−40 = 15, leaf 27−20 = 7.
+func chainSpans(at time.Duration) [][]tspan {
+	return [][]tspan{
+		{ // leaf first: services export independently
+			{"leaf", kindServer, 7, 6, at + 51*traceMs, at + 78*traceMs},
+			{"leaf", kindInternal, 8, 7, at + 55*traceMs, at + 75*traceMs},
+		},
+		{
+			{"mid", kindServer, 4, 3, at + 32*traceMs, at + 87*traceMs},
+			{"mid", kindInternal, 5, 4, at + 35*traceMs, at + 45*traceMs},
+			{"mid", kindClient, 6, 4, at + 50*traceMs, at + 80*traceMs},
+		},
+		{
+			{"root", kindServer, 1, 0, at, at + 100*traceMs},
+			{"root", kindInternal, 2, 1, at + 5*traceMs, at + 25*traceMs},
+			{"root", kindClient, 3, 1, at + 30*traceMs, at + 90*traceMs},
+		},
+	}
+}
+
+// tracePost sends body to h as a client would and returns the answer.
+func tracePost(t *testing.T, h http.Handler, contentType, encoding string, body []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/v1/traces", bytes.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	if encoding != "" {
+		req.Header.Set("Content-Encoding", encoding)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+// tracePostSpans sends spans of trace as one protobuf request and checks that
+// all were accepted.
+func tracePostSpans(t *testing.T, h http.Handler, trace byte, spans []tspan) {
+	t.Helper()
+	body, err := proto.Marshal(exportRequest(trace, spans...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tracePost(t, h, "application/x-protobuf", "", body)
+	if w.Code != http.StatusOK {
+		t.Fatalf("POST: %d %q", w.Code, w.Body.Bytes())
+	}
+	var resp coltracepb.ExportTraceServiceResponse
+	if err := proto.Unmarshal(w.Body.Bytes(), &resp); err != nil || resp.GetPartialSuccess().GetRejectedSpans() != 0 {
+		t.Fatalf("answer %v (%v): want every span accepted", &resp, err)
+	}
+}
+
+func hopDurations(ds ...time.Duration) Durations {
+	if len(ds) == 0 {
+		return Durations{}
+	}
+	return durationsOf(func() []hopSample {
+		s := make([]hopSample, len(ds))
+		for i, d := range ds {
+			s[i].d = d
+		}
+		return s
+	}())
+}
+
+func TestTraceHopsChain(t *testing.T) {
+	r := NewTraceReceiver()
+	for trace, at := range []time.Duration{0, time.Second} {
+		for _, spans := range chainSpans(at) {
+			tracePostSpans(t, r, byte(trace+1), spans)
+		}
+	}
+	// The retry of an export counts once.
+	tracePostSpans(t, r, 1, chainSpans(0)[0])
+
+	want := []Hop{
+		{Caller: "", Callee: "root", Count: 2, Framework: hopDurations(20*traceMs, 20*traceMs)},
+		{Caller: "mid", Callee: "leaf", Count: 2, Network: hopDurations(3*traceMs, 3*traceMs), Framework: hopDurations(7*traceMs, 7*traceMs)},
+		{Caller: "root", Callee: "mid", Count: 2, Network: hopDurations(5*traceMs, 5*traceMs), Framework: hopDurations(15*traceMs, 15*traceMs)},
+	}
+	if diff := cmp.Diff(want, r.Hops()); diff != "" {
+		t.Errorf("hops (-want +got):\n%s", diff)
+	}
+	if got := len(r.Spans()); got != 18 {
+		t.Errorf("%d spans kept, want 18 (16 plus a retry of 2)", got)
+	}
+
+	// The second trace only: it starts a second after the base.
+	if diff := cmp.Diff([]Hop{
+		{Caller: "", Callee: "root", Count: 1, Framework: hopDurations(20 * traceMs)},
+		{Caller: "mid", Callee: "leaf", Count: 1, Network: hopDurations(3 * traceMs), Framework: hopDurations(7 * traceMs)},
+		{Caller: "root", Callee: "mid", Count: 1, Network: hopDurations(5 * traceMs), Framework: hopDurations(15 * traceMs)},
+	}, r.HopsBetween(traceBase.Add(500*traceMs), traceBase.Add(2*time.Second))); diff != "" {
+		t.Errorf("hops of the second trace (-want +got):\n%s", diff)
+	}
+
+	leafLabels := map[string]string{"caller": "mid", "callee": "leaf"}
+	midLabels := map[string]string{"caller": "root", "callee": "mid"}
+	rootLabels := map[string]string{"caller": "", "callee": "root"}
+	p := func(series string, labels map[string]string, at time.Duration, d time.Duration) Point {
+		return Point{Probe: "traces", Series: series, Labels: labels, T: at, Value: d.Seconds()}
+	}
+	wantPoints := []Point{
+		p("framework_seconds", rootLabels, 500*traceMs, 20*traceMs),
+		p("network_seconds", midLabels, 530*traceMs, 5*traceMs),
+		p("framework_seconds", midLabels, 532*traceMs, 15*traceMs),
+		p("network_seconds", leafLabels, 550*traceMs, 3*traceMs),
+		p("framework_seconds", leafLabels, 551*traceMs, 7*traceMs),
+	}
+	if diff := cmp.Diff(wantPoints, r.Points(traceBase.Add(500*traceMs))); diff != "" {
+		t.Errorf("points (-want +got):\n%s", diff)
+	}
+	if got := len(r.PointsBetween(traceBase, traceBase.Add(500*traceMs))); got != 5 {
+		t.Errorf("PointsBetween the first half second: %d points, want the first trace's 5", got)
+	}
+
+	r.Forget(traceBase.Add(500 * traceMs))
+	if got := r.Hops(); len(got) != 3 || got[0].Count != 1 {
+		t.Errorf("after Forget, hops %+v: want the second trace's only", got)
+	}
+}
+
+func TestTraceHopsParallelAndClamped(t *testing.T) {
+	r := NewTraceReceiver()
+	tracePostSpans(t, r, 1, []tspan{
+		// Calls in parallel: 10–50 and 20–60 cover 50 ms of 100.
+		{"fan", kindServer, 1, 0, 0, 100 * traceMs},
+		{"fan", kindClient, 2, 1, 10 * traceMs, 50 * traceMs},
+		{"fan", kindClient, 3, 1, 20 * traceMs, 60 * traceMs},
+		// A client span whose server is in the same service is no hop.
+		{"fan", kindServer, 4, 3, 25 * traceMs, 45 * traceMs},
+		// Work that outlasts its server span (clock trouble) clamps to 0.
+		{"odd", kindServer, 5, 2, 12 * traceMs, 40 * traceMs},
+		{"odd", kindInternal, 6, 5, 11 * traceMs, 41 * traceMs},
+	})
+	want := []Hop{
+		{Caller: "", Callee: "fan", Count: 1, Framework: hopDurations(50 * traceMs)},
+		{Caller: "fan", Callee: "fan", Count: 1, Framework: hopDurations(20 * traceMs)},
+		{Caller: "fan", Callee: "odd", Count: 1, Network: hopDurations(12 * traceMs), Framework: hopDurations(0)},
+	}
+	if diff := cmp.Diff(want, r.Hops()); diff != "" {
+		t.Errorf("hops (-want +got):\n%s", diff)
+	}
+}
+
+func TestTraceHopsCovered(t *testing.T) {
+	iv := func(a, b time.Duration) [2]time.Time { return [2]time.Time{traceBase.Add(a), traceBase.Add(b)} }
+	tests := []struct {
+		name      string
+		intervals [][2]time.Time
+		want      time.Duration
+	}{
+		{"none", nil, 0},
+		{"sequential", [][2]time.Time{iv(30, 40), iv(10, 20)}, 20},
+		{"overlapping", [][2]time.Time{iv(10, 30), iv(20, 40)}, 30},
+		{"nested", [][2]time.Time{iv(10, 60), iv(20, 30)}, 50},
+		{"touching", [][2]time.Time{iv(10, 20), iv(20, 30)}, 20},
+		{"clipped", [][2]time.Time{iv(-10, 10), iv(90, 120)}, 20},
+		{"outside", [][2]time.Time{iv(-20, -10), iv(100, 120)}, 0},
+		{"empty", [][2]time.Time{iv(50, 50)}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := covered(tt.intervals, traceBase, traceBase.Add(100)); got != tt.want {
+				t.Errorf("covered = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHopDurations(t *testing.T) {
+	var ds []time.Duration
+	for i := 100; i >= 1; i-- {
+		ds = append(ds, time.Duration(i))
+	}
+	got := hopDurations(ds...)
+	if got.P50 != 50 || got.P90 != 90 || got.P99 != 99 || got.Max != 100 || got.Samples[0] != 1 {
+		t.Errorf("1…100: p50 %d p90 %d p99 %d max %d first %d; want 50 90 99 100 1", got.P50, got.P90, got.P99, got.Max, got.Samples[0])
+	}
+	if got := hopDurations(3, 1, 2); got.P50 != 2 || got.P90 != 3 || got.P99 != 3 {
+		t.Errorf("three samples: %+v, want p50 2 and p90, p99 the largest", got)
+	}
+	if got := hopDurations(); got.P99 != 0 || got.Samples != nil {
+		t.Errorf("no samples: %+v, want zeros", got)
+	}
+}
+
+func TestTraceReceiverGzip(t *testing.T) {
+	r := NewTraceReceiver()
+	body, err := proto.Marshal(exportRequest(1, chainSpans(0)[2]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, _ = zw.Write(body)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w := tracePost(t, r, "application/x-protobuf", "gzip", z.Bytes()); w.Code != http.StatusOK {
+		t.Fatalf("gzip POST: %d %q", w.Code, w.Body.Bytes())
+	}
+	if got := len(r.Spans()); got != 3 {
+		t.Errorf("%d spans kept from a gzip body, want 3", got)
+	}
+}
