@@ -57,8 +57,10 @@ func TestProcessSelfBusy(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	points := p.Sample(500 * time.Millisecond)
 	self := strconv.Itoa(os.Getpid())
-	if got := values(points, "cpu_percent")[self]; got <= 50 {
-		t.Errorf("cpu_percent of a process spinning two goroutines = %v, want > 50", got)
+	// Two spinning goroutines use up to two cores; on a machine busy with
+	// other work they still get far more than the sleeping child's ~0%.
+	if got := values(points, "cpu_percent")[self]; got <= 20 {
+		t.Errorf("cpu_percent of a process spinning two goroutines = %v, want > 20", got)
 	}
 	cpus := values(points, "cpus_allowed")[self]
 	if cpus < 1 {

@@ -1,0 +1,88 @@
+// Package experiment is latlab's study: an experiment spec, checked whole
+// before any load, and the plan of trials it makes — variants × rates (or
+// concurrencies) × repetitions, in a reproducible order.
+//
+// A spec is YAML, read strictly: unknown fields, values of the wrong type
+// and fields that do not fit together are errors, all reported at once,
+// each as FILE:LINE: FIELD: message. Only version, name, variants and load
+// are required; every other field has the default shown.
+//
+//	version: 1
+//	name: filter-overhead
+//	variants:
+//	  - name: plain
+//	    graph: graphs/chain.yaml          # a topology latlab starts and stops
+//	  - name: filter
+//	    graph: graphs/chain-filter.yaml
+//	  - name: external
+//	    target: http://127.0.0.1:9000/    # or a URL of something already running
+//	    setup: ./start-proxy.sh           # shell commands run in the spec's folder
+//	    teardown: ./stop-proxy.sh
+//	    ready: http://127.0.0.1:9000/healthz
+//	    ready_timeout: 30s
+//	    load: {path: /busywork}           # overrides of any load field
+//	    expect: {p50: 30ms}               # shown beside the measured latency
+//	baseline: plain                       # default: the first variant
+//	load:
+//	  mode: open                          # open | closed | ramp | sequential
+//	  rates: [100, 200, 400]              # open: requests/s; closed and ramp: concurrency: [...]
+//	  ramp: {burst: 300, every: 30s}      # ramp mode only
+//	  duration: 10s                       # and/or requests: N; default 10s
+//	  path: /                             # default: the target's own path, / for a graph
+//	  method: GET
+//	  headers: {Content-Type: application/json}
+//	  body: ''                            # or body_file: FILE
+//	  # targets: FILE or scenario: FILE instead of path, method, headers and
+//	  # body; their URLs' scheme and host become the variant's
+//	  # arrivals: constant | poisson, max_in_flight: N (open mode)
+//	  # interval: 1s, success: 200-299, timeout: 30s, connections: N,
+//	  # no_keepalive, http2, h2c, streams: 100, client: lean | nethttp, insecure
+//	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
+//	runs: 10                              # default 1
+//	order: interleaved                    # or grouped
+//	seed: 42                              # default: picked by latlab run and stored
+//	restart: never                        # or per-run | per-rate
+//	sideloads: [{target: http://127.0.0.1:9100/, rate: 50}]
+//	probes:
+//	  metrics: {interval: 5s, window: 1m, urls: [...]}
+//	  prometheus: {url: http://127.0.0.1:9090, step: 5s, queries: {filter_p99: '...'}}
+//	  process: {cpu_budget: 75%, pids: [...], names: [...]}
+//	  pprof: {at: 50%, seconds: 5, url: ...}
+//	  traces: true
+//	validity: {max_error_ratio: 1%, max_lag_p99: 5ms, min_achieved: 99%, cpu_budget: 75%, max_trend: 10%}
+//	slo: {p99: 50ms, errors: 1%}
+//
+// Durations have units (10s, 1m30s). Percentages are written 75% or as a
+// ratio, 0.75, and held as ratios. Relative paths — graphs, targets,
+// scenarios, body files and commands whose first word holds a '/' —
+// resolve against the spec's folder; each file must exist, and graphs,
+// targets and scenarios must parse (their errors name their own file and
+// line). A variant's load fields replace the spec's, and with them the
+// spec's fields they exclude: concurrency drops rates, a scenario drops
+// path, method, headers and body.
+//
+// Reading a spec and planning it:
+//
+//	spec, err := experiment.ReadSpec("filter-overhead.yaml")
+//	if err != nil {
+//		return err // every problem, one per line
+//	}
+//	seed := time.Now().UnixNano()
+//	if spec.Seed != nil {
+//		seed = *spec.Seed
+//	}
+//	for _, t := range spec.Plan(seed) {
+//		cfg, err := spec.LoadFor(t, entryURL) // entryURL: a graph variant's entry, once up
+//		...
+//		res, err := load.Attack(ctx, cfg)
+//	}
+//
+// Hash identifies a spec for resuming: comments, layout and key order do
+// not change it, a value or a referenced file's content does; Diff and
+// DiffCanonical say what changed.
+//
+// A parsed Spec is read-only: its methods are safe to call from several
+// goroutines at once, and every load.Config that LoadFor, WarmupFor and
+// Sideload.Config return is new, sharing only read-only data, so several
+// may be attacked concurrently.
+package experiment

@@ -1,0 +1,210 @@
+package experiment
+
+import "testing"
+
+// TestParseSpecLoadErrors covers load and its overrides.
+func TestParseSpecLoadErrors(t *testing.T) {
+	testErrors(t, []errorCase{
+		{
+			name: "load not a mapping",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload: [100]\n",
+			want: "spec.yaml:4: load: expected a mapping, got a sequence",
+		},
+		{
+			name: "load unknown field",
+			spec: loadBase + "  rate: 100\n",
+			want: "spec.yaml:8: load.rate: unknown field",
+		},
+		{
+			name: "mode unknown",
+			spec: loadBase + "  mode: fast\n",
+			want: "spec.yaml:8: load.mode: expected open, closed, ramp or sequential, got \"fast\"",
+		},
+		{
+			name: "open without rates",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  duration: 5s\n",
+			want: "spec.yaml:4: load.rates: missing: open mode needs rates (requests per second)",
+		},
+		{
+			name: "rates empty",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: []\n",
+			want: "spec.yaml:5: load.rates: expected at least one rate",
+		},
+		{
+			name: "rates not numbers",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [100, fast, -5, .nan]\n",
+			want: "spec.yaml:5: load.rates[1]: expected a number, got \"fast\"\n" +
+				"spec.yaml:5: load.rates[2]: -5 is not a number above 0 and at most 1e9\n" +
+				"spec.yaml:5: load.rates[3]: .nan is not a number above 0 and at most 1e9",
+		},
+		{
+			name: "rates repeated",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [100, 200, 100]\n",
+			want: "spec.yaml:5: load.rates[2]: duplicate rate 100",
+		},
+		{
+			name: "open with concurrency",
+			spec: loadBase + "  concurrency: [10]\n",
+			want: "spec.yaml:8: load.concurrency: open mode takes rates, not concurrency; give mode: closed for a closed loop",
+		},
+		{
+			name: "closed without concurrency",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: closed\n  rates: [100]\n",
+			want: "spec.yaml:5: load.concurrency: missing: closed mode needs concurrency (workers)\n" +
+				"spec.yaml:6: load.rates: closed mode takes concurrency, not rates; give mode: open for an open loop",
+		},
+		{
+			name: "concurrency not whole",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: closed\n  concurrency: [0, 1.5, 10, 10]\n",
+			want: "spec.yaml:6: load.concurrency[0]: 0 is less than 1\n" +
+				"spec.yaml:6: load.concurrency[1]: 1.5 is not a whole number in range\n" +
+				"spec.yaml:6: load.concurrency[3]: duplicate concurrency 10",
+		},
+		{
+			name: "ramp without ramp",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n",
+			want: "spec.yaml:5: load.ramp: missing: ramp mode needs ramp: {burst, every}",
+		},
+		{
+			name: "ramp without every",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n  ramp: {burst: 50, evry: 30s}\n",
+			want: "spec.yaml:7: load.ramp.evry: unknown field\n" +
+				"spec.yaml:7: load.ramp.every: missing",
+		},
+		{
+			name: "ramp in open mode",
+			spec: loadBase + "  ramp: {burst: 50, every: 30s}\n",
+			want: "spec.yaml:8: load.ramp: only ramp mode takes a ramp",
+		},
+		{
+			name: "sequential with rates",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: sequential\n  rates: [100]\n",
+			want: "spec.yaml:6: load.rates: sequential mode sends one request at a time: it takes neither rates nor concurrency",
+		},
+		{
+			name: "arrivals in closed mode",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: closed\n  concurrency: [10]\n  arrivals: poisson\n",
+			want: "spec.yaml:7: load.arrivals: only open mode takes arrivals",
+		},
+		{
+			name: "duration without unit",
+			spec: loadBase + "  duration: 10\n",
+			want: "spec.yaml:8: load.duration: expected a duration such as 10s, got 10",
+		},
+		{
+			name: "duration negative",
+			spec: loadBase + "  duration: -1s\n",
+			want: "spec.yaml:8: load.duration: -1s is not positive",
+		},
+		{
+			name: "duration not a duration",
+			spec: loadBase + "  duration: ten seconds\n",
+			want: "spec.yaml:8: load.duration: \"ten seconds\" is not a duration such as 10s or 1m30s",
+		},
+		{
+			name: "duration too long",
+			spec: loadBase + "  duration: 48h\n",
+			want: "spec.yaml:8: load.duration: 48h is more than 24h",
+		},
+		{
+			name: "requests zero",
+			spec: loadBase + "  requests: 0\n",
+			want: "spec.yaml:8: load.requests: 0 is less than 1",
+		},
+		{
+			name: "path without slash",
+			spec: loadBase + "  path: busywork\n",
+			want: "spec.yaml:8: load.path: \"busywork\" does not start with a single /",
+		},
+		{
+			name: "path with fragment",
+			spec: loadBase + "  path: /a#b\n",
+			want: "spec.yaml:8: load.path: \"/a#b\" has a fragment, which is never sent",
+		},
+		{
+			name: "method not a token",
+			spec: loadBase + "  method: GE T\n",
+			want: "spec.yaml:8: load.method: \"GE T\" is not an HTTP method",
+		},
+		{
+			name: "header bad name",
+			spec: loadBase + "  headers: {Bad Name: x}\n",
+			want: "spec.yaml:8: load.headers.Bad Name: invalid header name",
+		},
+		{
+			name: "header twice",
+			spec: loadBase + "  headers: {content-type: a, Content-Type: b}\n",
+			want: "spec.yaml:8: load.headers.Content-Type: duplicate header Content-Type",
+		},
+		{
+			name: "header bad value",
+			spec: loadBase + "  headers: {X-A: \"a\\nb\"}\n",
+			want: "spec.yaml:8: load.headers.X-A: invalid value \"a\\nb\"",
+		},
+		{
+			name: "body and body_file",
+			spec: loadBase + "  body: x\n  body_file: body.json\n",
+			want: "spec.yaml:9: load.body_file: cannot be used with body (line 8)",
+		},
+		{
+			name: "body_file missing",
+			spec: loadBase + "  body_file: nope.json\n",
+			want: "spec.yaml:8: load.body_file: testdata/specs/nope.json: no such file or directory",
+		},
+		{
+			name: "targets with path",
+			spec: loadBase + "  path: /\n  targets: targets.txt\n",
+			want: "spec.yaml:9: load.targets: cannot be used with path (line 8): the targets file gives the requests",
+		},
+		{
+			name: "targets and scenario",
+			spec: loadBase + "  targets: targets.txt\n  scenario: scenario.yaml\n",
+			want: "spec.yaml:9: load.scenario: cannot be used with targets (line 8)",
+		},
+		{
+			name: "targets do not parse",
+			spec: loadBase + "  targets: bad-targets.txt\n",
+			want: "testdata/specs/bad-targets.txt:2: header: expected \"Name: value\", got \"Bad Header Line\"",
+		},
+		{
+			name: "success not codes",
+			spec: loadBase + "  success: 2xx\n",
+			want: "spec.yaml:8: load.success: \"2xx\" is not a status code (100 to 999)",
+		},
+		{
+			name: "http2 and h2c",
+			spec: loadBase + "  http2: true\n  h2c: true\n",
+			want: "spec.yaml:9: load.h2c: cannot be used with http2 (line 8)",
+		},
+		{
+			name: "client unknown",
+			spec: loadBase + "  client: curl\n",
+			want: "spec.yaml:8: load.client: expected lean or nethttp, got \"curl\"",
+		},
+		{
+			name: "streams zero",
+			spec: loadBase + "  streams: 0\n",
+			want: "spec.yaml:8: load.streams: 0 is less than 1",
+		},
+		{
+			name: "insecure not a boolean",
+			spec: loadBase + "  insecure: yes\n",
+			want: "spec.yaml:8: load.insecure: expected true or false, got \"yes\"",
+		},
+		{
+			name: "variant load field",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {rates: [x]}\n",
+			want: "spec.yaml:8: variants[0].load.rates[0]: expected a number, got \"x\"",
+		},
+		{
+			name: "variant mode without concurrency",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    load:\n      mode: closed\n",
+			want: "spec.yaml:9: variants[0].load.concurrency: missing: closed mode needs concurrency (workers)",
+		},
+		{
+			name: "variant load unknown field",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {pth: /}\n",
+			want: "spec.yaml:8: variants[0].load.pth: unknown field",
+		},
+	})
+}

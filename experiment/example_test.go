@@ -1,0 +1,97 @@
+package experiment_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/latlab/latlab/experiment"
+)
+
+func ExampleSpec_Plan() {
+	spec, err := experiment.ParseSpec("sweep.yaml", []byte(`
+version: 1
+name: sweep
+variants:
+  - {name: plain, target: 'http://127.0.0.1:9000/'}
+  - {name: proxy, target: 'http://127.0.0.1:9001/'}
+load: {rates: [100, 200], duration: 10s}
+runs: 2
+`), "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range spec.Plan(1) {
+		fmt.Printf("%d %s %g/s rep %d\n", t.Position, t.Variant, t.Rate, t.Rep)
+	}
+	// Output:
+	// 1 plain 100/s rep 1
+	// 2 plain 200/s rep 1
+	// 3 proxy 200/s rep 1
+	// 4 proxy 100/s rep 1
+	// 5 plain 100/s rep 2
+	// 6 proxy 100/s rep 2
+	// 7 proxy 200/s rep 2
+	// 8 plain 200/s rep 2
+}
+
+func ExampleParseSpec_errors() {
+	_, err := experiment.ParseSpec("bad.yaml", []byte(`version: 1
+name: bad
+variants:
+  - name: plain
+    target: http://127.0.0.1:9000/
+load:
+  mode: closed
+  rates: [100]
+  duration: 10
+`), "")
+	fmt.Println(err)
+	// Output:
+	// bad.yaml:7: load.concurrency: missing: closed mode needs concurrency (workers)
+	// bad.yaml:8: load.rates: closed mode takes concurrency, not rates; give mode: open for an open loop
+	// bad.yaml:9: load.duration: expected a duration such as 10s, got 10
+}
+
+func TestExampleSpecs(t *testing.T) {
+	paths, err := filepath.Glob("../examples/experiments/*.yaml")
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("example specs %v, %v", paths, err)
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			s, err := experiment.ReadSpec(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.WritePlan(discard{}, s.Plan(1)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	s, err := experiment.ReadSpec("../examples/experiments/filter-overhead.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs, targets := 0, 0
+	for _, v := range s.Variants {
+		if v.Graph != "" {
+			graphs++
+		} else if v.Setup != "" && v.Teardown != "" {
+			targets++
+		}
+	}
+	if graphs != 2 || targets != 1 || len(s.Load.Rates) != 3 || s.Runs != 3 {
+		t.Errorf("filter-overhead: %d graphs, %d external variants, rates %v, %d runs; want 2, 1, three rates, 3",
+			graphs, targets, s.Load.Rates, s.Runs)
+	}
+	if _, err := os.Stat(s.Path(s.Variants[0].Graph)); err != nil {
+		t.Error(err)
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,197 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/graph"
+	"github.com/latlab/latlab/load"
+)
+
+// maxFile bounds the size of a file a spec refers to.
+const maxFile = 256 << 20
+
+// fileData is a file read once however often a spec names it, and what it
+// parsed to.
+type fileData struct {
+	data []byte
+	err  error // why it cannot be read
+
+	topology *graph.Topology
+	targets  []*load.Request
+	scenario *load.Scenario
+	parseErr error
+	parsed   bool
+}
+
+// file decodes the scalar n as the path of a regular file, reads it and
+// records its hash under the path as written.
+func (d *decoder) file(n *yaml.Node, field string) (written, resolved string, f *fileData, ok bool) {
+	written, ok = d.text(n, field)
+	if !ok {
+		return "", "", nil, false
+	}
+	resolved = d.out.Path(written)
+	f = d.read(resolved)
+	if f.err != nil {
+		d.errorf(n, field, "%v", f.err)
+		return "", "", nil, false
+	}
+	d.sums[written] = sum(f.data)
+	return written, resolved, f, true
+}
+
+// read returns the file at path, reading it the first time.
+func (d *decoder) read(path string) *fileData {
+	if f, ok := d.cache[path]; ok {
+		return f
+	}
+	data, err := readFile(path)
+	f := &fileData{data: data, err: err}
+	d.cache[path] = f
+	return f
+}
+
+// readFile reads the regular file at path, refusing folders, devices and
+// files larger than maxFile; its errors name the path but no operation.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil, pathError(path, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s is a folder, not a file", path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	case fi.Size() > maxFile:
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, maxFile>>20)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	return data, nil
+}
+
+// pathError returns err as "PATH: CAUSE".
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// sum returns the hex SHA-256 of data.
+func sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// nested returns a reader of the files another file refers to, such as the
+// bodies of a targets file: relative paths resolve against dir, and each
+// file's hash is recorded under written, the referring file's path as
+// written in the spec, and the name as written there.
+func (d *decoder) nested(written, dir string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		data, err := readFile(p)
+		if err == nil {
+			d.sums[written+" "+name] = sum(data)
+		}
+		return data, err
+	}
+}
+
+// topology decodes the scalar n as a topology file and parses it.
+func (d *decoder) topology(n *yaml.Node, field string) (string, *graph.Topology) {
+	written, resolved, f, ok := d.file(n, field)
+	if !ok {
+		return "", nil
+	}
+	if !f.parsed {
+		f.parsed = true
+		f.topology, f.parseErr = graph.ParseTopology(resolved, f.data, filepath.Dir(resolved))
+	}
+	if f.parseErr != nil {
+		d.add(n.Line, f.parseErr)
+		return "", nil
+	}
+	return written, f.topology
+}
+
+// targets decodes the scalar n as a targets file and parses it.
+func (d *decoder) targets(n *yaml.Node, field string) (string, []*load.Request) {
+	written, resolved, f, ok := d.file(n, field)
+	if !ok {
+		return "", nil
+	}
+	if !f.parsed {
+		f.parsed = true
+		f.targets, f.parseErr = load.ParseTargets(resolved, f.data, d.nested(written, filepath.Dir(resolved)))
+	}
+	if f.parseErr != nil {
+		d.add(n.Line, f.parseErr)
+		return "", nil
+	}
+	return written, f.targets
+}
+
+// scenario decodes the scalar n as a scenario file and parses it.
+func (d *decoder) scenario(n *yaml.Node, field string) (string, *load.Scenario) {
+	written, resolved, f, ok := d.file(n, field)
+	if !ok {
+		return "", nil
+	}
+	if !f.parsed {
+		f.parsed = true
+		f.scenario, f.parseErr = load.ParseScenario(resolved, f.data, d.nested(written, filepath.Dir(resolved)))
+	}
+	if f.parseErr != nil {
+		d.add(n.Line, f.parseErr)
+		return "", nil
+	}
+	return written, f.scenario
+}
+
+// command decodes the scalar n as a shell command line. When its first
+// word is a path (it holds a '/'), that file must exist, resolved against
+// the spec's folder, and be executable.
+func (d *decoder) command(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.str(n, field)
+	if !ok {
+		return "", false
+	}
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		d.errorf(n, field, "empty")
+		return "", false
+	}
+	if !strings.Contains(words[0], "/") {
+		return s, true
+	}
+	p := d.out.Path(words[0])
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		d.errorf(n, field, "%v", pathError(p, err))
+	case fi.IsDir():
+		d.errorf(n, field, "%s is a folder, not a program", p)
+	case fi.Mode()&0o111 == 0:
+		d.errorf(n, field, "%s is not executable (chmod +x %s)", p, p)
+	default:
+		return s, true
+	}
+	return "", false
+}

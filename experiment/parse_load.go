@@ -1,0 +1,271 @@
+package experiment
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/record"
+)
+
+// scope is where a load mapping is: the line of its key and its field path.
+type scope struct {
+	line int
+	path string
+}
+
+// An entry is one field of a load mapping, kept as nodes so that a
+// variant's overrides can be merged with the spec's load before decoding,
+// and every error still names the line it came from.
+type entry struct {
+	key   string
+	k, v  *yaml.Node
+	scope scope
+}
+
+// path returns the field path of e.
+func (e entry) path() string { return join(e.scope.path, e.key) }
+
+// loadKeys are the fields of a load mapping.
+var loadKeys = []string{"mode", "rates", "concurrency", "ramp", "arrivals", "max_in_flight", "duration", "requests",
+	"interval", "path", "method", "headers", "body", "body_file", "targets", "scenario", "success", "timeout",
+	"connections", "no_keepalive", "http2", "h2c", "streams", "client", "insecure"}
+
+// requestKeys are the fields that describe the request when no targets or
+// scenario file does.
+var requestKeys = []string{"path", "method", "headers", "body", "body_file"}
+
+// entries reads the fields of the load mapping n at sc.
+func (d *decoder) entries(n *yaml.Node, path string, sc scope) ([]entry, bool) {
+	var es []entry
+	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		if !slices.Contains(loadKeys, key) {
+			d.errorf(k, join(path, key), "unknown field")
+			return
+		}
+		es = append(es, entry{key: key, k: k, v: v, scope: sc})
+	})
+	return es, ok
+}
+
+// merge returns base with over's fields in place of its own, and without
+// the fields of base that over's exclude: a variant giving concurrency drops
+// the spec's rates, one giving a scenario drops the spec's path.
+func merge(base, over []entry) []entry {
+	drop := map[string]bool{}
+	for _, e := range over {
+		drop[e.key] = true
+		for _, x := range excludes(e) {
+			drop[x] = true
+		}
+	}
+	var out []entry
+	for _, e := range base {
+		if !drop[e.key] {
+			out = append(out, e)
+		}
+	}
+	for _, e := range base {
+		if drop[e.key] && !slices.ContainsFunc(over, func(o entry) bool { return o.key == e.key }) {
+			// Remember it was there: a field the mode needs that the
+			// variant dropped is the variant's error, reported as such.
+			out = append(out, entry{key: e.key, scope: e.scope})
+		}
+	}
+	return append(out, over...)
+}
+
+// excludes returns the fields that cannot stand beside e.
+func excludes(e entry) []string {
+	switch e.key {
+	case "rates":
+		return []string{"concurrency", "ramp"}
+	case "concurrency":
+		return []string{"rates", "arrivals", "max_in_flight"}
+	case "ramp":
+		return []string{"rates", "arrivals", "max_in_flight"}
+	case "mode":
+		switch deref(e.v).Value {
+		case string(Open):
+			return []string{"concurrency", "ramp"}
+		case string(Closed):
+			return []string{"rates", "ramp", "arrivals", "max_in_flight"}
+		case string(Ramp):
+			return []string{"rates", "arrivals", "max_in_flight"}
+		case string(Sequential):
+			return []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
+		}
+	case "body":
+		return []string{"body_file", "targets", "scenario"}
+	case "body_file":
+		return []string{"body", "targets", "scenario"}
+	case "path", "method", "headers":
+		return []string{"targets", "scenario"}
+	case "targets":
+		return append([]string{"scenario"}, requestKeys...)
+	case "scenario":
+		return append([]string{"targets"}, requestKeys...)
+	case "http2":
+		return []string{"h2c"}
+	case "h2c":
+		return []string{"http2"}
+	}
+	return nil
+}
+
+// buildLoad decodes es, the fields of a load. Fields it requires but lacks
+// are reported at the mode that requires them, or at base, the spec's load.
+// Without check it decodes the fields given and nothing more.
+func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
+	l := Load{Mode: Open, Method: http.MethodGet, Timeout: DefaultTimeout, Interval: DefaultInterval,
+		Streams: DefaultStreams, Client: "lean", parsed: &parsedLoad{}}
+	given := map[string]entry{}
+	dropped := map[string]bool{}
+	for _, e := range es {
+		if e.v == nil {
+			dropped[e.key] = true
+			continue
+		}
+		given[e.key] = e
+		d.loadField(&l, e)
+	}
+	if !check {
+		return l
+	}
+	d.checkLoad(&l, given, dropped, base)
+	if l.Duration == 0 && l.Requests == 0 {
+		if _, ok := given["duration"]; !ok {
+			if _, ok := given["requests"]; !ok {
+				l.Duration = DefaultDuration
+			}
+		}
+	}
+	return l
+}
+
+// loadField decodes e into l.
+func (d *decoder) loadField(l *Load, e entry) {
+	f, v := e.path(), e.v
+	switch e.key {
+	case "mode":
+		if m, ok := d.oneOf(v, f, string(Open), string(Closed), string(Ramp), string(Sequential)); ok {
+			l.Mode = Mode(m)
+		}
+	case "rates":
+		d.list(v, f, "rate", func(i int, n *yaml.Node) {
+			if r, ok := d.positive(n, index(f, i)); ok {
+				if slices.Contains(l.Rates, r) {
+					d.errorf(n, index(f, i), "duplicate rate %g", r)
+					return
+				}
+				l.Rates = append(l.Rates, r)
+			}
+		})
+	case "concurrency":
+		d.list(v, f, "concurrency", func(i int, n *yaml.Node) {
+			if c, ok := d.integer(n, index(f, i), 1, 1000000); ok {
+				if slices.Contains(l.Concurrency, int(c)) {
+					d.errorf(n, index(f, i), "duplicate concurrency %d", c)
+					return
+				}
+				l.Concurrency = append(l.Concurrency, int(c))
+			}
+		})
+	case "ramp":
+		l.Ramp = d.ramp(v, f)
+	case "arrivals":
+		l.Arrivals, _ = d.oneOf(v, f, "constant", "poisson")
+	case "max_in_flight":
+		n, _ := d.integer(v, f, 1, 1000000)
+		l.MaxInFlight = int(n)
+	case "duration":
+		l.Duration, _ = d.duration(v, f)
+	case "requests":
+		l.Requests, _ = d.integer(v, f, 1, 1e12)
+	case "interval":
+		if iv, ok := d.duration(v, f); ok {
+			l.Interval = iv
+		}
+	case "path":
+		l.Path, _ = d.path(v, f)
+	case "method":
+		if m, ok := d.text(v, f); ok && !isToken(m) {
+			d.errorf(v, f, "%q is not an HTTP method", m)
+		} else if ok {
+			l.Method = strings.ToUpper(m)
+		}
+	case "headers":
+		l.Headers = d.headers(v, f)
+	case "body":
+		l.Body, _ = d.str(v, f)
+	case "body_file":
+		if written, _, file, ok := d.file(v, f); ok {
+			l.BodyFile, l.parsed.body = written, file.data
+		}
+	case "targets":
+		l.Targets, l.parsed.targets = d.targets(v, f)
+	case "scenario":
+		l.Scenario, l.parsed.scenario = d.scenario(v, f)
+	case "success":
+		if s, ok := d.text(v, f); ok {
+			if set, err := record.ParseCodeSet(s); err != nil {
+				d.errorf(v, f, "%v", err)
+			} else {
+				l.Success, l.parsed.success = s, &set
+			}
+		}
+	case "timeout":
+		if t, ok := d.duration(v, f); ok {
+			l.Timeout = t
+		}
+	case "connections":
+		n, _ := d.integer(v, f, 1, 1000000)
+		l.Connections = int(n)
+	case "streams":
+		if n, ok := d.integer(v, f, 1, 10000); ok {
+			l.Streams = int(n)
+		}
+	case "client":
+		if c, ok := d.oneOf(v, f, "lean", "nethttp"); ok {
+			l.Client = c
+		}
+	case "no_keepalive":
+		l.NoKeepAlive, _ = d.boolean(v, f)
+	case "http2":
+		l.HTTP2, _ = d.boolean(v, f)
+	case "h2c":
+		l.H2C, _ = d.boolean(v, f)
+	case "insecure":
+		l.Insecure, _ = d.boolean(v, f)
+	}
+}
+
+// ramp decodes a ramp mapping: burst and every, both required.
+func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
+	r := &RampStep{}
+	var burst, every bool
+	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		switch f := join(path, key); key {
+		case "burst":
+			b, _ := d.integer(v, f, 1, 1000000)
+			r.Burst, burst = int(b), true
+		case "every":
+			r.Every, _ = d.duration(v, f)
+			every = true
+		default:
+			d.errorf(k, f, "unknown field")
+		}
+	})
+	if !ok {
+		return nil
+	}
+	if !burst {
+		d.errorf(n, join(path, "burst"), "missing")
+	}
+	if !every {
+		d.errorf(n, join(path, "every"), "missing")
+	}
+	return r
+}

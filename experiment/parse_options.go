@@ -1,0 +1,197 @@
+package experiment
+
+import (
+	"regexp"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// percentileRE matches a percentile's name, such as p99 or p99.9.
+var percentileRE = regexp.MustCompile(`^p([0-9]{1,3}(\.[0-9]{1,6})?)$`)
+
+// percentiles decodes a mapping of percentiles to latencies, such as
+// {p50: 30ms, p99: 50ms}, sorted by quantile. Other keys are left to
+// other, which reports whether it took them; nil takes none. what names a
+// value in errors.
+func (d *decoder) percentiles(n *yaml.Node, path, what string) []Percentile {
+	return d.percentilesOr(n, path, what, nil)
+}
+
+// percentilesOr is percentiles with other.
+func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []Percentile {
+	var out []Percentile
+	lines := map[float64]int{}
+	entries := 0
+	d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		entries++
+		f := join(path, key)
+		if other != nil && other(key, k, v) {
+			return
+		}
+		m := percentileRE.FindStringSubmatch(key)
+		if m == nil {
+			d.errorf(k, f, "unknown field: expected a percentile such as p50, p99 or p99.9")
+			return
+		}
+		q, _ := hundredth(m[1])
+		if q <= 0 || q > 1 {
+			d.errorf(k, f, "%s is not a percentile above p0 and at most p100", key)
+			return
+		}
+		if l, dup := lines[q]; dup {
+			d.errorf(k, f, "the same percentile as line %d", l)
+			return
+		}
+		lines[q] = k.Line
+		if lat, ok := d.duration(v, f); ok {
+			out = append(out, Percentile{Name: key, Q: q, Latency: lat})
+		}
+	})
+	if deref(n).Kind == yaml.MappingNode && entries == 0 {
+		d.errorf(n, path, "expected at least one %s, such as p99: 50ms", what)
+	}
+	slices.SortFunc(out, func(a, b Percentile) int {
+		switch {
+		case a.Q < b.Q:
+			return -1
+		case a.Q > b.Q:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// slo decodes the slo mapping: percentiles and errors.
+func (d *decoder) slo(s *SLO, n *yaml.Node) {
+	s.Latency = d.percentilesOr(n, "slo", "bound", func(key string, k, v *yaml.Node) bool {
+		if key != "errors" {
+			return false
+		}
+		if r, ok := d.percent(v, "slo.errors", false, 1); ok {
+			s.Errors = &r
+		}
+		return true
+	})
+}
+
+// warmup decodes the warmup mapping: duration (required) and rate: same, a
+// share of the trial's rate, or requests per second.
+func (d *decoder) warmup(s *Spec, n *yaml.Node) *Warmup {
+	w := &Warmup{Share: 1}
+	var dur bool
+	if !d.mapping(n, "warmup", func(key string, k, v *yaml.Node) {
+		switch f := join("warmup", key); key {
+		case "duration":
+			w.Duration, _ = d.duration(v, f)
+			dur = true
+		case "rate":
+			d.warmupRate(s, w, v, f)
+		default:
+			d.errorf(k, f, "unknown field")
+		}
+	}) {
+		return nil
+	}
+	if !dur {
+		d.errorf(n, "warmup.duration", "missing")
+	}
+	return w
+}
+
+// warmupRate decodes the rate of a warm-up into w.
+func (d *decoder) warmupRate(s *Spec, w *Warmup, v *yaml.Node, f string) {
+	v = deref(v)
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "same" {
+		return
+	}
+	if _, isPct, ok := ratio(v); ok && isPct {
+		share, ok := d.percent(v, f, true, 10)
+		if !ok {
+			return
+		}
+		w.Share = share
+		for _, va := range s.Variants {
+			if va.Load.Mode != Sequential {
+				continue
+			}
+			if slices.Contains(va.Overrides, "mode") {
+				d.errorf(v, f, "variant %s runs in sequential mode, which has no rate to take a share of: give same or requests per second", va.Name)
+			} else {
+				d.errorf(v, f, "sequential mode has no rate to take a share of: give same or requests per second")
+			}
+		}
+		return
+	}
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
+		d.errorf(v, f, "expected same, a percentage such as 50%% or requests per second, got %s", got(v))
+		return
+	}
+	if r, ok := d.positive(v, f); ok {
+		w.Share, w.Rate = 0, r
+	}
+}
+
+// sideload decodes one sideload: target and rate, both required.
+func (d *decoder) sideload(n *yaml.Node, path string) (Sideload, bool) {
+	var sl Sideload
+	var target, rate bool
+	if !d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		switch f := join(path, key); key {
+		case "target":
+			sl.Target, _ = d.url(v, f)
+			target = true
+		case "rate":
+			sl.Rate, _ = d.positive(v, f)
+			rate = true
+		default:
+			d.errorf(k, f, "unknown field")
+		}
+	}) {
+		return sl, false
+	}
+	if !target {
+		d.errorf(n, join(path, "target"), "missing")
+	}
+	if !rate {
+		d.errorf(n, join(path, "rate"), "missing")
+	}
+	return sl, target && rate && sl.Target != "" && sl.Rate > 0
+}
+
+// validity decodes the validity mapping into v and returns the node of its
+// cpu_budget, or nil.
+func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
+	var budget *yaml.Node
+	d.mapping(n, "validity", func(key string, k, val *yaml.Node) {
+		f := join("validity", key)
+		var ok bool
+		var r float64
+		switch key {
+		case "max_error_ratio":
+			if r, ok = d.percent(val, f, false, 1); ok {
+				v.MaxErrorRatio = r
+			}
+		case "max_lag_p99":
+			if t, ok := d.duration(val, f); ok {
+				v.MaxLagP99 = t
+			}
+		case "min_achieved":
+			if r, ok = d.percent(val, f, true, 1); ok {
+				v.MinAchieved = r
+			}
+		case "cpu_budget":
+			if r, ok = d.percent(val, f, true, 1); ok {
+				v.CPUBudget, budget = r, val
+			}
+		case "max_trend":
+			if r, ok = d.percent(val, f, true, 100); ok {
+				v.MaxTrend = r
+			}
+		default:
+			d.errorf(k, f, "unknown field")
+		}
+	})
+	return budget
+}

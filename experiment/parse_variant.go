@@ -1,0 +1,79 @@
+package experiment
+
+import (
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// variant decodes variant i from n, with its load: base merged with its
+// overrides. It returns the line of the variant's name, and false when the
+// variant has no usable name.
+func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope scope) (Variant, int, bool) {
+	path := index("variants", i)
+	v := Variant{ReadyTimeout: DefaultReadyTimeout}
+	keys := map[string]*yaml.Node{}
+	var over []entry
+	var overScope scope
+	var named bool
+	if !d.mapping(n, path, func(key string, k, val *yaml.Node) {
+		keys[key] = k
+		f := join(path, key)
+		switch key {
+		case "name":
+			v.Name, named = d.name(val, f)
+		case "graph":
+			v.Graph, v.Topology = d.topology(val, f)
+		case "target":
+			v.Target, _ = d.url(val, f)
+		case "setup":
+			v.Setup, _ = d.command(val, f)
+		case "teardown":
+			v.Teardown, _ = d.command(val, f)
+		case "ready":
+			v.Ready, _ = d.url(val, f)
+		case "ready_timeout":
+			if t, ok := d.duration(val, f); ok {
+				v.ReadyTimeout = t
+			}
+		case "load":
+			overScope = scope{line: k.Line, path: f}
+			over, _ = d.entries(val, f, overScope)
+		case "expect":
+			v.Expect = d.percentiles(val, f, "percentile")
+		default:
+			d.errorf(k, f, "unknown field")
+		}
+	}) {
+		return v, 0, false
+	}
+	graph, target := keys["graph"], keys["target"]
+	switch {
+	case graph == nil && target == nil:
+		d.errorf(n, path, "give graph (a topology file) or target (a URL)")
+	case graph != nil && target != nil:
+		later, first, name := target, graph, "graph"
+		if graph.Line > target.Line {
+			later, first, name = graph, target, "target"
+		}
+		d.errorf(later, join(path, later.Value), "cannot be used with %s (line %d): give graph or target, not both", name, first.Line)
+	case graph != nil && keys["ready"] != nil:
+		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
+	}
+	if len(over) == 0 {
+		v.Load = s.Load
+	} else {
+		for _, e := range over {
+			v.Overrides = append(v.Overrides, e.key)
+		}
+		slices.Sort(v.Overrides)
+		v.Load = d.buildLoad(merge(base, over), baseScope, baseScope.line > 0)
+	}
+	if keys["name"] == nil {
+		d.errorf(n, join(path, "name"), "missing")
+	}
+	if !named {
+		return v, 0, false
+	}
+	return v, keys["name"].Line, true
+}

@@ -1,0 +1,93 @@
+package experiment
+
+import "math/bits"
+
+// A Trial is one measured run of a plan: a variant at one rate (or
+// concurrency), one repetition.
+type Trial struct {
+	Variant     string
+	Rate        float64 // open mode: requests per second; 0 otherwise
+	Concurrency int     // closed and ramp modes: workers; sequential: 1; open: 0
+	Rep         int     // the repetition, from 1 to Spec.Runs
+	Position    int     // the trial's place in the plan, from 1
+}
+
+// Plan returns the trials of s: every variant at every level of its load
+// (rates, concurrencies, or one sequential level), Spec.Runs times, in
+// Spec.Order. Interleaved, each repetition runs every (variant, level) pair
+// once, in an order drawn from seed; the same seed gives the same plan, on
+// any platform and Go version. Grouped, the trials run variant by variant,
+// level by level, with the repetitions of a level together; seed is
+// unused. When the spec gives no seed the caller picks one, and stores it
+// to make the plan again.
+func (s *Spec) Plan(seed int64) []Trial {
+	var pairs []Trial
+	for _, v := range s.Variants {
+		pairs = append(pairs, v.Load.levels(v.Name)...)
+	}
+	trials := make([]Trial, 0, len(pairs)*s.Runs)
+	if s.Order == Grouped {
+		for _, p := range pairs {
+			for rep := 1; rep <= s.Runs; rep++ {
+				p.Rep = rep
+				trials = append(trials, p)
+			}
+		}
+	} else {
+		rng := splitmix(uint64(seed))
+		for rep := 1; rep <= s.Runs; rep++ {
+			start := len(trials)
+			for _, p := range pairs {
+				p.Rep = rep
+				trials = append(trials, p)
+			}
+			rng.shuffle(trials[start:])
+		}
+	}
+	for i := range trials {
+		trials[i].Position = i + 1
+	}
+	return trials
+}
+
+// levels returns the points of l's sweep as trials of variant, without
+// repetition or position.
+func (l Load) levels(variant string) []Trial {
+	var out []Trial
+	switch l.Mode {
+	case Open:
+		for _, r := range l.Rates {
+			out = append(out, Trial{Variant: variant, Rate: r})
+		}
+	case Closed, Ramp:
+		for _, c := range l.Concurrency {
+			out = append(out, Trial{Variant: variant, Concurrency: c})
+		}
+	case Sequential:
+		out = append(out, Trial{Variant: variant, Concurrency: 1})
+	}
+	return out
+}
+
+// splitmix is the SplitMix64 generator: small, fast and fully specified,
+// so that a plan drawn from a seed never changes.
+type splitmix uint64
+
+// next returns the next 64 random bits.
+func (s *splitmix) next() uint64 {
+	*s += 0x9e3779b97f4a7c15
+	z := uint64(*s)
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// shuffle puts t in a random order (Fisher–Yates). The draw of each
+// index is the high word of a 128-bit product, whose bias is below 2⁻⁵⁰
+// for any plan.
+func (s *splitmix) shuffle(t []Trial) {
+	for i := len(t) - 1; i > 0; i-- {
+		j, _ := bits.Mul64(s.next(), uint64(i+1))
+		t[i], t[j] = t[j], t[i]
+	}
+}

@@ -1,0 +1,128 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// planSpec has 3 variants × 3 rates × runs.
+func planSpec(t *testing.T, runs int, order string) *Spec {
+	t.Helper()
+	return mustParse(t, fmt.Sprintf(`version: 1
+name: t
+variants:
+  - {name: plain, target: 'http://127.0.0.1:9000/'}
+  - {name: proxy, target: 'http://127.0.0.1:9001/'}
+  - {name: filter, target: 'http://127.0.0.1:9002/'}
+load: {rates: [100, 200, 400]}
+runs: %d
+order: %s
+`, runs, order))
+}
+
+// pair names a trial's variant and level.
+func pair(t Trial) string { return fmt.Sprintf("%s@%g/%d", t.Variant, t.Rate, t.Concurrency) }
+
+func TestPlanInterleaved(t *testing.T) {
+	s := planSpec(t, 10, "interleaved")
+	plan := s.Plan(42)
+	if len(plan) != 90 {
+		t.Fatalf("%d trials, want 90", len(plan))
+	}
+	all := map[string]bool{}
+	for _, tr := range s.Plan(0)[:9] {
+		all[pair(tr)] = true
+	}
+	if len(all) != 9 {
+		t.Fatalf("%d pairs, want 9", len(all))
+	}
+	orders := map[string]bool{}
+	for i, tr := range plan {
+		if tr.Position != i+1 || tr.Rep != i/9+1 {
+			t.Errorf("trial %d: position %d, rep %d", i, tr.Position, tr.Rep)
+		}
+	}
+	for rep := range 10 {
+		var names []string
+		for _, tr := range plan[rep*9 : rep*9+9] {
+			names = append(names, pair(tr))
+		}
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !all[n] || seen[n] {
+				t.Errorf("rep %d: %s unknown or repeated", rep+1, n)
+			}
+			seen[n] = true
+		}
+		orders[fmt.Sprint(names)] = true
+	}
+	if len(orders) < 5 {
+		t.Errorf("only %d different orders in 10 repetitions", len(orders))
+	}
+	if diff := cmp.Diff(plan, s.Plan(42)); diff != "" {
+		t.Errorf("same seed, different plan:\n%s", diff)
+	}
+	if cmp.Equal(plan, s.Plan(43)) {
+		t.Error("seeds 42 and 43 gave the same plan")
+	}
+	// More runs keep the order of the first ones.
+	if diff := cmp.Diff(plan, planSpec(t, 12, "interleaved").Plan(42)[:90]); diff != "" {
+		t.Errorf("12 runs do not start as 10 do:\n%s", diff)
+	}
+}
+
+func TestPlanInterleavedFixed(t *testing.T) {
+	// The order a seed gives must never change: latlab run makes the plan
+	// again from the stored seed to resume it.
+	var got []string
+	for _, tr := range planSpec(t, 2, "interleaved").Plan(1) {
+		got = append(got, pair(tr))
+	}
+	want := []string{
+		"plain@100/0", "plain@200/0", "proxy@200/0", "proxy@100/0", "filter@200/0", "plain@400/0", "filter@100/0", "filter@400/0", "proxy@400/0",
+		"proxy@400/0", "plain@100/0", "plain@200/0", "proxy@200/0", "filter@200/0", "proxy@100/0", "filter@400/0", "filter@100/0", "plain@400/0",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan of seed 1 (-want +got):\n%s", diff)
+	}
+}
+
+func TestPlanGrouped(t *testing.T) {
+	s := mustParse(t, `version: 1
+name: t
+variants:
+  - {name: a, target: 'http://127.0.0.1:9000/'}
+  - {name: b, target: 'http://127.0.0.1:9001/', load: {mode: closed, concurrency: [50, 300]}}
+  - {name: c, target: 'http://127.0.0.1:9002/', load: {mode: sequential}}
+load: {rates: [10, 20]}
+runs: 2
+order: grouped
+`)
+	want := []Trial{
+		{"a", 10, 0, 1, 1}, {"a", 10, 0, 2, 2}, {"a", 20, 0, 1, 3}, {"a", 20, 0, 2, 4},
+		{"b", 0, 50, 1, 5}, {"b", 0, 50, 2, 6}, {"b", 0, 300, 1, 7}, {"b", 0, 300, 2, 8},
+		{"c", 0, 1, 1, 9}, {"c", 0, 1, 2, 10},
+	}
+	if diff := cmp.Diff(want, s.Plan(7)); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	if !cmp.Equal(s.Plan(7), s.Plan(8)) {
+		t.Error("grouped plan depends on the seed")
+	}
+}
+
+func TestPlanEveryTrialLoads(t *testing.T) {
+	s := planSpec(t, 3, "interleaved")
+	for _, tr := range s.Plan(5) {
+		cfg, err := s.LoadFor(tr, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Model == nil || !slices.Contains(s.Load.Rates, tr.Rate) {
+			t.Errorf("trial %+v: model %v", tr, cfg.Model)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package experiment
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/latlab/latlab/graph"
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
+)
+
+// A Spec is a parsed experiment spec: what to run, how hard, how often and
+// what to measure beside it. ParseSpec fills every default, so no field of
+// a parsed Spec needs interpreting; a Spec is read-only once parsed.
+//
+// The spec tags name each field's YAML key; Canonical and Diff use them.
+type Spec struct {
+	File      string     `spec:"-"` // the file it was read from, for messages
+	Dir       string     `spec:"-"` // its folder: relative paths in it resolve here
+	Version   int        `spec:"version"`
+	Name      string     `spec:"name"`
+	Variants  []Variant  `spec:"variants"`
+	Baseline  string     `spec:"baseline"` // a variant's name; default the first
+	Load      Load       `spec:"load"`     // the load of every variant, before its overrides
+	Warmup    *Warmup    `spec:"warmup"`   // nil means no warm-up
+	Runs      int        `spec:"runs"`     // repetitions of each variant and rate; default 1
+	Order     Order      `spec:"order"`
+	Seed      *int64     `spec:"seed"` // seed of the interleaved order; nil means the caller picks one
+	Restart   Restart    `spec:"restart"`
+	Sideloads []Sideload `spec:"sideloads"`
+	Probes    Probes     `spec:"probes"`
+	Validity  Validity   `spec:"validity"`
+	SLO       SLO        `spec:"slo"`
+
+	sums map[string]string // sha256 of each referenced file, by path as written
+}
+
+// Path returns p, a path as written in the spec, resolved against the
+// spec's folder.
+func (s *Spec) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}
+
+// Variant returns the variant called name, or nil.
+func (s *Spec) Variant(name string) *Variant {
+	for i := range s.Variants {
+		if s.Variants[i].Name == name {
+			return &s.Variants[i]
+		}
+	}
+	return nil
+}
+
+// A Variant is one system under test: a synthetic graph that latlab starts
+// and stops, or an external target. Exactly one of Graph and Target is
+// set.
+type Variant struct {
+	Name         string          `spec:"name"`
+	Graph        string          `spec:"graph"`    // topology file, as written; see Spec.Path
+	Target       string          `spec:"target"`   // absolute http or https URL
+	Setup        string          `spec:"setup"`    // shell command (sh -c) run in the spec's folder to set the variant up
+	Teardown     string          `spec:"teardown"` // shell command (sh -c) run in the spec's folder to tear it down
+	Ready        string          `spec:"ready"`    // URL that answers once the target is ready; "" means none
+	ReadyTimeout time.Duration   `spec:"ready_timeout"`
+	Load         Load            `spec:"load"` // the spec's load with this variant's overrides applied
+	Overrides    []string        `spec:"-"`    // the load fields the variant gives, sorted
+	Expect       []Percentile    `spec:"expect"`
+	Topology     *graph.Topology `spec:"-"` // the parsed Graph, nil for a target
+}
+
+// Mode is the load model of a trial.
+type Mode string
+
+// The load modes.
+const (
+	Open       Mode = "open"       // a constant (or Poisson) rate per trial, whatever the target does
+	Closed     Mode = "closed"     // a fixed number of workers per trial
+	Ramp       Mode = "ramp"       // workers added in bursts up to the trial's concurrency
+	Sequential Mode = "sequential" // one request at a time on one connection
+)
+
+// Load is how a trial loads its variant: the model, the levels the plan
+// sweeps (Rates in open mode, Concurrency in closed and ramp modes), how
+// long, and the requests. Requests come from Path, Method, Headers and
+// Body (sent to the variant), or from a Targets or Scenario file whose
+// URLs' scheme and host are replaced by the variant's.
+type Load struct {
+	Mode        Mode              `spec:"mode"`
+	Rates       []float64         `spec:"rates"`         // open: requests (scenario iterations) per second
+	Concurrency []int             `spec:"concurrency"`   // closed and ramp: workers
+	Ramp        *RampStep         `spec:"ramp"`          // ramp mode only
+	Arrivals    string            `spec:"arrivals"`      // open: "constant" or "poisson"; "" elsewhere
+	MaxInFlight int               `spec:"max_in_flight"` // open: cap on requests in flight; 0 means load.DefaultMaxInFlight
+	Duration    time.Duration     `spec:"duration"`      // 0 means no limit (Requests is set)
+	Requests    int64             `spec:"requests"`      // 0 means no limit (Duration is set)
+	Interval    time.Duration     `spec:"interval"`      // length of one interval of the series
+	Path        string            `spec:"path"`          // path and query; "" means the target's own, or / for a graph
+	Method      string            `spec:"method"`
+	Headers     map[string]string `spec:"headers"` // canonical names; Host sets the Host header
+	Body        string            `spec:"body"`
+	BodyFile    string            `spec:"body_file"` // as written; see Spec.Path
+	Targets     string            `spec:"targets"`   // vegeta-format targets file, as written
+	Scenario    string            `spec:"scenario"`  // scenario file, as written
+	Success     string            `spec:"success"`   // status codes that count as success; "" means below 400
+	Timeout     time.Duration     `spec:"timeout"`
+	Connections int               `spec:"connections"` // cap on open connections; 0 means none
+	NoKeepAlive bool              `spec:"no_keepalive"`
+	HTTP2       bool              `spec:"http2"`
+	H2C         bool              `spec:"h2c"`
+	Streams     int               `spec:"streams"` // concurrent streams per HTTP/2 connection
+	Client      string            `spec:"client"`  // "lean" or "nethttp"
+	Insecure    bool              `spec:"insecure"`
+
+	parsed *parsedLoad // what was read from files and strings, shared by copies
+}
+
+// parsedLoad holds what a Load's files and strings parse to.
+type parsedLoad struct {
+	success  *record.CodeSet
+	body     []byte          // BodyFile's contents
+	targets  []*load.Request // Targets' requests; never sent themselves, only copied
+	scenario *load.Scenario
+}
+
+// RampStep is how ramp mode steps up: Burst workers every Every.
+type RampStep struct {
+	Burst int           `spec:"burst"`
+	Every time.Duration `spec:"every"`
+}
+
+// Warmup is load sent before each trial and never recorded with it: for
+// Duration, at Share of the trial's rate (or concurrency) or at Rate
+// requests per second. Exactly one of Share and Rate is set; "same" is a
+// Share of 1.
+type Warmup struct {
+	Duration time.Duration `spec:"duration"`
+	Share    float64       `spec:"share,percent"`
+	Rate     float64       `spec:"rate"`
+}
+
+// Order is the order of the trials in the plan.
+type Order string
+
+// The orders.
+const (
+	Interleaved Order = "interleaved" // each repetition runs every variant and rate in a seeded random order
+	Grouped     Order = "grouped"     // variant by variant, rate by rate, repetitions together
+)
+
+// Restart says when variants are set up again.
+type Restart string
+
+// The restart policies.
+const (
+	Never   Restart = "never"    // each variant is set up once and kept warm
+	PerRun  Restart = "per-run"  // each trial sets its variant up and tears it down
+	PerRate Restart = "per-rate" // a variant is set up again when its rate changes
+)
+
+// A Sideload is open-loop background load sent during every trial and not
+// measured with it.
+type Sideload struct {
+	Target string  `spec:"target"`
+	Rate   float64 `spec:"rate"`
+}
+
+// A Percentile is a latency at a quantile, such as p99: 50ms.
+type Percentile struct {
+	Name    string        // as written, such as "p99" or "p99.9"
+	Q       float64       // the quantile, such as 0.99
+	Latency time.Duration // the expected or highest allowed latency
+}
+
+// SLO is what a run must meet for latlab run to exit 0. The zero value asks
+// for nothing.
+type SLO struct {
+	Latency []Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile
+	Errors  *float64     `spec:"errors,percent"` // highest error ratio allowed; nil means any
+}
+
+// Probes are the side measurements taken during each trial. A nil probe is
+// off.
+type Probes struct {
+	Metrics    *Metrics    `spec:"metrics"`
+	Prometheus *Prometheus `spec:"prometheus"`
+	Process    *Process    `spec:"process"`
+	Pprof      *Pprof      `spec:"pprof"`
+	Traces     bool        `spec:"traces"` // receive the graph's spans over OTLP/HTTP
+}
+
+// Metrics scrapes Prometheus text endpoints every Interval and computes
+// quantiles over Window from their histograms. A graph's nodes are scraped
+// without being listed.
+type Metrics struct {
+	Interval time.Duration `spec:"interval"`
+	Window   time.Duration `spec:"window"`
+	URLs     []string      `spec:"urls"`
+}
+
+// Prometheus runs range queries, by name, against a Prometheus server for
+// each trial's window.
+type Prometheus struct {
+	URL     string            `spec:"url"`
+	Step    time.Duration     `spec:"step"`
+	Queries map[string]string `spec:"queries"`
+}
+
+// Process samples CPU and RSS of the target processes: a graph's nodes
+// without being listed, others by PID or name.
+type Process struct {
+	CPUBudget float64  `spec:"cpu_budget,percent"` // the same as Validity.CPUBudget
+	PIDs      []int    `spec:"pids"`
+	Names     []string `spec:"names"`
+}
+
+// Pprof captures a CPU profile of Seconds and a heap profile from a
+// target's /debug/pprof, starting At a share of the trial's duration.
+type Pprof struct {
+	At      float64 `spec:"at,percent"`
+	Seconds int     `spec:"seconds"`
+	URL     string  `spec:"url"` // base URL of /debug/pprof; "" means the variant's target or entry
+}
+
+// Validity holds the bounds a run is flagged against (see DESIGN.md). The
+// defaults are those of DESIGN.md.
+type Validity struct {
+	MaxErrorRatio float64       `spec:"max_error_ratio,percent"` // errors: more errors than this
+	MaxLagP99     time.Duration `spec:"max_lag_p99"`             // generator_saturated: p99 of lag above this
+	MinAchieved   float64       `spec:"min_achieved,percent"`    // generator_saturated: achieved rate below this share of the target
+	CPUBudget     float64       `spec:"cpu_budget,percent"`      // target_cpu_high: CPU above this share of the target's cores
+	MaxTrend      float64       `spec:"max_trend,percent"`       // trend: a fitted rise above this share of the median
+}
+
+// Defaults of the fields a spec may leave out.
+const (
+	DefaultDuration     = 10 * time.Second
+	DefaultTimeout      = 30 * time.Second
+	DefaultInterval     = time.Second
+	DefaultReadyTimeout = 30 * time.Second
+	DefaultStreams      = 100
+)
+
+// DefaultValidity returns the bounds of DESIGN.md.
+func DefaultValidity() Validity {
+	return Validity{MaxErrorRatio: 0.01, MaxLagP99: 5 * time.Millisecond, MinAchieved: 0.99, CPUBudget: 0.75, MaxTrend: 0.10}
+}
