@@ -1,0 +1,104 @@
+// Package store is latlab's results database: one SQLite file (results.db)
+// that holds one or more experiments, every run of them and everything each
+// run measured. It is written with the pure Go driver modernc.org/sqlite, and
+// anyone can read it with sqlite3, pandas or any HdrHistogram library.
+//
+// # Schema
+//
+// The schema is schema.sql, documented there column by column. Units are in
+// the column names: *_ns are integer nanoseconds, *_seconds REAL seconds,
+// rate is requests per second, *_at are UTC RFC 3339 texts. Offsets (start_ns,
+// intended_ns, t_ns) count from the run's origin_unix_ns, the start of its
+// measurement; warm-up offsets are negative.
+//
+//	meta        application = latlab, format_version
+//	experiments id, name, spec, spec_hash, format_version, created_at,
+//	            provenance (JSON: host, kernel, cpu_model, cpu_count,
+//	            cpu_governor, load_average, go_version, latlab_version, seed,
+//	            git_sha, commands)
+//	runs        id, experiment_id, variant, rate, concurrency, rep, position,
+//	            mode, status (done | interrupted | failed), started_at, ended_at,
+//	            origin_unix_ns, duration_seconds, requests, errors, p50_ns,
+//	            p90_ns, p99_ns, samples, flags (JSON [{flag, reason}]),
+//	            summary and warmup (JSON record.Summary), error;
+//	            UNIQUE (experiment_id, variant, rate, concurrency, rep)
+//	intervals   run_id, phase (warmup | measure), idx, start_ns, end_ns, sent,
+//	            completed, errors, unsuccessful, in_flight_mean, in_flight_max,
+//	            p50_ns, p90_ns, p99_ns, latency_hdr, service_hdr
+//	histograms  run_id, phase, kind (latency | service | lag | connect | tls),
+//	            count, hdr: each phase's totals
+//	steps       run_id, idx, name, requests, errors, status_codes, latency_hdr, ...
+//	samples     run_id, seq, intended_ns, sent_ns, done_ns, code, bytes_in,
+//	            bytes_out, error (class or NULL), step: raw requests, capped
+//	probes      run_id, probe, series, labels (JSON), t_ns, value: time series
+//	profiles    run_id, target, kind (cpu | heap), taken_at, data (pprof), top
+//
+// Histogram columns (*_hdr, hdr) hold HdrHistogram's standard V2 compressed
+// encoding as base64 text, the form of HdrHistogram log files: values in
+// nanoseconds, 1 µs to 1 h, 3 significant digits. Reports read percentiles
+// from them, never from the raw samples, so they stay fast at any size.
+//
+// The warm-up is stored apart from the measurement: its intervals and totals
+// have phase 'warmup' and its summary is runs.warmup. It is never part of
+// the run's own figures. Raw samples are kept of the measurement only.
+//
+// # Reading it without latlab
+//
+//	$ sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'
+//	$ sqlite3 results.db "SELECT variant, rate, avg(p99_ns) / 1e6 AS p99_ms
+//	      FROM runs WHERE status = 'done' AND flags = '[]' GROUP BY variant, rate"
+//	$ sqlite3 results.db "SELECT r.id, f.value ->> 'flag', f.value ->> 'reason'
+//	      FROM runs r, json_each(r.flags) f"
+//
+// and from Python:
+//
+//	import sqlite3, pandas as pd
+//	db = sqlite3.connect("file:results.db?mode=ro", uri=True)
+//	runs = pd.read_sql_query("SELECT variant, rate, rep, status, p99_ns FROM runs", db)
+//	iv = pd.read_sql_query("SELECT run_id, start_ns, completed, p99_ns FROM intervals"
+//	                       " WHERE phase = 'measure'", db)
+//	# histograms: from hdrh.histogram import HdrHistogram; HdrHistogram.decode(blob)
+//
+// # Use from Go
+//
+//	db, err := store.Open(ctx, "results.db")
+//	...
+//	defer db.Close()
+//	exp, err := db.FindExperiment(ctx, store.SpecHash(spec))
+//	if errors.Is(err, store.ErrNotFound) {
+//		exp, err = db.CreateExperiment(ctx, store.Experiment{Name: name, Spec: spec, Provenance: prov})
+//	}
+//	done, err := db.CompletedTrials(ctx, exp.ID) // skip these when resuming
+//	...
+//	id, err := db.WriteRun(ctx, exp.ID, info, res, warmup, probes, profiles)
+//
+// # Reliability
+//
+// WriteRun stores all of a run in one transaction: a process killed at any
+// moment leaves every run committed before and no part of the one it was
+// writing, and the UNIQUE trial key keeps a resumed plan from running a
+// trial twice. The file is in WAL mode with synchronous=NORMAL: a crash of
+// the process loses nothing committed; a crash of the machine may lose the
+// last runs committed (a resumed plan runs them again) but never corrupts
+// the file. A full disk or a read-only file or directory fails the write
+// with ErrFull or ErrReadOnly and rolls it back. Open refuses a file that
+// is not a latlab database (ErrNotDatabase) or is in a newer format
+// (ErrTooNew), without changing it.
+//
+// # Formats and migrations
+//
+// The format version is in meta and in each experiment. Open migrates an
+// older file in one transaction; released migrations never change, new ones
+// only add. A newer file is refused, never downgraded.
+//
+// # Concurrency
+//
+// A DB is safe for concurrent use by many goroutines, with one writer: the
+// writes (CreateExperiment, WriteRun) go through a single connection, so
+// calls made at the same time wait for each other; call WriteRun from one
+// goroutine at a time, as a plan's runner does. Reads run concurrently on a
+// pool of connections, also while a write is under way, and see only
+// committed runs. Other processes may read the file while latlab writes it;
+// two processes writing one file wait for each other's transactions, up to
+// a busy timeout of 10 s.
+package store

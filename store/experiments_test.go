@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestExperiments keeps several experiments in one file, finds the one to
+// resume by spec hash and lists each one's completed trials.
+func TestExperiments(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	a1 := newExperiment(t, db, "sweep", "spec A")
+	b := newExperiment(t, db, "sweep", "spec B")
+	a2 := newExperiment(t, db, "sweep", "spec A") // started again with --new
+	res := recorded(t, time.Now(), 200, 5)
+	write := func(e Experiment, tr Trial, pos int, status Status) {
+		t.Helper()
+		in := info(tr, pos)
+		in.Status = status
+		if _, err := db.WriteRun(ctx, e.ID, in, res, nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same trial in two experiments is two runs, not a duplicate.
+	write(a1, Trial{Variant: "plain", Rate: 100, Rep: 1}, 0, Done)
+	write(a2, Trial{Variant: "plain", Rate: 100, Rep: 1}, 0, Done)
+	write(a2, Trial{Variant: "proxy", Rate: 100, Rep: 1}, 1, Failed)
+	write(a2, Trial{Variant: "plain", Rate: 0, Concurrency: 8, Rep: 2}, 2, Done)
+	write(b, Trial{Variant: "plain", Rate: 50, Rep: 1}, 0, Interrupted)
+
+	exps, err := db.Experiments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, e := range exps {
+		ids = append(ids, e.ID)
+	}
+	if diff := cmp.Diff([]int64{a1.ID, b.ID, a2.ID}, ids); diff != "" {
+		t.Errorf("experiments (-want +got):\n%s", diff)
+	}
+	got, err := db.FindExperiment(ctx, SpecHash("spec A"))
+	if err != nil || got.ID != a2.ID {
+		t.Errorf("FindExperiment(spec A) = %d, %v; want the latest, %d", got.ID, err, a2.ID)
+	}
+	if _, err := db.FindExperiment(ctx, SpecHash("spec C")); !errors.Is(err, ErrNotFound) {
+		t.Errorf("FindExperiment(spec C): %v; want ErrNotFound", err)
+	}
+	for _, tt := range []struct {
+		exp  Experiment
+		want []Trial
+	}{
+		{a1, []Trial{{Variant: "plain", Rate: 100, Rep: 1}}},
+		{a2, []Trial{{Variant: "plain", Rate: 100, Rep: 1}, {Variant: "plain", Concurrency: 8, Rep: 2}}},
+		{b, nil},
+	} {
+		got, err := db.CompletedTrials(ctx, tt.exp.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("completed trials of experiment %d (-want +got):\n%s", tt.exp.ID, diff)
+		}
+	}
+	runs, err := db.Runs(ctx, a2.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var statuses []Status
+	for _, r := range runs {
+		statuses = append(statuses, r.Status)
+	}
+	if diff := cmp.Diff([]Status{Done, Failed, Done}, statuses); diff != "" {
+		t.Errorf("statuses of experiment %d in plan order (-want +got):\n%s", a2.ID, diff)
+	}
+}

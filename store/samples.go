@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/latlab/latlab/record"
+)
+
+// errorClass maps samples.error back to its class.
+var errorClass = func() map[string]record.ErrorClass {
+	m := map[string]record.ErrorClass{}
+	for _, c := range record.ErrorClasses() {
+		m[c.String()] = c
+	}
+	return m
+}()
+
+// Samples calls fn with each raw sample of a run, in intended-send order,
+// without holding them all in memory. An error from fn stops the walk and
+// is returned.
+func (db *DB) Samples(ctx context.Context, runID int64, fn func(record.Raw) error) error {
+	op := fmt.Sprintf("reading samples of run %d from", runID)
+	rows, err := db.r.QueryContext(ctx, `SELECT intended_ns, sent_ns, done_ns, code, bytes_in,
+		bytes_out, error, step FROM samples WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return wrap(db.path, op, err)
+	}
+	defer discard(rows)
+	for rows.Next() {
+		var (
+			intended, sent, done int64
+			code, bytesOut, step int64
+			s                    record.Raw
+			class                sql.NullString
+		)
+		if err := rows.Scan(&intended, &sent, &done, &code, &s.BytesIn, &bytesOut, &class, &step); err != nil {
+			return wrap(db.path, op, err)
+		}
+		s.Intended, s.Sent, s.Done = time.Duration(intended), time.Duration(sent), time.Duration(done)
+		s.Code, s.BytesOut, s.Step = uint16(code), int32(bytesOut), uint8(step)
+		if class.Valid {
+			c, ok := errorClass[class.String]
+			if !ok {
+				c = record.Other
+			}
+			s.Error = c
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return wrap(db.path, op, rows.Err())
+}

@@ -1,0 +1,203 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/latlab/latlab/record"
+)
+
+// quantile is q of h for a nullable column: NULL when h holds too few
+// samples for it (record.Quantile).
+func quantile(h interface {
+	ValueAtPercentile(float64) int64
+	TotalCount() int64
+}, q float64) sql.NullInt64 {
+	v, ok := record.Quantile(h, q)
+	return sql.NullInt64{Int64: int64(v), Valid: ok}
+}
+
+// encode returns h in HdrHistogram's V2 compressed encoding.
+func encode(h interface{ EncodeV2() ([]byte, error) }) ([]byte, error) {
+	b, err := h.EncodeV2()
+	if err != nil {
+		return nil, fmt.Errorf("encoding histogram: %w", err)
+	}
+	return b, nil
+}
+
+// insertIntervals writes r's series as phase, shifting its offsets by shift
+// so that they count from the run's origin.
+func insertIntervals(ctx context.Context, tx *sql.Tx, runID int64, phase Phase, r *record.Result, shift time.Duration) error {
+	if len(r.Intervals) == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, `INSERT INTO intervals (run_id, phase, idx, start_ns, end_ns,
+		sent, completed, errors, unsuccessful, in_flight_mean, in_flight_max, p50_ns, p90_ns, p99_ns,
+		latency_hdr, service_hdr) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer discard(st)
+	for i, in := range r.Intervals {
+		if in.Latency == nil {
+			in.Latency = record.NewPacked()
+		}
+		if in.Service == nil {
+			in.Service = record.NewPacked()
+		}
+		lat, err := encode(in.Latency)
+		if err != nil {
+			return err
+		}
+		svc, err := encode(in.Service)
+		if err != nil {
+			return err
+		}
+		_, err = st.ExecContext(ctx, runID, string(phase), i, int64(shift+in.Start), int64(shift+in.End),
+			in.Sent, in.Completed, in.Errors, in.Unsuccessful, in.InFlightMean, in.InFlightMax,
+			quantile(in.Latency, 0.5), quantile(in.Latency, 0.9), quantile(in.Latency, 0.99), lat, svc)
+		if err != nil {
+			return fmt.Errorf("interval %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// insertTotals writes r's whole-phase histograms, skipping absent ones.
+func insertTotals(ctx context.Context, tx *sql.Tx, runID int64, phase Phase, r *record.Result) error {
+	for _, k := range []struct {
+		kind string
+		h    *hdr.Histogram
+	}{{"latency", r.Latency}, {"service", r.Service}, {"lag", r.Lag}, {"connect", r.Connect}, {"tls", r.TLS}} {
+		if k.h == nil {
+			continue
+		}
+		b, err := encode(k.h)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO histograms (run_id, phase, kind, count, hdr)
+			VALUES (?, ?, ?, ?, ?)`, runID, string(phase), k.kind, k.h.TotalCount(), b)
+		if err != nil {
+			return fmt.Errorf("%s histogram: %w", k.kind, err)
+		}
+	}
+	return nil
+}
+
+func insertSteps(ctx context.Context, tx *sql.Tx, runID int64, steps []record.StepStats) error {
+	for i, s := range steps {
+		if s.Latency == nil {
+			s.Latency = record.NewHistogram()
+		}
+		if s.Service == nil {
+			s.Service = record.NewHistogram()
+		}
+		codes, err := json.Marshal(nonNil(s.Codes))
+		if err != nil {
+			return err
+		}
+		errs, err := json.Marshal(nonNil(s.Errors))
+		if err != nil {
+			return err
+		}
+		lat, err := encode(s.Latency)
+		if err != nil {
+			return err
+		}
+		svc, err := encode(s.Service)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO steps (run_id, idx, name, requests, errors,
+			unsuccessful, status_codes, error_counts, latency_hdr, service_hdr)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, runID, i, s.Name, s.Requests, s.ErrorsTotal,
+			s.Unsuccessful, string(codes), string(errs), lat, svc)
+		if err != nil {
+			return fmt.Errorf("scenario step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func nonNil[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	return m
+}
+
+// sampleBatch is how many samples one INSERT writes. Binding many rows per
+// statement, rather than one, is what makes a million samples take
+// seconds: the per-statement cost is paid a thousand times less often.
+// Each row has 9 parameters; SQLite allows 32766 per statement.
+const sampleBatch = 1000
+
+// sampleCols is the number of parameters of one sample row, run_id aside.
+const sampleCols = 9
+
+// errorValue maps an error class to its samples.error value, boxed once:
+// NULL for a response, the class name otherwise.
+var errorValue = func() (v [256]any) {
+	for i := 1; i < len(v); i++ {
+		v[i] = record.ErrorClass(i).String()
+	}
+	return v
+}()
+
+// sampleInsert returns an INSERT of n sample rows sharing run_id ?1.
+func sampleInsert(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO samples (run_id, seq, intended_ns, sent_ns, done_ns, code,
+		bytes_in, bytes_out, error, step) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?1,?,?,?,?,?,?,?,?,?)")
+	}
+	return b.String()
+}
+
+// insertSamples writes raw in batches of sampleBatch rows.
+func insertSamples(ctx context.Context, tx *sql.Tx, runID int64, raw []record.Raw) error {
+	var (
+		st   *sql.Stmt
+		rows int // rows of st
+		args = make([]any, 0, 1+sampleCols*min(len(raw), sampleBatch))
+	)
+	defer func() {
+		if st != nil {
+			discard(st)
+		}
+	}()
+	for off := 0; off < len(raw); off += sampleBatch {
+		chunk := raw[off:min(off+sampleBatch, len(raw))]
+		if len(chunk) != rows {
+			if st != nil {
+				discard(st)
+			}
+			var err error
+			if st, err = tx.PrepareContext(ctx, sampleInsert(len(chunk))); err != nil {
+				return err
+			}
+			rows = len(chunk)
+		}
+		args = append(args[:0], runID)
+		for i := range chunk {
+			s := &chunk[i]
+			args = append(args, int64(off+i), int64(s.Intended), int64(s.Sent), int64(s.Done),
+				int64(s.Code), s.BytesIn, int64(s.BytesOut), errorValue[s.Error], int64(s.Step))
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("samples %d to %d: %w", off, off+len(chunk)-1, err)
+		}
+	}
+	return nil
+}
