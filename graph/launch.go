@@ -28,15 +28,16 @@ type LaunchOptions struct {
 
 // A Cluster is a graph running as local processes.
 type Cluster struct {
-	Entry string // URL of the entry service
-	Nodes []Proc // in topology order
+	Entry string  // URL of the entry service
+	Nodes []*Proc // in topology order
 
 	spawn  chan spawnReq
-	exited chan Proc // a node that ended on its own
+	exited chan *Proc // a node as it ends
 	stop   sync.Once
 }
 
-// Proc is one node's process.
+// Proc is one node's process. Its fields do not change once Launch has
+// returned; Err is known once the process has ended.
 type Proc struct {
 	Name string
 	URL  string
@@ -46,8 +47,9 @@ type Proc struct {
 	err  error
 }
 
-// Err returns how the process ended, once it has.
-func (p Proc) Err() error { return p.err }
+// Err returns how the process ended; call it once the process has ended
+// (as Exited reports).
+func (p *Proc) Err() error { return p.err }
 
 type spawnReq struct {
 	cmd *exec.Cmd
@@ -104,7 +106,7 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		files[i] = f
 		urls[s.Name] = "http://" + ln.Addr().String()
 	}
-	c := &Cluster{spawn: make(chan spawnReq), exited: make(chan Proc, len(t.Services))}
+	c := &Cluster{spawn: make(chan spawnReq), exited: make(chan *Proc, len(t.Services))}
 	go c.spawner()
 	for i, s := range t.Services {
 		args := []string{"serve", "--topology", t.File, "--service", s.Name,
@@ -123,11 +125,10 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 			c.Stop()
 			return nil, fmt.Errorf("service %s: starting %s: %w", s.Name, o.Binary, err)
 		}
-		p := Proc{Name: s.Name, URL: urls[s.Name], PID: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
+		p := &Proc{Name: s.Name, URL: urls[s.Name], PID: cmd.Process.Pid, cmd: cmd, done: make(chan struct{})}
 		c.Nodes = append(c.Nodes, p)
-		go c.reap(&c.Nodes[len(c.Nodes)-1])
+		go c.reap(p)
 	}
-	// The node list is complete: reap goroutines hold pointers into it.
 	c.Entry = urls[t.Entry().Name]
 	if err := c.waitReady(ctx, o.Ready); err != nil {
 		c.Stop()
@@ -155,7 +156,7 @@ func (c *Cluster) start(cmd *exec.Cmd) error {
 func (c *Cluster) reap(p *Proc) {
 	p.err = p.cmd.Wait()
 	close(p.done)
-	c.exited <- *p
+	c.exited <- p
 }
 
 // waitReady polls every node's /healthz until all answer 200.
@@ -163,8 +164,7 @@ func (c *Cluster) waitReady(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	client := &http.Client{Timeout: time.Second}
-	for i := range c.Nodes {
-		p := &c.Nodes[i]
+	for _, p := range c.Nodes {
 		for {
 			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, p.URL+"/healthz", nil)
 			resp, err := client.Do(req)
@@ -187,7 +187,7 @@ func (c *Cluster) waitReady(ctx context.Context, limit time.Duration) error {
 }
 
 // Exited returns a channel that yields each node as it ends.
-func (c *Cluster) Exited() <-chan Proc { return c.exited }
+func (c *Cluster) Exited() <-chan *Proc { return c.exited }
 
 // Stop ends every node: SIGTERM, then SIGKILL for any still running after
 // 5 s. It waits until all have exited.

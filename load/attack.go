@@ -23,6 +23,7 @@ type Config struct {
 	Warmup    time.Duration   // load first for this long, never recorded
 	Interval  time.Duration   // length of one interval of the series; 0 means 1 s
 	Success   *record.CodeSet // nil means every code below 400
+	KeepRaw   int64           // keep this many measured requests raw (Result.Raw); 0 keeps none
 	// Started, if set, is called with the recorder of the measured phase as
 	// it starts, for live progress.
 	Started func(*record.Recorder)
@@ -71,7 +72,9 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 	}
 	var warm int64
 	if cfg.Warmup > 0 {
-		wr := newRunner(ctx, &cfg, tr, cfg.Warmup, 0).run(model, nil)
+		warmCfg := cfg
+		warmCfg.KeepRaw = 0 // raw samples are of the measurement only
+		wr := newRunner(ctx, &warmCfg, tr, cfg.Warmup, 0).run(model, nil)
 		warm = wr.Requests
 	}
 	var res *record.Result
@@ -175,7 +178,8 @@ func newRunner(ctx context.Context, cfg *Config, tr Transport, d time.Duration, 
 	if d > 0 {
 		r.end = r.start + d
 	}
-	r.rec = record.NewRecorder(wall, record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source), Success: cfg.Success})
+	r.rec = record.NewRecorder(wall, record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source), Success: cfg.Success,
+		KeepRaw: cfg.KeepRaw})
 	return r
 }
 

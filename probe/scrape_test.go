@@ -190,15 +190,14 @@ func TestScraperBy(t *testing.T) {
 	urls := []string{fast.URL, slow.URL}
 	all, merged := &Scraper{URLs: urls}, &Scraper{URLs: urls, By: []string{}}
 	const family = "latlab_test_duration_seconds"
-	var gotAll, gotMerged map[string]float64
 	for i := 1; i <= 2; i++ {
-		gotAll = pointMap(all.Scrape(t.Context(), time.Duration(i)*5*time.Second))
-		gotMerged = pointMap(merged.Scrape(t.Context(), time.Duration(i)*5*time.Second))
+		all.Scrape(t.Context(), time.Duration(i)*5*time.Second)
+		merged.Scrape(t.Context(), time.Duration(i)*5*time.Second)
 		fast.observe(10, 0.0015)
 		slow.observe(10, 0.03)
 	}
-	gotAll = pointMap(all.Scrape(t.Context(), 15*time.Second))
-	gotMerged = pointMap(merged.Scrape(t.Context(), 15*time.Second))
+	gotAll := pointMap(all.Scrape(t.Context(), 15*time.Second))
+	gotMerged := pointMap(merged.Scrape(t.Context(), 15*time.Second))
 	compare(t, gotAll, map[string]float64{
 		key(family+":p100", "instance", fast.instance()): 0.002,
 		key(family+":p100", "instance", slow.instance()): 0.05,

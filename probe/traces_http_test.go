@@ -50,7 +50,7 @@ func TestTraceReceiverJSON(t *testing.T) {
 	if diff := cmp.Diff(want, r.Spans()); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]Hop{{Callee: "root", Count: 1, Framework: hopDurations(2 * traceMs)}}, r.Hops()); diff != "" {
+	if diff := cmp.Diff([]Hop{{Callee: "root", Count: 1, Framework: hopDurations(2 * ms)}}, r.Hops()); diff != "" {
 		t.Errorf("hops (-want +got):\n%s", diff)
 	}
 }

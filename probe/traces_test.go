@@ -67,7 +67,7 @@ func exportRequest(trace byte, spans ...tspan) *coltracepb.ExportTraceServiceReq
 	return req
 }
 
-const traceMs = time.Millisecond
+const ms = time.Millisecond
 
 // chainSpans is root → mid → leaf with known times, shifted by at:
 //
@@ -79,18 +79,18 @@ const traceMs = time.Millisecond
 func chainSpans(at time.Duration) [][]tspan {
 	return [][]tspan{
 		{ // leaf first: services export independently
-			{"leaf", kindServer, 7, 6, at + 51*traceMs, at + 78*traceMs},
-			{"leaf", kindInternal, 8, 7, at + 55*traceMs, at + 75*traceMs},
+			{"leaf", kindServer, 7, 6, at + 51*ms, at + 78*ms},
+			{"leaf", kindInternal, 8, 7, at + 55*ms, at + 75*ms},
 		},
 		{
-			{"mid", kindServer, 4, 3, at + 32*traceMs, at + 87*traceMs},
-			{"mid", kindInternal, 5, 4, at + 35*traceMs, at + 45*traceMs},
-			{"mid", kindClient, 6, 4, at + 50*traceMs, at + 80*traceMs},
+			{"mid", kindServer, 4, 3, at + 32*ms, at + 87*ms},
+			{"mid", kindInternal, 5, 4, at + 35*ms, at + 45*ms},
+			{"mid", kindClient, 6, 4, at + 50*ms, at + 80*ms},
 		},
 		{
-			{"root", kindServer, 1, 0, at, at + 100*traceMs},
-			{"root", kindInternal, 2, 1, at + 5*traceMs, at + 25*traceMs},
-			{"root", kindClient, 3, 1, at + 30*traceMs, at + 90*traceMs},
+			{"root", kindServer, 1, 0, at, at + 100*ms},
+			{"root", kindInternal, 2, 1, at + 5*ms, at + 25*ms},
+			{"root", kindClient, 3, 1, at + 30*ms, at + 90*ms},
 		},
 	}
 }
@@ -150,9 +150,9 @@ func TestTraceHopsChain(t *testing.T) {
 	tracePostSpans(t, r, 1, chainSpans(0)[0])
 
 	want := []Hop{
-		{Caller: "", Callee: "root", Count: 2, Framework: hopDurations(20*traceMs, 20*traceMs)},
-		{Caller: "mid", Callee: "leaf", Count: 2, Network: hopDurations(3*traceMs, 3*traceMs), Framework: hopDurations(7*traceMs, 7*traceMs)},
-		{Caller: "root", Callee: "mid", Count: 2, Network: hopDurations(5*traceMs, 5*traceMs), Framework: hopDurations(15*traceMs, 15*traceMs)},
+		{Caller: "", Callee: "root", Count: 2, Framework: hopDurations(20*ms, 20*ms)},
+		{Caller: "mid", Callee: "leaf", Count: 2, Network: hopDurations(3*ms, 3*ms), Framework: hopDurations(7*ms, 7*ms)},
+		{Caller: "root", Callee: "mid", Count: 2, Network: hopDurations(5*ms, 5*ms), Framework: hopDurations(15*ms, 15*ms)},
 	}
 	if diff := cmp.Diff(want, r.Hops()); diff != "" {
 		t.Errorf("hops (-want +got):\n%s", diff)
@@ -163,10 +163,10 @@ func TestTraceHopsChain(t *testing.T) {
 
 	// The second trace only: it starts a second after the base.
 	if diff := cmp.Diff([]Hop{
-		{Caller: "", Callee: "root", Count: 1, Framework: hopDurations(20 * traceMs)},
-		{Caller: "mid", Callee: "leaf", Count: 1, Network: hopDurations(3 * traceMs), Framework: hopDurations(7 * traceMs)},
-		{Caller: "root", Callee: "mid", Count: 1, Network: hopDurations(5 * traceMs), Framework: hopDurations(15 * traceMs)},
-	}, r.HopsBetween(traceBase.Add(500*traceMs), traceBase.Add(2*time.Second))); diff != "" {
+		{Caller: "", Callee: "root", Count: 1, Framework: hopDurations(20 * ms)},
+		{Caller: "mid", Callee: "leaf", Count: 1, Network: hopDurations(3 * ms), Framework: hopDurations(7 * ms)},
+		{Caller: "root", Callee: "mid", Count: 1, Network: hopDurations(5 * ms), Framework: hopDurations(15 * ms)},
+	}, r.HopsBetween(traceBase.Add(500*ms), traceBase.Add(2*time.Second))); diff != "" {
 		t.Errorf("hops of the second trace (-want +got):\n%s", diff)
 	}
 
@@ -177,20 +177,20 @@ func TestTraceHopsChain(t *testing.T) {
 		return Point{Probe: "traces", Series: series, Labels: labels, T: at, Value: d.Seconds()}
 	}
 	wantPoints := []Point{
-		p("framework_seconds", rootLabels, 500*traceMs, 20*traceMs),
-		p("network_seconds", midLabels, 530*traceMs, 5*traceMs),
-		p("framework_seconds", midLabels, 532*traceMs, 15*traceMs),
-		p("network_seconds", leafLabels, 550*traceMs, 3*traceMs),
-		p("framework_seconds", leafLabels, 551*traceMs, 7*traceMs),
+		p("framework_seconds", rootLabels, 500*ms, 20*ms),
+		p("network_seconds", midLabels, 530*ms, 5*ms),
+		p("framework_seconds", midLabels, 532*ms, 15*ms),
+		p("network_seconds", leafLabels, 550*ms, 3*ms),
+		p("framework_seconds", leafLabels, 551*ms, 7*ms),
 	}
-	if diff := cmp.Diff(wantPoints, r.Points(traceBase.Add(500*traceMs))); diff != "" {
+	if diff := cmp.Diff(wantPoints, r.Points(traceBase.Add(500*ms))); diff != "" {
 		t.Errorf("points (-want +got):\n%s", diff)
 	}
-	if got := len(r.PointsBetween(traceBase, traceBase.Add(500*traceMs))); got != 5 {
+	if got := len(r.PointsBetween(traceBase, traceBase.Add(500*ms))); got != 5 {
 		t.Errorf("PointsBetween the first half second: %d points, want the first trace's 5", got)
 	}
 
-	r.Forget(traceBase.Add(500 * traceMs))
+	r.Forget(traceBase.Add(500 * ms))
 	if got := r.Hops(); len(got) != 3 || got[0].Count != 1 {
 		t.Errorf("after Forget, hops %+v: want the second trace's only", got)
 	}
@@ -200,19 +200,19 @@ func TestTraceHopsParallelAndClamped(t *testing.T) {
 	r := NewTraceReceiver()
 	tracePostSpans(t, r, 1, []tspan{
 		// Calls in parallel: 10–50 and 20–60 cover 50 ms of 100.
-		{"fan", kindServer, 1, 0, 0, 100 * traceMs},
-		{"fan", kindClient, 2, 1, 10 * traceMs, 50 * traceMs},
-		{"fan", kindClient, 3, 1, 20 * traceMs, 60 * traceMs},
+		{"fan", kindServer, 1, 0, 0, 100 * ms},
+		{"fan", kindClient, 2, 1, 10 * ms, 50 * ms},
+		{"fan", kindClient, 3, 1, 20 * ms, 60 * ms},
 		// A client span whose server is in the same service is no hop.
-		{"fan", kindServer, 4, 3, 25 * traceMs, 45 * traceMs},
+		{"fan", kindServer, 4, 3, 25 * ms, 45 * ms},
 		// Work that outlasts its server span (clock trouble) clamps to 0.
-		{"odd", kindServer, 5, 2, 12 * traceMs, 40 * traceMs},
-		{"odd", kindInternal, 6, 5, 11 * traceMs, 41 * traceMs},
+		{"odd", kindServer, 5, 2, 12 * ms, 40 * ms},
+		{"odd", kindInternal, 6, 5, 11 * ms, 41 * ms},
 	})
 	want := []Hop{
-		{Caller: "", Callee: "fan", Count: 1, Framework: hopDurations(50 * traceMs)},
-		{Caller: "fan", Callee: "fan", Count: 1, Framework: hopDurations(20 * traceMs)},
-		{Caller: "fan", Callee: "odd", Count: 1, Network: hopDurations(12 * traceMs), Framework: hopDurations(0)},
+		{Caller: "", Callee: "fan", Count: 1, Framework: hopDurations(50 * ms)},
+		{Caller: "fan", Callee: "fan", Count: 1, Framework: hopDurations(20 * ms)},
+		{Caller: "fan", Callee: "odd", Count: 1, Network: hopDurations(12 * ms), Framework: hopDurations(0)},
 	}
 	if diff := cmp.Diff(want, r.Hops()); diff != "" {
 		t.Errorf("hops (-want +got):\n%s", diff)

@@ -53,6 +53,7 @@ type attackFlags struct {
 	format   string
 	output   string
 	progress bool
+	samples  int64 // raw samples kept with -o FILE.db
 }
 
 func newAttack(stdout, stderr io.Writer) *cobra.Command {
@@ -80,7 +81,9 @@ difference. The run stops at -n requests or after -d (default 10s), whichever
 comes first. The first Ctrl-C stops sending, lets requests in flight finish
 and prints the partial result (exit code 130); a second one exits at once.
 Bad input exits with code 2; a run that completed exits 0 whatever the
-target answered.`,
+target answered.
+
+` + samplesHelp,
 		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
   latlab attack http://127.0.0.1:8080/ -r 1000 -d 30s --warmup 5s
 
@@ -99,7 +102,11 @@ target answered.`,
 
   # vegeta-format targets, round robin; an ordered CRUD scenario per iteration
   latlab attack --targets targets.txt -r 500 -d 1m
-  latlab attack --scenario crud.yaml -c 20 -d 1m`,
+  latlab attack --scenario crud.yaml -c 20 -d 1m
+
+  # store the attack, with its first million requests raw, in a results database
+  latlab attack http://127.0.0.1:8080/ -c 50 -d 30s -o results.db
+  latlab ls results.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("attack takes one URL, got %d arguments", len(args))
@@ -144,7 +151,8 @@ target answered.`,
 	fl.StringVar(&f.scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
 	fl.DurationVar(&f.interval, "interval", time.Second, "length of one interval of the time series")
 	fl.StringVar(&f.format, "format", "text", "output on stdout: text or json")
-	fl.StringVarP(&f.output, "output", "o", "", "also write the result to FILE.json or FILE.hlog (HdrHistogram log)")
+	fl.StringVarP(&f.output, "output", "o", "", "also write the result to FILE.json, FILE.hlog (HdrHistogram log) or FILE.db (results database)")
+	fl.Int64Var(&f.samples, "samples", defaultSamples, "with -o FILE.db: keep this many requests raw; 0 keeps none")
 	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{"constant", "poisson"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -169,8 +177,15 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			return usagef("--cpus: %v", err)
 		}
 	}
+	db, err := f.openDB(ctx, cmd, args, &cfg) // before the run, like out
+	if err != nil {
+		return err
+	}
+	if db != nil {
+		defer func() { _ = db.close() }()
+	}
 	var out io.WriteCloser
-	if f.output != "" { // open it now: a bad path should fail before the run, not after
+	if f.output != "" && db == nil { // open it now: a bad path should fail before the run, not after
 		if out, err = os.Create(f.output); err != nil {
 			return usagef("-o: %v", err)
 		}
@@ -197,7 +212,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			}()
 		}
 	}
+	started := time.Now()
 	res, err := load.Attack(ctx, cfg)
+	ended := time.Now()
 	close(stopLive)
 	liveDone.Wait()
 	if err != nil {
@@ -222,6 +239,14 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", f.output, err)
+		}
+	}
+	if db != nil {
+		if err := db.write(ctx, res, started, ended); err != nil {
+			return err
+		}
+		if err := db.close(); err != nil {
+			return err
 		}
 	}
 	if res.Interrupted {

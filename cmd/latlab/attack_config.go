@@ -69,9 +69,9 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	}
 	if f.output != "" {
 		switch strings.ToLower(filepath.Ext(f.output)) {
-		case ".json", ".hlog":
+		case ".json", ".hlog", ".db":
 		default:
-			return cfg, "", usagef("-o: want a file ending in .json or .hlog, got %q", f.output)
+			return cfg, "", usagef("-o: want a file ending in .json, .hlog or .db, got %q", f.output)
 		}
 	}
 	return cfg, target, nil

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/store"
+)
+
+func newRun(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		output   string
+		dryRun   bool
+		fresh    bool
+		samples  int64
+		progress bool
+		quiet    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run SPEC",
+		Short: "Run an experiment: variants × rates × repetitions into a results database",
+		Long: `run reads an experiment spec, checks all of it before sending any load, and
+runs its plan — every variant at every rate (or concurrency), as many times as
+it says, in a seeded interleaved order — into one SQLite results database.
+
+Each trial sets its variant up (a graph latlab starts, or an external target
+with setup, ready and teardown commands), warms it up (stored apart), loads it
+with side-loads and probes alongside, checks the run's validity and commits
+the run in one transaction. Run the same command again and it resumes after
+the last committed run; a changed spec is refused, with what changed, unless
+--new starts another experiment in the same file. The first Ctrl-C stops the
+trial under way, stores it marked interrupted and tears the variants down.`,
+		Example: `  latlab run examples/experiments/filter-overhead.yaml --dry-run
+  latlab run examples/experiments/filter-overhead.yaml -o results.db
+  sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("want one spec file, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := experiment.ReadSpec(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			if dryRun {
+				seed := int64(1)
+				if spec.Seed != nil {
+					seed = *spec.Seed
+				}
+				return spec.WritePlan(stdout, spec.Plan(seed))
+			}
+			if samples < 0 {
+				return usagef("--samples: want 0 or more, got %d", samples)
+			}
+			ctx := cmd.Context()
+			db, err := store.Open(ctx, output)
+			if err != nil {
+				return usageError{err}
+			}
+			defer db.Close()
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding the latlab executable: %w", err)
+			}
+			r := &experiment.Runner{Spec: spec, DB: db, Binary: bin, New: fresh, Version: latlabVersion(), Samples: samples, Log: stderr}
+			if samples == 0 {
+				r.Samples = -1
+			}
+			if progress || isTerminal(stderr) {
+				r.Progress = stderr
+			}
+			if !quiet {
+				r.NodeOutput = stderr
+			}
+			out, err := r.Run(ctx)
+			var changed *experiment.ChangedError
+			if errors.As(err, &changed) {
+				return usageError{fmt.Errorf("%s: %w", output, err)}
+			}
+			if err != nil {
+				return err
+			}
+			verb := "ran"
+			if out.Resumed {
+				verb = "resumed"
+			}
+			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
+				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			switch {
+			case out.Interrupted:
+				fmt.Fprintf(stdout, "interrupted: run the same command again to resume\n")
+				return errInterrupted
+			case out.Failed > 0:
+				return fmt.Errorf("%d trials failed; see the log above and the runs table", out.Failed)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&output, "output", "o", "results.db", "the results database")
+	fl.BoolVar(&dryRun, "dry-run", false, "print the plan and send nothing")
+	fl.BoolVar(&fresh, "new", false, "start a new experiment even though the file's latest one ran a different spec")
+	fl.Int64Var(&samples, "samples", experiment.DefaultSamples, "requests kept raw per run (0: none)")
+	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
+	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
+	_ = cmd.MarkFlagFilename("output", "db")
+	return cmd
+}

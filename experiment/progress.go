@@ -1,0 +1,63 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/report"
+)
+
+// showProgress writes a status line every second until ctx ends: the trial,
+// its level, time left and p99 so far.
+func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial, k, n int, d time.Duration) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprint(r.Progress, "\r\x1b[K")
+			return
+		case <-tick.C:
+			p := rec.Snapshot()
+			p99 := "n/a"
+			if p.P99OK {
+				p99 = report.Duration(p.P99)
+			}
+			left := ""
+			if d > 0 {
+				left = fmt.Sprintf(" %s left,", max(d-p.Elapsed, 0).Round(time.Second))
+			}
+			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
+				t.Position, r.total, n-k-1, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
+		}
+	}
+}
+
+// levelText says a trial's load level.
+func levelText(t Trial) string {
+	if t.Rate > 0 {
+		return report.Rate(t.Rate)
+	}
+	return fmt.Sprintf("c=%d", t.Concurrency)
+}
+
+// logTrial writes one line about a finished trial.
+func (r *Runner) logTrial(t Trial, f *finished) {
+	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, levelText(t), t.Rep, f.info.Status)
+	if f.res != nil {
+		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
+			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, report.Duration(v))
+		} else {
+			line += fmt.Sprintf(", %d requests", f.res.Requests)
+		}
+	}
+	for _, fl := range f.info.Flags {
+		line += fmt.Sprintf("; flag %s: %s", fl.Name, fl.Reason)
+	}
+	if f.err != nil {
+		line += ": " + f.err.Error()
+	}
+	r.logf("%s", line)
+}

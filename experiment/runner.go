@@ -1,0 +1,243 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/latlab/latlab/probe"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+)
+
+// DefaultSamples is how many requests of each run are kept raw when the
+// Runner says nothing.
+const DefaultSamples = 1_000_000
+
+// A Runner runs a Spec's plan into a results database: it sets variants
+// up, warms them, loads them with probes alongside, checks each run's
+// validity and commits it whole, and resumes where an earlier run of the
+// same spec stopped.
+type Runner struct {
+	Spec       *Spec
+	DB         *store.DB
+	Binary     string    // the latlab executable graph nodes run; "" means this one
+	New        bool      // start a new experiment even though the file's latest one differs
+	Version    string    // latlab's version, for provenance
+	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
+	Log        io.Writer // one line per finished trial and per problem; nil discards
+	Progress   io.Writer // a live status line; nil shows none
+	NodeOutput io.Writer // graph nodes' and setup commands' output; nil discards
+
+	traces    *probe.TraceReceiver
+	tracesURL string
+	siblings  map[string][]*record.Result // earlier runs of a variant and level in this process
+	total     int                         // trials in the plan
+}
+
+// Outcome is what Run did.
+type Outcome struct {
+	Experiment  store.Experiment
+	Resumed     bool // the experiment was there already
+	Trials      int  // in the plan
+	Skipped     int  // done before this Run
+	Done        int  // completed now
+	Failed      int
+	Flagged     int // completed with at least one validity flag
+	Interrupted bool
+}
+
+// Run runs every trial of the plan not yet done. When ctx ends it stops the
+// trial under way, stores it marked interrupted, tears the variants down
+// and returns with Outcome.Interrupted set.
+func (r *Runner) Run(ctx context.Context) (Outcome, error) {
+	var out Outcome
+	exp, resumed, err := r.experiment(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.Experiment, out.Resumed = exp, resumed
+	trials := r.Spec.Plan(exp.Provenance.Seed)
+	out.Trials, r.total = len(trials), len(trials)
+	done, err := r.DB.CompletedTrials(ctx, exp.ID)
+	if err != nil {
+		return out, err
+	}
+	have := map[store.Trial]bool{}
+	for _, t := range done {
+		have[t] = true
+	}
+	var todo []Trial
+	for _, t := range trials {
+		if have[storeTrial(t)] {
+			out.Skipped++
+			continue
+		}
+		todo = append(todo, t)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	if r.Spec.Probes.Traces {
+		r.traces = probe.NewTraceReceiver()
+		if r.tracesURL, err = r.traces.Listen(ctx, ""); err != nil {
+			return out, fmt.Errorf("starting the trace receiver: %w", err)
+		}
+	}
+	r.siblings = map[string][]*record.Result{}
+	w := newWriter(r.DB, exp.ID)
+	defer func() { _ = w.close() }() // on the early returns; the normal path checks it
+	lives := map[string]*live{}
+	defer func() {
+		for _, l := range lives {
+			r.tearDown(l)
+		}
+	}()
+	for i, t := range todo {
+		if ctx.Err() != nil {
+			out.Interrupted = true
+			break
+		}
+		l, err := r.ready(ctx, lives, t)
+		var run *finished
+		if err != nil {
+			run = &finished{info: r.info(t, time.Now(), store.Failed), err: err}
+		} else {
+			run = r.trial(ctx, l, t, i, len(todo))
+		}
+		if r.Spec.Restart == PerRun && l != nil {
+			r.tearDown(l)
+			delete(lives, t.Variant)
+		}
+		switch run.info.Status {
+		case store.Done:
+			out.Done++
+			if len(run.info.Flags) > 0 {
+				out.Flagged++
+			}
+		case store.Failed:
+			out.Failed++
+		case store.Interrupted:
+			out.Interrupted = true
+		}
+		r.logTrial(t, run)
+		if err := w.write(run); err != nil {
+			return out, err
+		}
+		if out.Interrupted {
+			break
+		}
+	}
+	if err := w.close(); err != nil {
+		return out, err
+	}
+	if ctx.Err() != nil {
+		out.Interrupted = true
+	}
+	return out, nil
+}
+
+// ready returns t's variant set up, setting it up (again) as the restart
+// policy says.
+func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*live, error) {
+	l := lives[t.Variant]
+	if l != nil && r.Spec.Restart == PerRate && (l.level.Rate != t.Rate || l.level.Concurrency != t.Concurrency) {
+		r.tearDown(l)
+		delete(lives, t.Variant)
+		l = nil
+	}
+	if l != nil {
+		return l, nil
+	}
+	l, err := r.setUp(ctx, r.Spec.Variant(t.Variant), t)
+	if err != nil {
+		return nil, err
+	}
+	lives[t.Variant] = l
+	return l, nil
+}
+
+// experiment finds the experiment to resume or creates one. The latest
+// experiment of the same name in the file must have the same spec, unless
+// r.New says to start another.
+func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error) {
+	hash, canon := r.Spec.Hash(), r.Spec.Canonical()
+	exps, err := r.DB.Experiments(ctx)
+	if err != nil {
+		return store.Experiment{}, false, err
+	}
+	var latest *store.Experiment
+	for i := range exps {
+		if exps[i].Name == r.Spec.Name && (latest == nil || exps[i].ID > latest.ID) {
+			latest = &exps[i]
+		}
+	}
+	if latest != nil && latest.SpecHash == hash && !r.New {
+		return *latest, true, nil
+	}
+	if latest != nil && !r.New {
+		return store.Experiment{}, false, &ChangedError{ID: latest.ID, Diff: DiffCanonical(latest.Provenance.Extra["canonical"], canon)}
+	}
+	seed := rand.Int64()
+	if r.Spec.Seed != nil {
+		seed = *r.Spec.Seed
+	}
+	prov := CollectProvenance(ctx, r.Spec.Dir, r.Version, seed)
+	if prov.Extra == nil {
+		prov.Extra = map[string]string{}
+	}
+	prov.Extra["canonical"] = canon
+	prov.Commands = map[string][]string{}
+	for _, v := range r.Spec.Variants {
+		switch {
+		case v.Graph != "":
+			prov.Commands[v.Name] = []string{"graph up " + v.Graph}
+		default:
+			for _, c := range []string{v.Setup, v.Teardown} {
+				if c != "" {
+					prov.Commands[v.Name] = append(prov.Commands[v.Name], c)
+				}
+			}
+		}
+	}
+	raw, err := os.ReadFile(r.Spec.File)
+	if err != nil {
+		raw = []byte(canon)
+	}
+	exp, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: string(raw), SpecHash: hash, Provenance: prov})
+	return exp, false, err
+}
+
+// ChangedError refuses to run a spec into a file whose latest experiment of
+// the same name came from a different spec.
+type ChangedError struct {
+	ID   int64
+	Diff string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("the file's experiment %d of this name ran a different spec; run with --new to start another experiment in the same file. What changed:\n%s", e.ID, e.Diff)
+}
+
+var _ error = (*ChangedError)(nil)
+
+func storeTrial(t Trial) store.Trial {
+	return store.Trial{Variant: t.Variant, Rate: t.Rate, Concurrency: t.Concurrency, Rep: t.Rep}
+}
+
+func (r *Runner) info(t Trial, start time.Time, status store.Status) store.RunInfo {
+	return store.RunInfo{Trial: storeTrial(t), Position: t.Position, Status: status, StartedAt: start, EndedAt: time.Now()}
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, format+"\n", args...)
+	}
+}
+
+// errInterrupted marks a trial stopped by the caller's context.
+var errInterrupted = errors.New("interrupted")

@@ -1,0 +1,225 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/store"
+)
+
+// writeSpec writes a spec into a temporary folder and parses it.
+func writeSpec(t *testing.T, dir, text string) *Spec {
+	t.Helper()
+	path := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func openDB(t *testing.T, path string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func targetSpec(a, b string, rates string) string {
+	return fmt.Sprintf(`version: 1
+name: two-targets
+variants:
+  - {name: fast, target: "%s/"}
+  - {name: slow, target: "%s/"}
+load: {mode: open, rates: %s, duration: 300ms}
+runs: 2
+seed: 7
+probes:
+  process: {pids: [%d]}
+`, a, b, rates, os.Getpid())
+}
+
+// TestRunnerResume runs a plan of two external targets, runs it again (all
+// done: nothing to do), and refuses a changed spec unless told to start a
+// new experiment.
+func TestRunnerResume(t *testing.T) {
+	var hits atomic.Int64
+	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer fast.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		time.Sleep(2 * time.Millisecond)
+	}))
+	defer slow.Close()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "results.db")
+	spec := writeSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100]"))
+	db := openDB(t, dbPath)
+	out, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Trials != 8 || out.Done != 8 || out.Failed != 0 || out.Resumed {
+		t.Fatalf("outcome %+v, want 8 trials done in a new experiment", out)
+	}
+	runs, err := db.Runs(context.Background(), out.Experiment.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := int64(0)
+	for _, r := range runs {
+		if r.Status != store.Done {
+			t.Errorf("run %s: status %s", r.Trial, r.Status)
+		}
+		sent += r.Summary.Requests
+	}
+	// Each trial sends rate × 0.3 s: (15 + 30) × 2 variants × 2 runs.
+	if sent != 180 || hits.Load() != 180 {
+		t.Errorf("runs hold %d requests and the targets saw %d, want 180", sent, hits.Load())
+	}
+	probes, err := db.Probes(context.Background(), runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probes) == 0 {
+		t.Error("the process probe stored nothing")
+	}
+
+	again, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Resumed || again.Skipped != 8 || again.Done != 0 || again.Experiment.ID != out.Experiment.ID {
+		t.Errorf("second run %+v, want experiment %d resumed with nothing to do", again, out.Experiment.ID)
+	}
+
+	changed := writeSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100, 150]"))
+	_, err = (&Runner{Spec: changed, DB: db}).Run(context.Background())
+	var ce *ChangedError
+	if !errors.As(err, &ce) || !strings.Contains(ce.Diff, "load.rates") {
+		t.Fatalf("changed spec: %v, want a ChangedError naming load.rates", err)
+	}
+	fresh, err := (&Runner{Spec: changed, DB: db, New: true}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Experiment.ID == out.Experiment.ID || fresh.Done != 12 {
+		t.Errorf("--new: %+v, want a second experiment with 12 trials done", fresh)
+	}
+}
+
+// TestRunnerInterrupt stops a plan in its second trial: that trial is
+// stored as interrupted, and running again completes the plan with every
+// trial once.
+func TestRunnerInterrupt(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	dir := t.TempDir()
+	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+name: interrupted
+variants: [{name: only, target: "%s/"}]
+load: {mode: open, rates: [100], duration: 600ms}
+runs: 3
+`, srv.URL))
+	db := openDB(t, filepath.Join(dir, "results.db"))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(900*time.Millisecond, cancel)
+	out, err := (&Runner{Spec: spec, DB: db}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted || out.Done != 1 {
+		t.Fatalf("outcome %+v, want interrupted after 1 trial", out)
+	}
+	runs, _ := db.Runs(context.Background(), out.Experiment.ID)
+	if len(runs) != 2 || runs[1].Status != store.Interrupted {
+		t.Fatalf("runs %v, want one done and one interrupted", runs)
+	}
+	again, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Done != 2 || again.Skipped != 1 {
+		t.Errorf("resumed %+v, want 2 done and 1 skipped", again)
+	}
+	runs, _ = db.Runs(context.Background(), out.Experiment.ID)
+	if len(runs) != 3 {
+		t.Errorf("%d runs, want 3, each trial once", len(runs))
+	}
+	for _, r := range runs {
+		if r.Status != store.Done {
+			t.Errorf("run %s is %s after resuming", r.Trial, r.Status)
+		}
+	}
+}
+
+// TestRunnerGraph runs a graph variant with warm-up and probes: latlab
+// starts the graph's nodes, scrapes them, and stops them at the end.
+func TestRunnerGraph(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds latlab and starts a graph")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "latlab")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/latlab").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "graph.yaml"), []byte(`services:
+  - name: front
+    script: [{busywork: 1ms}, {call: back}]
+  - name: back
+    script: [{sleep: 1ms}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeSpec(t, dir, `version: 1
+name: graph
+variants: [{name: chain, graph: graph.yaml}]
+load: {mode: open, rates: [50], duration: 2s}
+warmup: {duration: 300ms, rate: same}
+probes:
+  metrics: {interval: 500ms, window: 1s}
+`)
+	db := openDB(t, filepath.Join(dir, "results.db"))
+	out, err := (&Runner{Spec: spec, DB: db, Binary: bin}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Done != 1 {
+		t.Fatalf("outcome %+v", out)
+	}
+	runs, _ := db.Runs(context.Background(), out.Experiment.ID)
+	r := runs[0]
+	if r.Summary.Requests != 100 || r.Warmup == nil || r.Warmup.Requests < 10 {
+		t.Errorf("run: %d requests, warm-up %+v; want 100 and some warm-up", r.Summary.Requests, r.Warmup)
+	}
+	probes, _ := db.Probes(context.Background(), r.ID)
+	var metrics, process int
+	for _, p := range probes {
+		switch p.Probe {
+		case "metrics":
+			metrics++
+		case "process":
+			process++
+		}
+	}
+	if metrics == 0 || process == 0 {
+		t.Errorf("stored %d metrics and %d process points, want both", metrics, process)
+	}
+}

@@ -1,0 +1,325 @@
+package experiment
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/probe"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+)
+
+// The names of the flags Check gives a run (DESIGN.md, "Validity"), in the
+// order Check reports them.
+const (
+	FlagInterrupted        = "interrupted"         // the run was stopped before its end
+	FlagGeneratorSaturated = "generator_saturated" // open loop: the generator fell behind its schedule
+	FlagTargetCPUHigh      = "target_cpu_high"     // a target process used more CPU than its budget
+	FlagErrors             = "errors"              // too many requests failed
+	FlagInconsistent       = "inconsistent"        // failures unlike the siblings' in kind or timing
+	FlagTrend              = "trend"               // latency drifted over the run
+	FlagTooFewSamples      = "too_few_samples"     // too few requests for a trustworthy p99
+)
+
+// RunCheck is what the validity checks look at for one run.
+type RunCheck struct {
+	Result   *record.Result   // the measured phase
+	Points   []probe.Point    // probes of the run (process CPU among them)
+	Siblings []*record.Result // earlier runs of the same variant and rate (other repetitions), for inconsistent
+	Success  *record.CodeSet  // status codes that count as success; nil means below 400
+}
+
+// Check returns the run's flags, each with its reason, in a fixed order:
+// interrupted, generator_saturated, target_cpu_high, errors, inconsistent,
+// trend, too_few_samples. A clean run gets none. A value exactly at a bound
+// passes. The bounds are used as given: the zero Validity flags nearly
+// everything, so start from DefaultValidity (ParseSpec does).
+//
+// The rule behind each flag:
+//   - generator_saturated, open loop only (TargetRate > 0): fewer than
+//     MinAchieved of the requests due in the run were sent (Sent against
+//     Sent+Unsent; the generator counts every request due before the end),
+//     or lag p99 above MaxLagP99, when the lag histogram has a p99 at all.
+//   - target_cpu_high: the mean cpu_allowed_percent of a process probe point
+//     series with role "target" (one series per pid) above CPUBudget.
+//   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
+//   - inconsistent: see inconsistent below.
+//   - trend: see trendReason in validity_trend.go.
+//   - too_few_samples: p99 would be low-confidence (record.LowConfidence):
+//     fewer than 10/(1−0.99) = 1000 requests.
+func (v Validity) Check(c RunCheck) []store.Flag {
+	r := c.Result
+	if r == nil {
+		return nil
+	}
+	success := record.DefaultSuccess()
+	if c.Success != nil {
+		success = *c.Success
+	}
+	var flags []store.Flag
+	add := func(name, reason string) {
+		if reason != "" {
+			flags = append(flags, store.Flag{Name: name, Reason: reason})
+		}
+	}
+	if r.Interrupted {
+		add(FlagInterrupted, fmt.Sprintf("the run was stopped before its end, after %s and %d completed requests",
+			durText(r.Duration()), r.Requests))
+	}
+	add(FlagGeneratorSaturated, v.saturated(r))
+	add(FlagTargetCPUHigh, v.cpuHigh(c.Points))
+	add(FlagErrors, v.errorRatio(r))
+	add(FlagInconsistent, inconsistent(r, c.Siblings, success))
+	add(FlagTrend, v.trendReason(r.Raw))
+	add(FlagTooFewSamples, tooFewSamples(r.Requests))
+	return flags
+}
+
+// saturated gives the reason for generator_saturated, or "".
+func (v Validity) saturated(r *record.Result) string {
+	if r.TargetRate <= 0 {
+		return ""
+	}
+	var why []string
+	if due := r.Sent + r.Unsent; due > 0 {
+		if share := float64(r.Sent) / float64(due); share < v.MinAchieved {
+			why = append(why, fmt.Sprintf("achieved %.1f/s of %.4g/s (%.1f%% < %.4g%%): %d of %d due requests sent",
+				share*r.TargetRate, r.TargetRate, 100*share, 100*v.MinAchieved, r.Sent, due))
+		}
+	}
+	if r.Lag != nil {
+		if lag, ok := record.Quantile(r.Lag, 0.99); ok && lag > v.MaxLagP99 {
+			why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", durText(lag), durText(v.MaxLagP99)))
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// cpuHigh gives the reason for target_cpu_high, or "": every target
+// process whose mean share of its allowed CPUs exceeds the budget.
+func (v Validity) cpuHigh(points []probe.Point) string {
+	type proc struct {
+		pid, comm string
+		sum, cpus float64
+		n         int
+	}
+	byPID := map[string]*proc{}
+	for _, p := range points {
+		if p.Probe != "process" || p.Labels["role"] != "target" {
+			continue
+		}
+		pid := p.Labels["pid"]
+		pr := byPID[pid]
+		if pr == nil {
+			pr = &proc{pid: pid}
+			byPID[pid] = pr
+		}
+		if comm := p.Labels["comm"]; comm != "" {
+			pr.comm = comm
+		}
+		switch p.Series {
+		case "cpu_allowed_percent":
+			pr.sum += p.Value
+			pr.n++
+		case "cpus_allowed":
+			pr.cpus = p.Value
+		}
+	}
+	budget := 100 * v.CPUBudget
+	var over []*proc
+	for _, pr := range byPID {
+		if pr.n > 0 && pr.sum/float64(pr.n) > budget {
+			over = append(over, pr)
+		}
+	}
+	slices.SortFunc(over, func(a, b *proc) int {
+		return cmp.Or(cmp.Compare(b.sum/float64(b.n), a.sum/float64(a.n)), cmp.Compare(a.pid, b.pid))
+	})
+	why := make([]string, len(over))
+	for i, pr := range over {
+		cpus := "the CPUs it may use"
+		if pr.cpus == 1 {
+			cpus = "the 1 CPU it may use"
+		} else if pr.cpus > 1 {
+			cpus = fmt.Sprintf("the %g CPUs it may use", pr.cpus)
+		}
+		why[i] = fmt.Sprintf("target %s (pid %s) used %.1f%% of %s on average over %d samples (> %.4g%%)",
+			cmp.Or(pr.comm, "?"), pr.pid, pr.sum/float64(pr.n), cpus, pr.n, budget)
+	}
+	return strings.Join(why, "; ")
+}
+
+// errorRatio gives the reason for errors, or "".
+func (v Validity) errorRatio(r *record.Result) string {
+	failed := r.ErrorsTotal + r.Unsuccessful
+	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= v.MaxErrorRatio {
+		return ""
+	}
+	return fmt.Sprintf("%.2f%% of %d requests failed (%d errors, %d unsuccessful responses) > %.4g%%",
+		100*float64(failed)/float64(r.Requests), r.Requests, r.ErrorsTotal, r.Unsuccessful, 100*v.MaxErrorRatio)
+}
+
+// counted stands for a histogram of n samples, so that record.Quantile's
+// own rule says whether a percentile exists.
+type counted int64
+
+func (c counted) TotalCount() int64               { return int64(c) }
+func (c counted) ValueAtPercentile(float64) int64 { return 0 }
+
+// tooFewSamples gives the reason for too_few_samples, or "": it names the
+// usual percentiles that are low-confidence or n/a with n requests.
+func tooFewSamples(n int64) string {
+	if !record.LowConfidence(n, 0.99) {
+		return ""
+	}
+	if n == 0 {
+		return "no requests completed: every percentile is n/a"
+	}
+	var low, na []string
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		name := "p" + strconv.FormatFloat(100*q, 'f', -1, 64)
+		if _, ok := record.Quantile(counted(n), q); !ok {
+			na = append(na, name)
+		} else if record.LowConfidence(n, q) {
+			low = append(low, name)
+		}
+	}
+	why := fmt.Sprintf("only %d requests, p99 needs %.0f", n, math.Ceil(10/(1-0.99)-1e-9))
+	if len(low) > 0 {
+		why += ": " + strings.Join(low, ", ") + " low-confidence"
+	}
+	if len(na) > 0 {
+		why += "; " + strings.Join(na, ", ") + " n/a"
+	}
+	return why
+}
+
+// durText formats d to four significant digits: 10.83ms, 1.234s.
+func durText(d time.Duration) string {
+	u := time.Duration(1)
+	for abs := max(d, -d); abs/u >= 10000; u *= 10 {
+	}
+	return d.Round(u).String()
+}
+
+// Thresholds of inconsistent.
+const (
+	kindMinRatio     = 0.001 // a run's failures count for their kinds above this share of its requests
+	kindMinShare     = 0.01  // a kind counts when it makes at least this share of the failures
+	burstMinFailures = 20    // burstiness is judged from this many failures
+	burstMinInterval = 10    // and this many intervals
+	burstTopShare    = 0.10  // concentrated: the worst 10% of the intervals
+	burstHalf        = 0.50  // hold more than half of the failures
+)
+
+// inconsistent gives the reason for inconsistent, or "". A run is only
+// inconsistent against siblings, so without any it never is. The rule:
+//
+//   - Kinds. A failure's kind is its error class ("timeout") or its
+//     unsuccessful status ("status 503"). A kind is significant in a run
+//     when the run's failures exceed 0.1% of its requests and the kind
+//     makes at least 1% of them. The run is inconsistent when a kind
+//     significant here occurs in no sibling at all, or when a kind
+//     significant in more than half of the siblings does not occur here.
+//   - Bursts. A run's failures are concentrated when, with at least 10
+//     intervals and 20 failures, more than half of them fall in the worst
+//     10% of its intervals. The run is inconsistent when its failures are
+//     concentrated and no sibling's are.
+func inconsistent(r *record.Result, siblings []*record.Result, success record.CodeSet) string {
+	siblings = slices.DeleteFunc(slices.Clone(siblings), func(s *record.Result) bool { return s == nil })
+	if len(siblings) == 0 {
+		return ""
+	}
+	here := failureKinds(r, success)
+	seen, sig := map[string]int{}, map[string]int{}
+	sibBursts := 0
+	for _, s := range siblings {
+		kinds := failureKinds(s, success)
+		for k := range kinds {
+			seen[k]++
+		}
+		for _, k := range significant(s, kinds) {
+			sig[k]++
+		}
+		if _, _, _, _, ok := failureBurst(s); ok {
+			sibBursts++
+		}
+	}
+	var why []string
+	failed := r.ErrorsTotal + r.Unsuccessful
+	for _, k := range significant(r, here) {
+		if seen[k] == 0 {
+			why = append(why, fmt.Sprintf("%s: %d of %d requests here (%.0f%% of the failures), in none of %d siblings",
+				k, here[k], r.Requests, 100*float64(here[k])/float64(failed), len(siblings)))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(sig)) {
+		if 2*sig[k] > len(siblings) && here[k] == 0 {
+			why = append(why, fmt.Sprintf("%s: a failure kind of %d of %d siblings, none here", k, sig[k], len(siblings)))
+		}
+	}
+	if top, total, k, n, ok := failureBurst(r); ok && sibBursts == 0 {
+		why = append(why, fmt.Sprintf("%d of %d failures (%.0f%%) fell in %d of %d intervals, while no sibling's failures were concentrated",
+			top, total, 100*float64(top)/float64(total), k, n))
+	}
+	return strings.Join(why, "; ")
+}
+
+// failureKinds counts r's failures by kind: error class or unsuccessful status.
+func failureKinds(r *record.Result, success record.CodeSet) map[string]int64 {
+	kinds := map[string]int64{}
+	for class, n := range r.Errors {
+		if n > 0 {
+			kinds[class] += n
+		}
+	}
+	for code, n := range r.Codes {
+		if n > 0 && !success.Has(code) {
+			kinds["status "+strconv.Itoa(code)] += n
+		}
+	}
+	return kinds
+}
+
+// significant returns, sorted, the kinds that make at least kindMinShare of
+// r's failures, when those exceed kindMinRatio of its requests.
+func significant(r *record.Result, kinds map[string]int64) []string {
+	failed := r.ErrorsTotal + r.Unsuccessful
+	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= kindMinRatio {
+		return nil
+	}
+	var out []string
+	for k, n := range kinds {
+		if float64(n) >= kindMinShare*float64(failed) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// failureBurst reports whether r's failures are concentrated: more than half of
+// them (top of total) in its worst k of n intervals.
+func failureBurst(r *record.Result) (top, total int64, k, n int, ok bool) {
+	n = len(r.Intervals)
+	per := make([]int64, n)
+	for i, iv := range r.Intervals {
+		per[i] = iv.Errors + iv.Unsuccessful
+		total += per[i]
+	}
+	if n < burstMinInterval || total < burstMinFailures {
+		return 0, total, 0, n, false
+	}
+	slices.SortFunc(per, func(a, b int64) int { return cmp.Compare(b, a) })
+	k = max(1, int(burstTopShare*float64(n)))
+	for _, f := range per[:k] {
+		top += f
+	}
+	return top, total, k, n, float64(top) > burstHalf*float64(total)
+}

@@ -1,0 +1,308 @@
+package experiment
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/probe"
+	"github.com/latlab/latlab/record"
+)
+
+// synthLatency draws a realistic latency for request i of n: log-normal around
+// 10 ms with a 1% tail five times slower, times a linear rise of rise over
+// the run.
+func synthLatency(rng *rand.Rand, i, n int, rise float64) time.Duration {
+	v := 10e6 * math.Exp(0.4*rng.NormFloat64())
+	if rng.Float64() < 0.01 {
+		v *= 5
+	}
+	return time.Duration(v * (1 + rise*float64(i)/float64(n)))
+}
+
+// synth describes a run for the validity tests.
+type synth struct {
+	n      int     // requests
+	rate   float64 // open loop: requests per second; 0 is closed loop, one per ms
+	seed   uint64
+	lag    time.Duration
+	rise   float64
+	unsent int64
+	fail   func(i int) (int, record.ErrorClass) // nil: every request succeeds
+}
+
+// buildRun records s with a real Recorder and cuts the 1 s intervals from the
+// raw samples (without Start the recorder would put all in one interval).
+func buildRun(t *testing.T, s synth) *record.Result {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(s.seed, 42))
+	rec := record.NewRecorder(time.Now(), record.Config{KeepRaw: int64(s.n)})
+	every := time.Millisecond
+	if s.rate > 0 {
+		every = time.Duration(float64(time.Second) / s.rate)
+	}
+	for i := range s.n {
+		in := time.Duration(i) * every
+		smp := record.Sample{Intended: in, Sent: in + s.lag, Done: in + s.lag + synthLatency(rng, i, s.n, s.rise), Code: 200}
+		if s.fail != nil {
+			smp.Code, smp.Error = s.fail(i)
+			if smp.Error != record.OK {
+				smp.Err = errors.New(smp.Error.String())
+			}
+		}
+		rec.Sent()
+		rec.Record(0, &smp)
+	}
+	res := rec.Stop()
+	res.TargetRate, res.Unsent, res.Mode = s.rate, s.unsent, "open"
+	if s.rate == 0 {
+		res.Mode = "closed"
+	}
+	res.Intervals = nil
+	for _, r := range res.Raw {
+		k := int(r.Done / time.Second)
+		for len(res.Intervals) <= k {
+			j := time.Duration(len(res.Intervals))
+			res.Intervals = append(res.Intervals, record.Interval{Start: j * time.Second, End: (j + 1) * time.Second})
+		}
+		iv := &res.Intervals[k]
+		iv.Completed++
+		if r.Error != record.OK {
+			iv.Errors++
+		} else if r.Code >= 400 {
+			iv.Unsuccessful++
+		}
+	}
+	return res
+}
+
+// failEvenly fails count of n requests, evenly, with code or class.
+func failEvenly(count, n, code int, class record.ErrorClass) func(int) (int, record.ErrorClass) {
+	return func(i int) (int, record.ErrorClass) {
+		if i%(n/count) == 0 && i/(n/count) < count {
+			return code, class
+		}
+		return 200, record.OK
+	}
+}
+
+// failFirst fails the first count requests with class.
+func failFirst(count int, class record.ErrorClass) func(int) (int, record.ErrorClass) {
+	return func(i int) (int, record.ErrorClass) {
+		if i < count {
+			return 0, class
+		}
+		return 200, record.OK
+	}
+}
+
+// cpuPoints returns process probe points of one process, one per value.
+func cpuPoints(pid, comm, role string, cpus float64, values ...float64) []probe.Point {
+	labels := map[string]string{"pid": pid, "comm": comm, "role": role}
+	pts := []probe.Point{{Probe: "process", Series: "cpus_allowed", Labels: labels, Value: cpus}}
+	for i, v := range values {
+		pts = append(pts, probe.Point{Probe: "process", Series: "cpu_allowed_percent", Labels: labels, T: time.Duration(i) * time.Second, Value: v},
+			probe.Point{Probe: "process", Series: "cpu_percent", Labels: labels, T: time.Duration(i) * time.Second, Value: v * cpus})
+	}
+	return pts
+}
+
+func TestValidityCheck(t *testing.T) {
+	steady := synth{n: 2000, rate: 200, seed: 1, lag: 100 * time.Microsecond}
+	with := func(s synth, f func(*synth)) synth { f(&s); return s }
+	sibs := []synth{with(steady, func(s *synth) { s.seed = 2 }), with(steady, func(s *synth) { s.seed = 3 })}
+	cool := append(cpuPoints("42", "nginx", "target", 2, 30, 35, 40), cpuPoints("7", "latlab", "latlab", 4, 99, 99)...)
+	burst := synth{n: 4000, rate: 400, seed: 5, fail: failFirst(30, record.Timeout)}
+	even := with(burst, func(s *synth) { s.fail = failEvenly(30, 4000, 0, record.Timeout) })
+	tests := []struct {
+		name        string
+		run         synth
+		interrupted bool
+		points      []probe.Point
+		siblings    []synth
+		want        []string
+		reason      string // a part of the first flag's reason
+	}{
+		{name: "clean", run: steady, points: cool, siblings: sibs},
+		{name: "closed loop ignores lag", run: with(steady, func(s *synth) { s.rate, s.lag = 0, 50*time.Millisecond })},
+		{name: "interrupted", run: steady, interrupted: true, want: []string{FlagInterrupted}, reason: "2000 completed requests"},
+		{name: "achieved low", run: with(steady, func(s *synth) { s.unsent = 200 }),
+			want: []string{FlagGeneratorSaturated}, reason: "achieved 181.8/s of 200/s (90.9% < 99%)"},
+		{name: "achieved at bound", run: with(steady, func(s *synth) { s.n, s.unsent = 1980, 20 })},
+		{name: "lag high", run: with(steady, func(s *synth) { s.lag = 8 * time.Millisecond }),
+			want: []string{FlagGeneratorSaturated}, reason: "lag p99 8"},
+		{name: "target cpu high", run: steady, points: append(cpuPoints("43", "nginx", "target", 2, 80, 90), cool...),
+			want: []string{FlagTargetCPUHigh}, reason: "target nginx (pid 43) used 85.0% of the 2 CPUs it may use"},
+		{name: "target cpu at bound", run: steady, points: cpuPoints("42", "nginx", "target", 2, 70, 80)},
+		{name: "errors", run: with(steady, func(s *synth) { s.fail = failEvenly(50, 2000, 0, record.Timeout) }),
+			want: []string{FlagErrors}, reason: "2.50% of 2000 requests failed (50 errors, 0 unsuccessful responses) > 1%"},
+		{name: "unsuccessful", run: with(steady, func(s *synth) { s.fail = failEvenly(40, 2000, 503, record.OK) }),
+			want: []string{FlagErrors}, reason: "(0 errors, 40 unsuccessful responses)"},
+		{name: "errors at bound", run: with(steady, func(s *synth) { s.fail = failEvenly(20, 2000, 0, record.Timeout) })},
+		{name: "too few", run: with(steady, func(s *synth) { s.n, s.rate = 500, 50 }),
+			want: []string{FlagTooFewSamples}, reason: "only 500 requests, p99 needs 1000: p99 low-confidence; p99.9 n/a"},
+		{name: "far too few", run: with(steady, func(s *synth) { s.n, s.rate = 50, 5 }),
+			want: []string{FlagTooFewSamples}, reason: "only 50 requests, p99 needs 1000: p90 low-confidence; p99, p99.9 n/a"},
+		{name: "samples at bound", run: with(steady, func(s *synth) { s.n = 1000 })},
+		{name: "trend", run: with(steady, func(s *synth) { s.rise = 0.3 }), want: []string{FlagTrend}, reason: "latency rises by"},
+		{name: "new failure kind", run: with(steady, func(s *synth) { s.fail = failEvenly(10, 2000, 0, record.Timeout) }), siblings: sibs,
+			want: []string{FlagInconsistent}, reason: "timeout: 10 of 2000 requests here (100% of the failures), in none of 2 siblings"},
+		{name: "missing failure kind", run: steady, siblings: []synth{
+			with(steady, func(s *synth) { s.fail = failEvenly(10, 2000, 503, record.OK) }),
+			with(steady, func(s *synth) { s.seed, s.fail = 7, failEvenly(10, 2000, 503, record.OK) })},
+			want: []string{FlagInconsistent}, reason: "status 503: a failure kind of 2 of 2 siblings, none here"},
+		{name: "same failure kind", run: with(steady, func(s *synth) { s.fail = failEvenly(10, 2000, 0, record.Timeout) }),
+			siblings: []synth{with(steady, func(s *synth) { s.seed, s.fail = 2, failEvenly(10, 2000, 0, record.Timeout) })}},
+		{name: "failures at the noise floor", run: with(steady, func(s *synth) { s.fail = failEvenly(2, 2000, 0, record.Timeout) }), siblings: sibs},
+		{name: "burst", run: burst, siblings: []synth{even, with(even, func(s *synth) { s.seed = 6 })},
+			want: []string{FlagInconsistent}, reason: "30 of 30 failures (100%) fell in 1 of 11 intervals"},
+		{name: "burst like a sibling", run: burst, siblings: []synth{even, with(burst, func(s *synth) { s.seed = 6 })}},
+		{name: "burst without siblings", run: burst},
+		{name: "flags in order", run: with(steady, func(s *synth) { s.n, s.rate, s.unsent, s.fail = 500, 50, 500, failEvenly(50, 500, 0, record.Reset) }),
+			interrupted: true,
+			want:        []string{FlagInterrupted, FlagGeneratorSaturated, FlagErrors, FlagTooFewSamples}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := RunCheck{Result: buildRun(t, tt.run), Points: tt.points}
+			c.Result.Interrupted = tt.interrupted
+			for _, s := range tt.siblings {
+				c.Siblings = append(c.Siblings, buildRun(t, s))
+			}
+			flags := DefaultValidity().Check(c)
+			t.Logf("%q", flags)
+			var got []string
+			for _, f := range flags {
+				got = append(got, f.Name)
+				if f.Reason == "" {
+					t.Errorf("%s has no reason", f.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("flags (-want +got):\n%s\n%v", diff, flags)
+			}
+			if tt.reason != "" && !strings.Contains(flags[0].Reason, tt.reason) {
+				t.Errorf("reason %q, want it to contain %q", flags[0].Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestCheckNilResult(t *testing.T) {
+	if got := DefaultValidity().Check(RunCheck{}); got != nil {
+		t.Errorf("Check of no result = %v, want none", got)
+	}
+}
+
+func TestCheckSuccessCodes(t *testing.T) {
+	res := buildRun(t, synth{n: 2000, rate: 200, seed: 1, fail: failEvenly(10, 2000, 404, record.OK)})
+	sib := buildRun(t, synth{n: 2000, rate: 200, seed: 2})
+	res.Unsuccessful = 0 // 404 counts as success here, as the recorder would have it
+	ok, err := record.ParseCodeSet("200-299,404")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := RunCheck{Result: res, Siblings: []*record.Result{sib}, Success: &ok}
+	if got := DefaultValidity().Check(c); len(got) != 0 {
+		t.Errorf("404 in the success set: flags %v, want none", got)
+	}
+	c.Success, res.Unsuccessful = nil, 10
+	if got := DefaultValidity().Check(c); len(got) != 1 || got[0].Name != FlagInconsistent {
+		t.Errorf("404 unsuccessful: flags %v, want inconsistent", got)
+	}
+}
+
+// synthRaw returns n raw samples, 1 ms apart, of latency with the given rise.
+func synthRaw(seed uint64, n int, rise float64) []record.Raw {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	raw := make([]record.Raw, n)
+	for i := range raw {
+		in := time.Duration(i) * time.Millisecond
+		raw[i] = record.Raw{Intended: in, Sent: in, Done: in + synthLatency(rng, i, n, rise), Code: 200}
+	}
+	return raw
+}
+
+// trendFires counts the seeds 1…50 on which v flags n samples with rise.
+func trendFires(v Validity, n int, rise float64) int {
+	fired := 0
+	for seed := range uint64(50) {
+		if v.trendReason(synthRaw(seed+1, n, rise)) != "" {
+			fired++
+		}
+	}
+	return fired
+}
+
+func TestTrendRates(t *testing.T) {
+	ciOnly := DefaultValidity()
+	ciOnly.MaxTrend = 0 // the CI alone decides
+	tests := []struct {
+		name     string
+		v        Validity
+		n        int
+		rise     float64
+		min, max int // of 50 seeds
+	}{
+		{"flat", DefaultValidity(), 10000, 0, 0, 2},
+		{"flat, CI alone", ciOnly, 10000, 0, 0, 6},
+		{"flat, few samples", DefaultValidity(), 500, 0, 0, 2},
+		{"20% rise", DefaultValidity(), 10000, 0.2, 48, 50},
+		{"20% fall", DefaultValidity(), 10000, -0.2 / 1.2, 48, 50},
+		{"5% rise under the bound", DefaultValidity(), 10000, 0.05, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := trendFires(tt.v, tt.n, tt.rise)
+			t.Logf("fired on %d of 50 seeds", got)
+			if got < tt.min || got > tt.max {
+				t.Errorf("fired on %d of 50 seeds, want %d to %d", got, tt.min, tt.max)
+			}
+		})
+	}
+}
+
+func TestTrendHugeRun(t *testing.T) {
+	v := DefaultValidity()
+	if why := v.trendReason(synthRaw(1, 400_000, 0)); why != "" {
+		t.Errorf("flat run of 400,000 flagged: %s", why)
+	}
+	if why := v.trendReason(synthRaw(1, 400_000, 0.2)); !strings.Contains(why, "over 360000 requests") {
+		t.Errorf("rising run of 400,000: reason %q, want a rise over 360000 requests", why)
+	}
+}
+
+func TestTrendTooFewSamples(t *testing.T) {
+	if why := DefaultValidity().trendReason(synthRaw(1, 199, 5)); why != "" {
+		t.Errorf("199 samples flagged: %s", why)
+	}
+	if why := DefaultValidity().trendReason(synthRaw(1, 200, 5)); why == "" {
+		t.Error("200 samples of a steep rise not flagged")
+	}
+}
+
+func TestTrendAtBound(t *testing.T) {
+	raw := synthRaw(3, 10000, 0.2)
+	f, ok := fitTrend(raw)
+	if !ok || f.lo <= 0 {
+		t.Fatalf("fit %+v, ok %v: want a slope above zero", f, ok)
+	}
+	// The smallest MaxTrend with MaxTrend × median ≥ rise is the bound.
+	v := DefaultValidity()
+	v.MaxTrend = f.rise / f.median
+	for v.MaxTrend*f.median < f.rise {
+		v.MaxTrend = math.Nextafter(v.MaxTrend, 1)
+	}
+	if why := v.trendReason(raw); why != "" {
+		t.Errorf("rise exactly at the bound flagged: %s", why)
+	}
+	v.MaxTrend = math.Nextafter(v.MaxTrend, 0)
+	if why := v.trendReason(raw); why == "" {
+		t.Error("rise just past the bound not flagged")
+	}
+}

@@ -1,0 +1,162 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/graph"
+)
+
+// live is a variant that is set up: a running graph or an external target.
+type live struct {
+	v       *Variant
+	cluster *graph.Cluster // graph variants
+	entry   string         // the URL requests go to; "" for a target variant (its own URL)
+	nodes   map[string]string
+	pids    []int
+	level   Trial // the trial it was set up for, for restart: per-rate
+}
+
+// metricsURLs returns the /metrics endpoints of a graph's nodes.
+func (l *live) metricsURLs() []string {
+	var urls []string
+	for _, u := range l.nodes {
+		urls = append(urls, u+"/metrics")
+	}
+	return urls
+}
+
+// setUp starts v: launches its graph, or runs its setup command and waits
+// for its ready URL.
+func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
+	l := &live{v: v, level: t, nodes: map[string]string{}}
+	if v.Topology != nil {
+		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout}
+		if r.traces != nil {
+			opts.Args = append(opts.Args, "--otlp-endpoint", r.tracesURL)
+		}
+		if r.Spec.Probes.Pprof != nil {
+			opts.Args = append(opts.Args, "--pprof")
+		}
+		c, err := graph.Launch(ctx, v.Topology, opts)
+		if err != nil {
+			return nil, fmt.Errorf("variant %s: starting %s: %w", v.Name, v.Graph, err)
+		}
+		l.cluster, l.entry = c, c.Entry
+		for _, n := range c.Nodes {
+			l.nodes[n.Name] = n.URL
+			l.pids = append(l.pids, n.PID)
+		}
+		return l, nil
+	}
+	if v.Setup != "" {
+		if err := r.shell(ctx, v.Setup); err != nil {
+			return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
+		}
+	}
+	if v.Ready != "" {
+		if err := waitReady(ctx, v.Ready, v.ReadyTimeout); err != nil {
+			r.tearDown(l)
+			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+	}
+	return l, nil
+}
+
+// tearDown stops what setUp started. Errors are reported, not returned:
+// tearing down goes on whatever happened.
+func (r *Runner) tearDown(l *live) {
+	if l.cluster != nil {
+		if err := l.cluster.Stop(); err != nil {
+			r.logf("variant %s: stopping its graph: %v", l.v.Name, err)
+		}
+		return
+	}
+	if l.v.Teardown != "" {
+		// A teardown runs even when the run was interrupted.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := r.shell(ctx, l.v.Teardown); err != nil {
+			r.logf("variant %s: teardown %q: %v", l.v.Name, l.v.Teardown, err)
+		}
+	}
+}
+
+// shell runs a setup or teardown command with sh -c in the spec's folder.
+// Its output goes to the node output; a command that leaves something
+// running in the background does not hold latlab up.
+func (r *Runner) shell(ctx context.Context, command string) error {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = r.Spec.Dir
+	out := r.NodeOutput
+	if out == nil {
+		out = io.Discard
+	}
+	var tail strings.Builder
+	cmd.Stdout = out
+	cmd.Stderr = io.MultiWriter(out, &limited{w: &tail, n: 2048})
+	cmd.WaitDelay = 2 * time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Run(); err != nil && !isWaitDelay(err) {
+		if s := strings.TrimSpace(tail.String()); s != "" {
+			return fmt.Errorf("%w: %s", err, s)
+		}
+		return err
+	}
+	return nil
+}
+
+func isWaitDelay(err error) bool { return err != nil && strings.Contains(err.Error(), "WaitDelay") }
+
+// limited writes at most n bytes to w.
+type limited struct {
+	w io.Writer
+	n int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.n -= k
+		_, _ = l.w.Write(p[:k])
+	}
+	return len(p), nil
+}
+
+// waitReady polls url until it answers 200, for at most limit.
+func waitReady(ctx context.Context, url string, limit time.Duration) error {
+	if limit <= 0 {
+		limit = DefaultReadyTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	var last string
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("ready URL %s: %w", url, err)
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s was not ready within %s (last: %s)", url, limit, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
