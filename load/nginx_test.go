@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,7 +54,19 @@ http {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting nginx: %v", err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		// SIGTERM: nginx's master stops its workers too; SIGKILL would
+		// leave them behind.
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
 	url := "http://" + addr + "/"
 	for i := 0; i < 100; i++ {
 		if resp, err := http.Get(url); err == nil {
