@@ -253,7 +253,7 @@ func TestTrendRates(t *testing.T) {
 		{"flat, CI alone", ciOnly, 10000, 0, 0, 6},
 		{"flat, few samples", DefaultValidity(), 500, 0, 0, 2},
 		{"20% rise", DefaultValidity(), 10000, 0.2, 48, 50},
-		{"20% fall", DefaultValidity(), 10000, -0.2 / 1.2, 48, 50},
+		{"20% fall", DefaultValidity(), 10000, -0.2 / 1.2, 0, 0},
 		{"5% rise under the bound", DefaultValidity(), 10000, 0.05, 0, 2},
 	}
 	for _, tt := range tests {
