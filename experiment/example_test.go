@@ -79,7 +79,7 @@ func TestExampleSpecs(t *testing.T) {
 	for _, v := range s.Variants {
 		if v.Graph != "" {
 			graphs++
-		} else if v.Setup != "" && v.Teardown != "" {
+		} else if v.Start != "" && v.Ready != "" {
 			targets++
 		}
 	}

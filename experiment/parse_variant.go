@@ -26,6 +26,8 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 			v.Graph, v.Topology = d.topology(val, f)
 		case "target":
 			v.Target, _ = d.url(val, f)
+		case "start":
+			v.Start, _ = d.command(val, f)
 		case "setup":
 			v.Setup, _ = d.command(val, f)
 		case "teardown":
@@ -57,6 +59,8 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 			later, first, name = graph, target, "target"
 		}
 		d.errorf(later, join(path, later.Value), "cannot be used with %s (line %d): give graph or target, not both", name, first.Line)
+	case graph != nil && keys["start"] != nil:
+		d.errorf(keys["start"], join(path, "start"), "latlab starts a graph itself; start is for targets")
 	case graph != nil && keys["ready"] != nil:
 		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,16 @@ import (
 
 	"github.com/latlab/latlab/store"
 )
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
 
 // writeSpec writes a spec into a temporary folder and parses it.
 func writeSpec(t *testing.T, dir, text string) *Spec {
@@ -188,24 +199,40 @@ func TestRunnerGraph(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec := writeSpec(t, dir, `version: 1
+	port := freePort(t)
+	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
 name: graph
-variants: [{name: chain, graph: graph.yaml}]
+variants:
+  - {name: chain, graph: graph.yaml}
+  - {name: started, target: "http://127.0.0.1:%[2]d/", start: "%[1]s serve --listen 127.0.0.1:%[2]d"}
 load: {mode: open, rates: [50], duration: 2s}
 warmup: {duration: 300ms, rate: same}
 probes:
   metrics: {interval: 500ms, window: 1s}
-`)
+`, bin, port))
 	db := openDB(t, filepath.Join(dir, "results.db"))
 	out, err := (&Runner{Spec: spec, DB: db, Binary: bin}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Done != 1 {
+	if out.Done != 2 {
 		t.Fatalf("outcome %+v", out)
 	}
+	// Torn down: the started server no longer listens.
+	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port)); err == nil {
+		resp.Body.Close()
+		t.Error("the variant's start command still runs after the experiment")
+	}
 	runs, _ := db.Runs(context.Background(), out.Experiment.ID)
-	r := runs[0]
+	var r store.Run
+	for _, x := range runs {
+		if x.Variant == "started" && (x.Status != store.Done || x.Summary.Requests != 100) {
+			t.Errorf("started variant: %s, %+v", x.Status, x.Summary)
+		}
+		if x.Variant == "chain" {
+			r = x
+		}
+	}
 	if r.Summary.Requests != 100 || r.Warmup == nil || r.Warmup.Requests < 10 {
 		t.Errorf("run: %d requests, warm-up %+v; want 100 and some warm-up", r.Summary.Requests, r.Warmup)
 	}

@@ -20,7 +20,9 @@ type live struct {
 	entry   string         // the URL requests go to; "" for a target variant (its own URL)
 	nodes   map[string]string
 	pids    []int
-	level   Trial // the trial it was set up for, for restart: per-rate
+	level   Trial         // the trial it was set up for, for restart: per-rate
+	started *exec.Cmd     // the variant's start command, running
+	exited  chan struct{} // closed when it ends
 }
 
 // metricsURLs returns the /metrics endpoints of a graph's nodes.
@@ -60,8 +62,18 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 			return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
 		}
 	}
-	if v.Ready != "" {
-		if err := waitReady(ctx, v.Ready, v.ReadyTimeout); err != nil {
+	if v.Start != "" {
+		if err := r.start(l); err != nil {
+			r.tearDown(l)
+			return nil, fmt.Errorf("variant %s: start %q: %w", v.Name, v.Start, err)
+		}
+	}
+	ready, anyAnswer := v.Ready, false
+	if ready == "" && v.Start != "" {
+		ready, anyAnswer = v.Target, true // started here: wait until it answers at all
+	}
+	if ready != "" {
+		if err := waitReady(ctx, ready, v.ReadyTimeout, anyAnswer, l.exited); err != nil {
 			r.tearDown(l)
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
@@ -69,9 +81,51 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 	return l, nil
 }
 
+// start runs the variant's start command in its own process group, from
+// the thread graph.Spawn keeps, so that it dies with latlab even when
+// latlab is killed. The shell execs the command, so the parent-death signal
+// reaches the command itself.
+func (r *Runner) start(l *live) error {
+	cmd := exec.Command("sh", "-c", "exec "+l.v.Start)
+	cmd.Dir = r.Spec.Dir
+	out := r.NodeOutput
+	if out == nil {
+		out = io.Discard
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := graph.Spawn(cmd); err != nil {
+		return err
+	}
+	l.started, l.exited = cmd, make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(l.exited)
+	}()
+	return nil
+}
+
+// stop ends the start command's process group: SIGTERM, then SIGKILL
+// after 5 s.
+func (l *live) stop() {
+	if l.started == nil {
+		return
+	}
+	pgid := l.started.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-l.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-l.exited
+	}
+	l.started = nil
+}
+
 // tearDown stops what setUp started. Errors are reported, not returned:
 // tearing down goes on whatever happened.
 func (r *Runner) tearDown(l *live) {
+	l.stop()
 	if l.cluster != nil {
 		if err := l.cluster.Stop(); err != nil {
 			r.logf("variant %s: stopping its graph: %v", l.v.Name, err)
@@ -129,8 +183,9 @@ func (l *limited) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// waitReady polls url until it answers 200, for at most limit.
-func waitReady(ctx context.Context, url string, limit time.Duration) error {
+// waitReady polls url until it answers 200 (any answer at all with
+// anyAnswer), for at most limit, giving up early when exited closes.
+func waitReady(ctx context.Context, url string, limit time.Duration, anyAnswer bool, exited <-chan struct{}) error {
 	if limit <= 0 {
 		limit = DefaultReadyTimeout
 	}
@@ -146,7 +201,7 @@ func waitReady(ctx context.Context, url string, limit time.Duration) error {
 		resp, err := client.Do(req)
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK || anyAnswer {
 				return nil
 			}
 			last = resp.Status
@@ -156,6 +211,8 @@ func waitReady(ctx context.Context, url string, limit time.Duration) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s was not ready within %s (last: %s)", url, limit, last)
+		case <-exited:
+			return fmt.Errorf("the start command exited before %s was ready (last: %s)", url, last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -31,7 +30,6 @@ type Cluster struct {
 	Entry string  // URL of the entry service
 	Nodes []*Proc // in topology order
 
-	spawn  chan spawnReq
 	exited chan *Proc // a node as it ends
 	stop   sync.Once
 }
@@ -51,19 +49,13 @@ type Proc struct {
 // (as Exited reports).
 func (p *Proc) Err() error { return p.err }
 
-type spawnReq struct {
-	cmd *exec.Cmd
-	err chan error
-}
-
 // Launch starts every service of t as its own "latlab serve" process,
 // listening where the topology says (a free port when it says 0), and
 // returns once every node answers /healthz. If a node fails to start, the
 // others are stopped and the error names it.
 //
 // The nodes die with the process that launched them, even when it is
-// killed with SIGKILL: each is started with a parent-death signal from one
-// thread kept alive until Stop.
+// killed with SIGKILL: each is started by Spawn with a parent-death signal.
 func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error) {
 	if o.Binary == "" {
 		exe, err := os.Executable()
@@ -106,8 +98,7 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		files[i] = f
 		urls[s.Name] = "http://" + ln.Addr().String()
 	}
-	c := &Cluster{spawn: make(chan spawnReq), exited: make(chan *Proc, len(t.Services))}
-	go c.spawner()
+	c := &Cluster{exited: make(chan *Proc, len(t.Services))}
 	for i, s := range t.Services {
 		args := []string{"serve", "--topology", t.File, "--service", s.Name,
 			"--listen", urls[s.Name][len("http://"):], "--listen-fd", "3"}
@@ -121,7 +112,7 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		cmd.Stdout, cmd.Stderr = prefixed(o.Output, s.Name), prefixed(o.Output, s.Name)
 		cmd.ExtraFiles = []*os.File{files[i]}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-		if err := c.start(cmd); err != nil {
+		if err := Spawn(cmd); err != nil {
 			c.Stop()
 			return nil, fmt.Errorf("service %s: starting %s: %w", s.Name, o.Binary, err)
 		}
@@ -135,22 +126,6 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		return nil, err
 	}
 	return c, nil
-}
-
-// spawner starts processes from one locked thread that lives until Stop:
-// a child's parent-death signal fires when the thread that started it
-// ends, so that thread must outlive the children.
-func (c *Cluster) spawner() {
-	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-	for r := range c.spawn {
-		r.err <- r.cmd.Start()
-	}
-}
-
-func (c *Cluster) start(cmd *exec.Cmd) error {
-	r := spawnReq{cmd: cmd, err: make(chan error)}
-	c.spawn <- r
-	return <-r.err
 }
 
 func (c *Cluster) reap(p *Proc) {
@@ -207,7 +182,6 @@ func (c *Cluster) Stop() error {
 				errs = append(errs, fmt.Errorf("service %s did not stop within 5s and was killed", p.Name))
 			}
 		}
-		close(c.spawn)
 	})
 	return errors.Join(errs...)
 }

@@ -49,17 +49,19 @@ func TestRunSurvivesKill(t *testing.T) {
 	graphFile := filepath.Join(dir, "killtest-graph.yaml")
 	os.WriteFile(graphFile, []byte("services:\n  - name: front\n    script: [{call: back}]\n  - name: back\n"), 0o644)
 	spec := filepath.Join(dir, "spec.yaml")
+	addr := freeAddr(t)
 	os.WriteFile(spec, []byte(fmt.Sprintf(`version: 1
 name: kill
 variants:
   - {name: graph, graph: killtest-graph.yaml}
   - {name: external, target: "%s/"}
+  - {name: started, target: "http://%s/", start: "%s serve --name killtest-started --listen %s"}
 load: {mode: open, rates: [50, 100], duration: 400ms}
 runs: 2
-`, target.URL)), 0o644)
+`, target.URL, addr, bin, addr)), 0o644)
 	db := filepath.Join(dir, "results.db")
 
-	for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond} {
+	for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond, 2500 * time.Millisecond, 4 * time.Second} {
 		cmd := exec.Command(bin, "run", spec, "-o", db, "-q")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -67,14 +69,16 @@ runs: 2
 		time.Sleep(after)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		deadline := time.Now().Add(3 * time.Second)
-		for len(processesWith(graphFile)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if left := processesWith(graphFile); len(left) > 0 {
-			t.Errorf("killed after %s: graph nodes %v outlived latlab", after, left)
-			for _, p := range left {
-				syscall.Kill(p, syscall.SIGKILL)
+		for _, mark := range []string{graphFile, "killtest-started"} {
+			deadline := time.Now().Add(3 * time.Second)
+			for len(processesWith(mark)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if left := processesWith(mark); len(left) > 0 {
+				t.Errorf("killed after %s: variant processes %v (%s) outlived latlab", after, left, mark)
+				for _, p := range left {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
 			}
 		}
 		s, err := store.Open(context.Background(), db)
@@ -118,8 +122,8 @@ runs: 2
 		}
 		seen[fmt.Sprintf("%s/%g/%d", variant, rate, rep)]++
 	}
-	if len(seen) != 8 {
-		t.Errorf("%d distinct trials stored, want 8: %v", len(seen), seen)
+	if len(seen) != 12 {
+		t.Errorf("%d distinct trials stored, want 12: %v", len(seen), seen)
 	}
 	for k, n := range seen {
 		if n != 1 {
