@@ -29,8 +29,16 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 			if d > 0 {
 				left = fmt.Sprintf(" %s left,", max(d-p.Elapsed, 0).Round(time.Second))
 			}
-			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
-				t.Position, r.total, n-k-1, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
+			eta := ""
+			if d > 0 {
+				per := d
+				if w := r.Spec.Warmup; w != nil {
+					per += w.Duration
+				}
+				eta = fmt.Sprintf(", all done in about %s", (max(d-p.Elapsed, 0) + time.Duration(n-k-1)*per).Round(time.Second))
+			}
+			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
+				t.Position, r.total, n-k-1, eta, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
 		}
 	}
 }

@@ -209,6 +209,7 @@ load: {mode: open, rates: [50], duration: 2s}
 warmup: {duration: 300ms, rate: same}
 probes:
   metrics: {interval: 500ms, window: 1s}
+  traces: true
 `, bin, port))
 	db := openDB(t, filepath.Join(dir, "results.db"))
 	out, err := (&Runner{Spec: spec, DB: db, Binary: bin}).Run(context.Background())
@@ -237,16 +238,20 @@ probes:
 		t.Errorf("run: %d requests, warm-up %+v; want 100 and some warm-up", r.Summary.Requests, r.Warmup)
 	}
 	probes, _ := db.Probes(context.Background(), r.ID)
-	var metrics, process int
+	var metrics, process, traces int
 	for _, p := range probes {
 		switch p.Probe {
 		case "metrics":
 			metrics++
 		case "process":
 			process++
+		case "traces":
+			traces++
 		}
 	}
-	if metrics == 0 || process == 0 {
-		t.Errorf("stored %d metrics and %d process points, want both", metrics, process)
+	// 100 requests, each with a front → back hop: network and framework
+	// times for most of them.
+	if metrics == 0 || process == 0 || traces < 100 {
+		t.Errorf("stored %d metrics, %d process and %d trace points, want all three (traces ≥ 100)", metrics, process, traces)
 	}
 }

@@ -135,6 +135,7 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 		}
 	}
 	if r.traces != nil {
+		time.Sleep(400 * time.Millisecond) // the nodes' last spans: exported every 200 ms
 		points = append(points, r.traces.PointsBetween(start, end)...)
 		r.traces.Forget(end)
 	}

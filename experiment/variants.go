@@ -42,6 +42,9 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout}
 		if r.traces != nil {
 			opts.Args = append(opts.Args, "--otlp-endpoint", r.tracesURL)
+			// Export spans every 200 ms rather than 5 s, so that a trial's
+			// spans are in by the time its hops are read.
+			opts.Env = append(opts.Env, "OTEL_BSP_SCHEDULE_DELAY=200")
 		}
 		if r.Spec.Probes.Pprof != nil {
 			opts.Args = append(opts.Args, "--pprof")

@@ -23,6 +23,7 @@ type LaunchOptions struct {
 	Host   string        // address nodes listen on; "" means 127.0.0.1
 	Ready  time.Duration // how long a node may take to answer /healthz; 0 means 30 s
 	Output io.Writer     // where nodes' stdout and stderr go; nil discards them
+	Env    []string      // more environment variables for every node, KEY=value
 }
 
 // A Cluster is a graph running as local processes.
@@ -111,6 +112,9 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		cmd := exec.Command(o.Binary, args...)
 		cmd.Stdout, cmd.Stderr = prefixed(o.Output, s.Name), prefixed(o.Output, s.Name)
 		cmd.ExtraFiles = []*os.File{files[i]}
+		if len(o.Env) > 0 {
+			cmd.Env = append(os.Environ(), o.Env...)
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 		if err := Spawn(cmd); err != nil {
 			c.Stop()
