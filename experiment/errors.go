@@ -4,37 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
-// A SyntaxError reports bad input in a spec: where it is and what is wrong.
-// A zero Line means the file as a whole; an empty Field means the line as a
-// whole.
-type SyntaxError struct {
-	File  string // name of the file, as given to the parser
-	Line  int    // 1-based line number, or 0
-	Field string // what was being read, such as "variants[1].load.rates"
-	Msg   string // what is wrong
-}
-
-// Error formats e as FILE:LINE: FIELD: MSG, leaving out the line when it is
-// 0 and the field when it is empty.
-func (e *SyntaxError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Line))
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// A SyntaxError reports bad input in a spec, as FILE:LINE: FIELD: MSG.
+type SyntaxError = yamlfile.SyntaxError
 
 // problem is one error found in a spec, with the spec's line it sorts by:
 // its own, or that of the field naming the file it was found in.

@@ -1,5 +1,7 @@
 package experiment
 
+import "github.com/latlab/latlab/yamlfile"
+
 // checkLoad checks that the fields given fit together. Fields the mode
 // needs but that are missing are reported at the mode, or at base when the
 // mode is the default; fields a variant dropped are not, since what
@@ -31,7 +33,7 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]
 		}
 		d.errorf(eb.k, eb.path(), "cannot be used with %s (line %d)%s", ea.key, ea.k.Line, why)
 	}
-	if e, ok := given["mode"]; !ok || string(l.Mode) == deref(e.v).Value {
+	if e, ok := given["mode"]; !ok || string(l.Mode) == yamlfile.Deref(e.v).Value {
 		const onlyOpen = "only open mode takes "
 		switch l.Mode {
 		case Open:

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -37,7 +38,7 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 	d := &decoder{
 		problems: problems{specFile: name},
 		dir:      dir,
-		lines:    yamlLines(data),
+		lines:    yamlfile.Lines(data),
 		budget:   maxNodes,
 		cache:    map[string]*fileData{},
 		sums:     map[string]string{},
@@ -45,7 +46,7 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, extra yaml.Node
 	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || deref(doc.Content[0]).ShortTag() == "!!null") {
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
 		return nil, &SyntaxError{File: name, Msg: "empty spec: give version, name, variants and load"}
 	} else if err != nil {
 		return nil, d.yamlError(err)

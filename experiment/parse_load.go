@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // scope is where a load mapping is: the line of its key and its field path.
@@ -87,7 +88,7 @@ func excludes(e entry) []string {
 	case "ramp":
 		return []string{"rates", "arrivals", "max_in_flight"}
 	case "mode":
-		switch deref(e.v).Value {
+		switch yamlfile.Deref(e.v).Value {
 		case string(Open):
 			return []string{"concurrency", "ramp"}
 		case string(Closed):

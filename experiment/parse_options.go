@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -48,7 +49,7 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 			out = append(out, Percentile{Name: key, Q: q, Latency: lat})
 		}
 	})
-	if deref(n).Kind == yaml.MappingNode && entries == 0 {
+	if yamlfile.Deref(n).Kind == yaml.MappingNode && entries == 0 {
 		d.errorf(n, path, "expected at least one %s, such as p99: 50ms", what)
 	}
 	slices.SortFunc(out, func(a, b Percentile) int {
@@ -102,7 +103,7 @@ func (d *decoder) warmup(s *Spec, n *yaml.Node) *Warmup {
 
 // warmupRate decodes the rate of a warm-up into w.
 func (d *decoder) warmupRate(s *Spec, w *Warmup, v *yaml.Node, f string) {
-	v = deref(v)
+	v = yamlfile.Deref(v)
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "same" {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -45,7 +46,7 @@ func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 // optional returns n's mapping, treating null (as in "metrics:") as an
 // empty one: the probe on with its defaults.
 func optional(n *yaml.Node) *yaml.Node {
-	if n = deref(n); n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+	if n = yamlfile.Deref(n); n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
 	}
 	return n
@@ -118,7 +119,7 @@ func (d *decoder) prometheus(n *yaml.Node, path string) *Prometheus {
 					p.Queries[name] = q
 				}
 			})
-			if deref(v).Kind == yaml.MappingNode && entries == 0 {
+			if yamlfile.Deref(v).Kind == yaml.MappingNode && entries == 0 {
 				d.errorf(v, f, "expected at least one query, such as p99: 'histogram_quantile(0.99, ...)'")
 			}
 		default:

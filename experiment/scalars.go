@@ -10,20 +10,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
 // str decodes the scalar n as a string: a number, boolean or time stands
 // for its text, but null does not.
 func (d *decoder) str(n *yaml.Node, field string) (string, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind == yaml.ScalarNode {
 		switch n.ShortTag() {
 		case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
 			return n.Value, true
 		}
 	}
-	d.errorf(n, field, "expected a string, got %s", describe(n))
+	d.errorf(n, field, "expected a string, got %s", yamlfile.Describe(n))
 	return "", false
 }
 
@@ -53,7 +54,7 @@ func (d *decoder) name(n *yaml.Node, field string) (string, bool) {
 
 // boolean decodes the scalar n as true or false.
 func (d *decoder) boolean(n *yaml.Node, field string) (bool, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
 		d.errorf(n, field, "expected true or false, got %s", got(n))
@@ -65,7 +66,7 @@ func (d *decoder) boolean(n *yaml.Node, field string) (bool, bool) {
 // integer decodes the scalar n as a whole number between lo and hi. A
 // float without a fraction, such as 1e6, counts.
 func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var v int64
 	ok := false
 	if n.Kind == yaml.ScalarNode {
@@ -97,7 +98,7 @@ func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, bool
 // positive decodes the scalar n as a finite number above 0 and at most
 // 1e9.
 func (d *decoder) positive(n *yaml.Node, field string) (float64, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var f float64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" || n.Decode(&f) != nil {
 		d.errorf(n, field, "expected a number, got %s", got(n))
@@ -113,7 +114,7 @@ func (d *decoder) positive(n *yaml.Node, field string) (float64, bool) {
 // duration decodes the scalar n as a positive duration of at most a day,
 // written with a unit, such as 10s or 1m30s.
 func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		d.errorf(n, field, "expected a duration such as 10s, got %s", got(n))
 		return 0, false
@@ -136,7 +137,7 @@ func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, bool) {
 // as a ratio (0.75 is 75%). The share must be at least 0 (above 0 when
 // above0 is set) and at most hi.
 func (d *decoder) percent(n *yaml.Node, field string, above0 bool, hi float64) (float64, bool) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	r, isPct, ok := ratio(n)
 	switch {
 	case !ok:

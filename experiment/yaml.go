@@ -2,10 +2,9 @@ package experiment
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
-	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -22,9 +21,9 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 // value's, after checking that the key is a string met once; it reports
 // false if n is not a mapping. path names n.
 func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *yaml.Node)) bool {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		d.errorf(n, path, "expected a mapping, got %s", yamlfile.Describe(n))
 		return false
 	}
 	if !d.spend(n, len(n.Content)/2) {
@@ -32,7 +31,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
+		k := yamlfile.Deref(n.Content[i])
 		if k.ShortTag() == "!!merge" {
 			d.errorf(k, path, "merge keys (<<) are not supported")
 			continue
@@ -59,10 +58,10 @@ func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 // list calls f with the index and node of each item of the sequence n,
 // after checking that it has at least one item, called what in errors.
 func (d *decoder) list(n *yaml.Node, path, what string, f func(i int, item *yaml.Node)) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	switch {
 	case n.Kind != yaml.SequenceNode:
-		d.errorf(n, path, "expected a sequence, got %s", describe(n))
+		d.errorf(n, path, "expected a sequence, got %s", yamlfile.Describe(n))
 		return
 	case len(n.Content) == 0:
 		d.errorf(n, path, "expected at least one %s", what)
@@ -71,7 +70,7 @@ func (d *decoder) list(n *yaml.Node, path, what string, f func(i int, item *yaml
 		return
 	}
 	for i, item := range n.Content {
-		f(i, deref(item))
+		f(i, yamlfile.Deref(item))
 	}
 }
 
@@ -98,14 +97,6 @@ func join(path, key string) string {
 // index returns the field path of item i of path.
 func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
-// deref returns the node that the alias n stands for, or n.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 // got describes n for errors: a scalar by its value, anything else by kind.
 func got(n *yaml.Node) string {
 	if n.Kind == yaml.ScalarNode {
@@ -118,70 +109,10 @@ func got(n *yaml.Node) string {
 			return n.Value
 		}
 	}
-	return describe(n)
+	return yamlfile.Describe(n)
 }
-
-// describe names the kind of n for errors.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a sequence"
-	case yaml.ScalarNode:
-		switch t := n.ShortTag(); t {
-		case "!!null":
-			return "null"
-		case "!!str":
-			return "a string"
-		case "!!int":
-			return "an integer"
-		case "!!float":
-			return "a number"
-		case "!!bool":
-			return "a boolean"
-		case "!!timestamp":
-			return "a timestamp"
-		default:
-			return t
-		}
-	}
-	return "an unknown node"
-}
-
-// yamlLines returns the number of the last line of data, breaking lines
-// where YAML does.
-func yamlLines(data []byte) int {
-	n := 1
-	for s := string(data); s != ""; {
-		w := 0
-		for _, br := range []string{"\r\n", "\r", "\n", "\u0085", "\u2028", "\u2029"} {
-			if strings.HasPrefix(s, br) {
-				w = len(br)
-				break
-			}
-		}
-		if w == 0 {
-			s = s[1:]
-			continue
-		}
-		if s = s[w:]; s != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// yamlLine matches the line number of a YAML parser error.
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
 // yamlError turns an error of the YAML parser into a *SyntaxError.
 func (d *decoder) yamlError(err error) error {
-	e := &SyntaxError{File: d.specFile, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLine.FindStringSubmatch(e.Msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Line = min(e.Line, d.lines)
-		e.Msg = e.Msg[len(m[0]):]
-	}
-	return e
+	return yamlfile.ParseError(d.specFile, d.lines, err)
 }

@@ -8,39 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
-// A SyntaxError reports bad input in a topology file: where it is and what
-// is wrong. A zero Line means the file as a whole; an empty Field means
-// the line as a whole.
-type SyntaxError struct {
-	File  string // name of the file, as given to the parser
-	Line  int    // 1-based line number, or 0
-	Field string // what was being read, such as "services[1].script[0].busywork"
-	Msg   string // what is wrong
-}
-
-// Error formats e as FILE:LINE: FIELD: MSG, leaving out the line when it is
-// 0 and the field when it is empty.
-func (e *SyntaxError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Line))
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// A SyntaxError reports bad input in a topology file, as FILE:LINE:
+// FIELD: MSG.
+type SyntaxError = yamlfile.SyntaxError
 
 // ReadTopology reads the topology file at path; see ParseTopology for the
 // format. Relative job paths resolve against the folder of path.
@@ -112,11 +88,11 @@ func newDecoder(name, dir string) *decoder {
 // parse decodes a topology from data.
 func (d *decoder) parse(data []byte) (*Topology, error) {
 	name := d.file
-	d.lines = yamlLines(data)
+	d.lines = yamlfile.Lines(data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, extra yaml.Node
 	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || deref(doc.Content[0]).ShortTag() == "!!null") {
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
 		return nil, &SyntaxError{File: name, Msg: "no services"}
 	} else if err != nil {
 		return nil, d.yamlError(err)
@@ -166,7 +142,7 @@ func (d *decoder) topology(root *yaml.Node) (*Topology, error) {
 		if key != "services" {
 			return d.errorf(k, key, "unknown field")
 		}
-		list = deref(v)
+		list = yamlfile.Deref(v)
 		return nil
 	})
 	switch {
@@ -175,7 +151,7 @@ func (d *decoder) topology(root *yaml.Node) (*Topology, error) {
 	case list == nil:
 		return nil, d.errorf(root, "services", "missing")
 	case list.Kind != yaml.SequenceNode:
-		return nil, d.errorf(list, "services", "expected a sequence, got %s", describe(list))
+		return nil, d.errorf(list, "services", "expected a sequence, got %s", yamlfile.Describe(list))
 	case len(list.Content) == 0:
 		return nil, d.errorf(list, "services", "expected at least one service")
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -23,7 +24,7 @@ func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, error) {
 	err := d.sequence(n, path, func(i int, item *yaml.Node) error {
 		field := fmt.Sprintf("%s[%d]", path, i)
 		if item.Kind != yaml.MappingNode {
-			return d.errorf(item, field, "expected a filter such as {passthrough: {}}, got %s", describe(item))
+			return d.errorf(item, field, "expected a filter such as {passthrough: {}}, got %s", yamlfile.Describe(item))
 		}
 		f := Filter{Line: item.Line}
 		err := d.mapping(item, field, func(key string, k, v *yaml.Node) error {

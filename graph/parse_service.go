@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -34,7 +35,7 @@ var proxyless = []string{"script", "calls", "commands", "jobs", "load_job", "pri
 // service decodes services[i] from n, with what it refers to.
 func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
 	path := fmt.Sprintf("services[%d]", i)
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	s := &Service{Line: n.Line}
 	r := &refs{}
 	var order []string              // fields in file order
@@ -52,7 +53,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
 			s.Entry, err = d.boolean(v, field)
 		case "proxy":
 			if s.Proxy, err = d.name(v, field); err == nil {
-				r.calls = append(r.calls, ref{s.Proxy, deref(v).Line, field})
+				r.calls = append(r.calls, ref{s.Proxy, yamlfile.Deref(v).Line, field})
 			}
 		case "port":
 			var p int64
@@ -99,7 +100,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
 		if s.LoadJob, err = d.name(loadJob, path+".load_job"); err != nil {
 			return nil, nil, err
 		}
-		r.stress = append(r.stress, ref{s.LoadJob, deref(loadJob).Line, path + ".load_job"})
+		r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
 	}
 	for _, f := range r.forks {
 		if _, ok := s.Commands[f.name]; !ok {
@@ -236,7 +237,7 @@ func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, error) {
 		switch key {
 		case "rate":
 			if e.Rate, err = d.number(v, field); err == nil && (e.Rate < 0 || e.Rate > 1) {
-				err = d.errorf(v, field, "%s is not between 0 and 1", deref(v).Value)
+				err = d.errorf(v, field, "%s is not between 0 and 1", yamlfile.Deref(v).Value)
 			}
 		case "status":
 			var c int64

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -58,7 +59,7 @@ func (d *decoder) step(n *yaml.Node, path string, r *refs, nested bool) (Step, e
 		})
 		return st, err
 	}
-	return Step{}, d.errorf(n, path, "expected a step such as {sleep: 1ms}, or a list of steps to run concurrently, got %s", describe(n))
+	return Step{}, d.errorf(n, path, "expected a step such as {sleep: 1ms}, or a list of steps to run concurrently, got %s", yamlfile.Describe(n))
 }
 
 // single decodes a step that is a mapping: one step kind and, for a call,
@@ -100,7 +101,7 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, error) {
 		if st.Name, err = d.name(val, field); err != nil {
 			break
 		}
-		rf := ref{st.Name, deref(val).Line, field}
+		rf := ref{st.Name, yamlfile.Deref(val).Line, field}
 		switch kind {
 		case Fork:
 			r.forks = append(r.forks, rf)
@@ -115,7 +116,7 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, error) {
 		return Step{}, err
 	}
 	for _, kv := range opts {
-		k, v := kv[0], deref(kv[1])
+		k, v := kv[0], yamlfile.Deref(kv[1])
 		f := path + "." + k.Value
 		if kind != Call {
 			return Step{}, d.errorf(k, f, "only a call step takes %s", k.Value)
@@ -168,9 +169,9 @@ var sizeUnits = map[string]int64{
 // size decodes a number of bytes between lo and maxSize: a whole number,
 // or a number and a unit such as 4KB or 1.5MiB.
 func (d *decoder) size(n *yaml.Node, field string, lo int64) (int64, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!str" {
-		return 0, d.errorf(n, field, "expected a size such as 512, 4KB or 1MiB, got %s", describe(n))
+		return 0, d.errorf(n, field, "expected a size such as 512, 4KB or 1MiB, got %s", yamlfile.Describe(n))
 	}
 	v, ok := parseSize(n.Value)
 	if n.ShortTag() == "!!int" {

@@ -3,26 +3,24 @@ package graph
 import (
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
-	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
 // mapping calls f with each key of the mapping n, the key's node and the
 // value's, after checking that the key is a string met once. path names n.
 func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *yaml.Node) error) error {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		return d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		return d.errorf(n, path, "expected a mapping, got %s", yamlfile.Describe(n))
 	}
 	if err := d.spend(n, len(n.Content)/2); err != nil {
 		return err
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
+		k := yamlfile.Deref(n.Content[i])
 		if k.ShortTag() == "!!merge" {
 			return d.errorf(k, path, "merge keys (<<) are not supported")
 		}
@@ -50,15 +48,15 @@ func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 // sequence calls f with the index and node of each item of the sequence n.
 // path names n.
 func (d *decoder) sequence(n *yaml.Node, path string, f func(i int, item *yaml.Node) error) error {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		return d.errorf(n, path, "expected a sequence, got %s", describe(n))
+		return d.errorf(n, path, "expected a sequence, got %s", yamlfile.Describe(n))
 	}
 	if err := d.spend(n, len(n.Content)); err != nil {
 		return err
 	}
 	for i, item := range n.Content {
-		if err := f(i, deref(item)); err != nil {
+		if err := f(i, yamlfile.Deref(item)); err != nil {
 			return err
 		}
 	}
@@ -85,14 +83,14 @@ func join(path, key string) string {
 // str decodes the scalar n as a string: a number, boolean or time stands
 // for its text, but null does not.
 func (d *decoder) str(n *yaml.Node, field string) (string, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind == yaml.ScalarNode {
 		switch n.ShortTag() {
 		case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
 			return n.Value, nil
 		}
 	}
-	return "", d.errorf(n, field, "expected a string, got %s", describe(n))
+	return "", d.errorf(n, field, "expected a string, got %s", yamlfile.Describe(n))
 }
 
 // name decodes the scalar n as a non-empty string.
@@ -106,10 +104,10 @@ func (d *decoder) name(n *yaml.Node, field string) (string, error) {
 
 // boolean decodes the scalar n as true or false.
 func (d *decoder) boolean(n *yaml.Node, field string) (bool, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var b bool
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
-		return false, d.errorf(n, field, "expected true or false, got %s", describe(n))
+		return false, d.errorf(n, field, "expected true or false, got %s", yamlfile.Describe(n))
 	}
 	return b, nil
 }
@@ -117,7 +115,7 @@ func (d *decoder) boolean(n *yaml.Node, field string) (bool, error) {
 // integer decodes the scalar n as a whole number between lo and hi. A
 // float without a fraction, such as 1e6, counts.
 func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var v int64
 	ok := false
 	if n.Kind == yaml.ScalarNode {
@@ -135,7 +133,7 @@ func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, erro
 	case !ok && n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float"):
 		return 0, d.errorf(n, field, "%s is not a whole number in range", n.Value)
 	case !ok:
-		return 0, d.errorf(n, field, "expected a whole number, got %s", describe(n))
+		return 0, d.errorf(n, field, "expected a whole number, got %s", yamlfile.Describe(n))
 	case v < lo:
 		return 0, d.errorf(n, field, "%d is less than %d", v, lo)
 	case v > hi:
@@ -146,51 +144,15 @@ func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, erro
 
 // number decodes the scalar n as a finite number.
 func (d *decoder) number(n *yaml.Node, field string) (float64, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	var f float64
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!float" || n.Decode(&f) != nil {
-		return 0, d.errorf(n, field, "expected a number, got %s", describe(n))
+		return 0, d.errorf(n, field, "expected a number, got %s", yamlfile.Describe(n))
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, d.errorf(n, field, "expected a finite number, got %s", n.Value)
 	}
 	return f, nil
-}
-
-// deref returns the node that the alias n stands for, or n.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-// describe names the kind of n for errors.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a sequence"
-	case yaml.ScalarNode:
-		switch t := n.ShortTag(); t {
-		case "!!null":
-			return "null"
-		case "!!str":
-			return "a string"
-		case "!!int":
-			return "an integer"
-		case "!!float":
-			return "a number"
-		case "!!bool":
-			return "a boolean"
-		case "!!timestamp":
-			return "a timestamp"
-		default:
-			return t
-		}
-	}
-	return "an unknown node"
 }
 
 // errorf returns a *SyntaxError at the line of n.
@@ -203,39 +165,7 @@ func (d *decoder) errorAt(line int, field, format string, args ...any) error {
 	return &SyntaxError{File: d.file, Line: min(line, d.lines), Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// yamlLines returns the number of the last line of data, breaking lines
-// where YAML does.
-func yamlLines(data []byte) int {
-	n := 1
-	for s := string(data); s != ""; {
-		w := 0
-		for _, br := range []string{"\r\n", "\r", "\n", "\u0085", "\u2028", "\u2029"} {
-			if strings.HasPrefix(s, br) {
-				w = len(br)
-				break
-			}
-		}
-		if w == 0 {
-			s = s[1:]
-			continue
-		}
-		if s = s[w:]; s != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// yamlLine matches the line number of a YAML parser error.
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
-
 // yamlError turns an error of the YAML parser into a *SyntaxError.
 func (d *decoder) yamlError(err error) error {
-	e := &SyntaxError{File: d.file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLine.FindStringSubmatch(e.Msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Line = min(e.Line, d.lines)
-		e.Msg = e.Msg[len(m[0]):]
-	}
-	return e
+	return yamlfile.ParseError(d.file, d.lines, err)
 }

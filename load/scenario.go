@@ -15,6 +15,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -87,11 +88,11 @@ func ParseScenario(name string, data []byte, readFile func(string) ([]byte, erro
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	d := &decoder{file: name, readFile: readFile, lines: yamlLines(data)}
+	d := &decoder{file: name, readFile: readFile, lines: yamlfile.Lines(data)}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc, extra yaml.Node
 	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || deref(doc.Content[0]).ShortTag() == "!!null") {
+	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
 		return nil, &SyntaxError{File: name, Msg: "no steps"}
 	} else if err != nil {
 		return nil, d.yamlError(err)

@@ -108,7 +108,7 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"steps null", "steps:\n", "s.yaml:1: steps: expected a sequence, got null"},
 		{"steps mapping", "steps: {url: x}\n", "s.yaml:1: steps: expected a sequence, got a mapping"},
 		{"zero steps", "steps: []\n", "s.yaml:1: steps: expected at least one step"},
-		{"step not mapping", "steps:\n  - " + u + "\n", "s.yaml:2: steps[0]: expected a mapping, got !!str"},
+		{"step not mapping", "steps:\n  - " + u + "\n", "s.yaml:2: steps[0]: expected a mapping, got a string"},
 		{"unknown step field", step + "bdy: x\n", "s.yaml:3: steps[0].bdy: unknown field"},
 		{"duplicate step field", step + "url: " + u + "\n", "s.yaml:3: steps[0].url: duplicate field"},
 		{"merge key", step + "<<: {method: PUT}\n", "s.yaml:3: steps[0]: merge keys (<<) are not supported"},

@@ -5,41 +5,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
 
-// A SyntaxError reports bad input in a targets or scenario file: where it
-// is and what was expected. A zero Line means the file as a whole; an empty
-// Field means the line as a whole.
-type SyntaxError struct {
-	File  string // name of the file, as given to the parser
-	Line  int    // 1-based line number, or 0
-	Field string // what was being read, such as "header" or "steps[0].url"
-	Msg   string // what is wrong
-}
-
-// Error formats e as FILE:LINE: FIELD: MSG, leaving out the line when it is
-// 0 and the field when it is empty.
-func (e *SyntaxError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(e.Line))
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// A SyntaxError reports bad input in a targets or scenario file, as
+// FILE:LINE: FIELD: MSG.
+type SyntaxError = yamlfile.SyntaxError
 
 // isToken reports whether s is a non-empty HTTP token (RFC 9110), as
 // methods and header names are.
@@ -109,41 +85,9 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error 
 // a value missing at the end of the file on the line after.
 func (d *decoder) line(n int) int { return min(n, d.lines) }
 
-// yamlLines returns the number of the last line of data, breaking lines
-// where YAML does.
-func yamlLines(data []byte) int {
-	n := 1
-	for s := string(data); s != ""; {
-		w := 0
-		for _, br := range []string{"\r\n", "\r", "\n", "\u0085", "\u2028", "\u2029"} {
-			if strings.HasPrefix(s, br) {
-				w = len(br)
-				break
-			}
-		}
-		if w == 0 {
-			s = s[1:]
-			continue
-		}
-		if s = s[w:]; s != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// yamlLine matches the line number of a YAML parser error.
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
-
 // yamlError turns an error of the YAML parser into a *SyntaxError.
 func (d *decoder) yamlError(err error) error {
-	e := &SyntaxError{File: d.file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-	if m := yamlLine.FindStringSubmatch(e.Msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Line = d.line(e.Line)
-		e.Msg = e.Msg[len(m[0]):]
-	}
-	return e
+	return yamlfile.ParseError(d.file, d.lines, err)
 }
 
 // scenario decodes a scenario from the root node of its document.
@@ -153,7 +97,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 		if key != "steps" {
 			return d.errorf(k, key, "unknown field")
 		}
-		steps = deref(v)
+		steps = yamlfile.Deref(v)
 		return nil
 	})
 	switch {
@@ -162,13 +106,13 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	case steps == nil:
 		return nil, d.errorf(root, "steps", "missing")
 	case steps.Kind != yaml.SequenceNode:
-		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", describe(steps))
+		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", yamlfile.Describe(steps))
 	case len(steps.Content) == 0:
 		return nil, d.errorf(steps, "steps", "expected at least one step")
 	}
 	s := &Scenario{}
 	for i, n := range steps.Content {
-		st, err := d.step(i, deref(n))
+		st, err := d.step(i, yamlfile.Deref(n))
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +230,7 @@ func (d *decoder) bodyFile(st *step, n *yaml.Node, field string) error {
 	if err != nil {
 		return d.errorf(n, field, "%v", err)
 	}
-	st.body, err = newPart("body_file", field, deref(n).Line, string(data))
+	st.body, err = newPart("body_file", field, yamlfile.Deref(n).Line, string(data))
 	if err != nil {
 		return d.errorf(n, field, "%v", err)
 	}
@@ -299,7 +243,7 @@ func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPart(name, field, deref(n).Line, s)
+	p, err := newPart(name, field, yamlfile.Deref(n).Line, s)
 	if err != nil {
 		return nil, d.errorf(n, field, "%v", err)
 	}
@@ -309,13 +253,13 @@ func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
 // mapping calls f with each key of the mapping n, the key's node and the
 // value's, after checking that the key is a string met once. path names n.
 func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *yaml.Node) error) error {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		return d.errorf(n, path, "expected a mapping, got %s", describe(n))
+		return d.errorf(n, path, "expected a mapping, got %s", yamlfile.Describe(n))
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
+		k := yamlfile.Deref(n.Content[i])
 		if k.ShortTag() == "!!merge" {
 			return d.errorf(k, path, "merge keys (<<) are not supported")
 		}
@@ -342,38 +286,12 @@ func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 // str decodes the scalar n as a string: a number, boolean or time stands
 // for its text, but null does not.
 func (d *decoder) str(n *yaml.Node, field string) (string, error) {
-	n = deref(n)
+	n = yamlfile.Deref(n)
 	if n.Kind == yaml.ScalarNode {
 		switch n.ShortTag() {
 		case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
 			return n.Value, nil
 		}
 	}
-	return "", d.errorf(n, field, "expected a string, got %s", describe(n))
-}
-
-// deref returns the node that the alias n stands for, or n.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-// describe names the kind of n for errors.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a sequence"
-	case yaml.ScalarNode:
-		switch t := n.ShortTag(); t {
-		case "!!null":
-			return "null"
-		default:
-			return t
-		}
-	}
-	return "an unknown node"
+	return "", d.errorf(n, field, "expected a string, got %s", yamlfile.Describe(n))
 }

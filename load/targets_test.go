@@ -41,10 +41,10 @@ func TestSyntaxError(t *testing.T) {
 		err  SyntaxError
 		want string
 	}{
-		{SyntaxError{"t.txt", 3, "header", "bad"}, "t.txt:3: header: bad"},
-		{SyntaxError{"t.txt", 3, "", "bad"}, "t.txt:3: bad"},
-		{SyntaxError{"t.txt", 0, "steps", "bad"}, "t.txt: steps: bad"},
-		{SyntaxError{"t.txt", 0, "", "bad"}, "t.txt: bad"},
+		{SyntaxError{File: "t.txt", Line: 3, Field: "header", Msg: "bad"}, "t.txt:3: header: bad"},
+		{SyntaxError{File: "t.txt", Line: 3, Field: "", Msg: "bad"}, "t.txt:3: bad"},
+		{SyntaxError{File: "t.txt", Line: 0, Field: "steps", Msg: "bad"}, "t.txt: steps: bad"},
+		{SyntaxError{File: "t.txt", Line: 0, Field: "", Msg: "bad"}, "t.txt: bad"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

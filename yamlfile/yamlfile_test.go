@@ -1,0 +1,63 @@
+package yamlfile
+
+import (
+	"errors"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestSyntaxError(t *testing.T) {
+	tests := []struct {
+		e    SyntaxError
+		want string
+	}{
+		{SyntaxError{"a.yaml", 3, "steps[0].url", "missing"}, "a.yaml:3: steps[0].url: missing"},
+		{SyntaxError{"a.yaml", 0, "", "no steps"}, "a.yaml: no steps"},
+		{SyntaxError{"a.yaml", 7, "", "bad line"}, "a.yaml:7: bad line"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{{"", 1}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"a\r\nb\rc\u2028d", 4}}
+	for _, tt := range tests {
+		if got := Lines([]byte(tt.in)); got != tt.want {
+			t.Errorf("Lines(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseError(t *testing.T) {
+	var n yaml.Node
+	err := yaml.Unmarshal([]byte("a: [1, 2\nb: 3\n"), &n)
+	if err == nil {
+		t.Fatal("want a parse error")
+	}
+	e := ParseError("f.yaml", 2, err)
+	if e.Line < 1 || e.Line > 2 || e.File != "f.yaml" {
+		t.Errorf("got %+v", e)
+	}
+	if e := ParseError("f.yaml", 1, errors.New("yaml: line 9: boom")); e.Line != 1 || e.Msg != "boom" {
+		t.Errorf("line past the end not clamped: %+v", e)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for in, want := range map[string]string{"a: 1": "a mapping", "[1]": "a sequence", "x": "a string", "3": "an integer", "~": "null", "true": "a boolean"} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(in), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := Describe(Deref(doc.Content[0])); got != want {
+			t.Errorf("Describe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
