@@ -1,0 +1,180 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/latlab/latlab/store"
+)
+
+// A Run is one stored run reduced to what the analysis needs.
+type Run struct {
+	ID int64
+	store.Trial
+	Status     store.Status
+	Flags      []store.Flag
+	Requests   int64   // completed requests
+	Achieved   float64 // achieved sends per second
+	ErrorRatio float64 // share of requests that failed or got a non-success code
+	RunPercentiles
+}
+
+// Valid reports whether r counts in aggregates by default: it went to its
+// end and carries no flag.
+func (r Run) Valid() bool { return r.Status == store.Done && len(r.Flags) == 0 }
+
+// A Level is the load of a trial: a rate in open loop, a concurrency in
+// closed loop, or both when open loop caps requests in flight.
+type Level struct {
+	Rate        float64 // target requests/s; 0 in closed loop
+	Concurrency int     // workers or in-flight cap; 0 for none
+}
+
+// String returns the level as a column shows it: "100/s", "c=8", "100/s c=8".
+func (l Level) String() string {
+	switch {
+	case l.Rate == 0:
+		return fmt.Sprintf("c=%d", l.Concurrency)
+	case l.Concurrency == 0:
+		return fmt.Sprintf("%g/s", l.Rate)
+	}
+	return fmt.Sprintf("%g/s c=%d", l.Rate, l.Concurrency)
+}
+
+func (l Level) compare(o Level) int {
+	return cmp.Or(cmp.Compare(l.Rate, o.Rate), cmp.Compare(l.Concurrency, o.Concurrency))
+}
+
+// Options choose which runs an aggregate counts. The zero value counts
+// valid runs only.
+type Options struct {
+	IncludeFlagged bool // count flagged and unfinished runs too
+}
+
+// A Cell aggregates one quantile over the runs of a variant at a level.
+// Values are in seconds, like record.Summary.
+type Cell struct {
+	Stat
+	Values []float64 // the counted runs' values, in plan order; n/a ones left out
+	// Median is the median of Values, Lo and Hi its distribution-free 95%
+	// interval (see MedianCI); CIOK is false when there are too few runs
+	// for one (fewer than 6), and the interval is then n/a.
+	Median, Lo, Hi float64
+	CIOK           bool
+	NA             int // counted runs whose quantile is n/a
+	LowConfidence  int // counted runs whose quantile is low-confidence
+}
+
+// A LevelResult aggregates the runs of one variant at one level.
+type LevelResult struct {
+	Variant string
+	Level
+	RunIDs     []int64 // runs counted, in plan order
+	Excluded   int     // runs left out: flagged or not done
+	ErrorRatio float64 // median error ratio of the runs counted
+	Achieved   float64 // median achieved sends per second of the runs counted
+	Latency    []Cell  // in Stats order
+	Service    []Cell  // in Stats order
+	Warnings   []string
+}
+
+// Cell returns the latency cell of the Stat called name.
+func (l LevelResult) Cell(name string) (Cell, bool) {
+	for _, c := range l.Latency {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
+// Aggregate groups runs by variant and level and aggregates each group:
+// for every Stat the median of the per-run values with its 95% CI.
+// Flagged runs (and runs that did not finish) are left out and counted in
+// Excluded unless opt.IncludeFlagged. Groups come in the order their
+// variant first appears in runs, then by increasing level.
+func Aggregate(runs []Run, opt Options) []LevelResult {
+	type key struct {
+		variant string
+		level   Level
+	}
+	var order []string
+	groups := map[key][]Run{}
+	for _, r := range runs {
+		k := key{r.Variant, Level{r.Trial.Rate, r.Trial.Concurrency}}
+		if !slices.Contains(order, r.Variant) {
+			order = append(order, r.Variant)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	keys := make([]key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(slices.Index(order, a.variant), slices.Index(order, b.variant)),
+			a.level.compare(b.level))
+	})
+	out := make([]LevelResult, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, aggregate(k.variant, k.level, groups[k], opt))
+	}
+	return out
+}
+
+func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult {
+	lr := LevelResult{Variant: variant, Level: level}
+	var counted []Run
+	for _, r := range runs {
+		if !r.Valid() && !opt.IncludeFlagged {
+			lr.Excluded++
+			continue
+		}
+		counted = append(counted, r)
+		lr.RunIDs = append(lr.RunIDs, r.ID)
+	}
+	var errs, rates []float64
+	for _, r := range counted {
+		errs, rates = append(errs, r.ErrorRatio), append(rates, r.Achieved)
+	}
+	lr.ErrorRatio, lr.Achieved = median(errs), median(rates)
+	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency })
+	lr.Service = cells(counted, func(r Run) []Value { return r.Service })
+	name := variant + " " + level.String()
+	if lr.Excluded > 0 {
+		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: %d flagged run(s) left out", name, lr.Excluded))
+	}
+	if n := len(counted); n < 6 {
+		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: %d run(s), too few for a 95%% CI of the median (needs 6)", name, n))
+	}
+	for _, c := range lr.Latency {
+		if c.NA > 0 {
+			lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: latency %s n/a in %d run(s): too few samples", name, c.Name, c.NA))
+		} else if c.LowConfidence > 0 {
+			lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: latency %s low-confidence in %d run(s)", name, c.Name, c.LowConfidence))
+		}
+	}
+	return lr
+}
+
+func cells(runs []Run, values func(Run) []Value) []Cell {
+	out := make([]Cell, len(Stats))
+	for i, s := range Stats {
+		c := Cell{Stat: s}
+		for _, r := range runs {
+			v, ok := Get(values(r), s.Name)
+			switch {
+			case !ok || !v.OK:
+				c.NA++
+				continue
+			case v.LowConfidence:
+				c.LowConfidence++
+			}
+			c.Values = append(c.Values, v.Latency.Seconds())
+		}
+		c.Median, c.Lo, c.Hi, c.CIOK = MedianCI(c.Values)
+		out[i] = c
+	}
+	return out
+}

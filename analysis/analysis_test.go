@@ -1,0 +1,222 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+)
+
+// hist returns a histogram holding 1..n µs.
+func hist(n int) Histogram {
+	h := record.NewHistogram()
+	for i := 1; i <= n; i++ {
+		_ = h.RecordValue(int64(i) * int64(time.Microsecond))
+	}
+	return h
+}
+
+func TestPercentiles(t *testing.T) {
+	type row struct {
+		Name    string
+		OK, Low bool
+		Latency time.Duration
+	}
+	for _, tc := range []struct {
+		name  string
+		h     Histogram
+		want  []row
+		warns int
+	}{
+		{"empty", nil, []row{{"p50", false, false, 0}, {"p90", false, false, 0}, {"p95", false, false, 0},
+			{"p99", false, false, 0}, {"p99.9", false, false, 0}, {"max", false, false, 0}}, 6},
+		{"100 samples", hist(100), []row{{"p50", true, false, 50 * time.Microsecond},
+			{"p90", true, false, 90 * time.Microsecond}, {"p95", true, true, 95 * time.Microsecond},
+			{"p99", true, true, 99 * time.Microsecond}, {"p99.9", false, false, 0},
+			{"max", true, false, 100 * time.Microsecond}}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs, warns := Percentiles(tc.h, "latency")
+			var got []row
+			for _, v := range vs {
+				got = append(got, row{v.Name, v.OK, v.LowConfidence, v.Latency.Truncate(time.Microsecond)}) // HDR reports a bucket's top
+				if v.LowConfidence && !(v.Lo <= v.Latency && v.Latency <= v.Hi) {
+					t.Errorf("%s = %v outside its interval [%v, %v]", v.Name, v.Latency, v.Lo, v.Hi)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if len(warns) != tc.warns {
+				t.Errorf("got %d warnings %q; want %d", len(warns), warns, tc.warns)
+			}
+		})
+	}
+}
+
+// run returns a valid run of variant at rate whose p50 is p50 µs.
+func run(id int64, variant string, rate float64, p50 int, flags ...store.Flag) Run {
+	r := Run{ID: id, Trial: store.Trial{Variant: variant, Rate: rate}, Status: store.Done, Flags: flags}
+	r.RunPercentiles = ReadRun(hist(2*p50), hist(2*p50))
+	return r
+}
+
+func TestAggregate(t *testing.T) {
+	bad := store.Flag{Name: "errors", Reason: "2% errors"}
+	runs := []Run{
+		run(1, "plain", 200, 100), run(2, "filter", 100, 70), run(3, "plain", 100, 50),
+		run(4, "plain", 100, 60, bad), run(5, "plain", 100, 40),
+	}
+	type row struct {
+		Variant  string
+		Level    Level
+		RunIDs   []int64
+		Excluded int
+		P50      float64
+	}
+	for _, tc := range []struct {
+		name string
+		opt  Options
+		want []row
+	}{
+		{"valid only", Options{}, []row{
+			{"plain", Level{Rate: 100}, []int64{3, 5}, 1, 45e-6},
+			{"plain", Level{Rate: 200}, []int64{1}, 0, 100e-6},
+			{"filter", Level{Rate: 100}, []int64{2}, 0, 70e-6},
+		}},
+		{"flagged too", Options{IncludeFlagged: true}, []row{
+			{"plain", Level{Rate: 100}, []int64{3, 4, 5}, 0, 50e-6},
+			{"plain", Level{Rate: 200}, []int64{1}, 0, 100e-6},
+			{"filter", Level{Rate: 100}, []int64{2}, 0, 70e-6},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []row
+			for _, l := range Aggregate(runs, tc.opt) {
+				c, _ := l.Cell("p50")
+				got = append(got, row{l.Variant, l.Level, l.RunIDs, l.Excluded, c.Median})
+			}
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0.01, 0)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKnee(t *testing.T) {
+	var runs []Run
+	// p50 grows with rate: 20 µs at 100/s, 40 at 200/s, 60 at 300/s,
+	// 30 again at 400/s (noise above the knee).
+	for i, p50 := range []int{20, 40, 60, 30} {
+		for rep := range 3 {
+			runs = append(runs, run(int64(10*i+rep), "plain", float64(100*(i+1)), p50))
+		}
+	}
+	levels := Aggregate(runs, Options{})
+	errs := 0.01
+	for _, tc := range []struct {
+		name  string
+		slo   SLO
+		rate  float64
+		found bool
+	}{
+		{"nothing asked", SLO{}, 400, true},
+		{"p50 under 50 µs", SLO{Latency: []Limit{{"p50", 0.5, 50 * time.Microsecond}}}, 200, true},
+		{"p50 under 10 µs", SLO{Latency: []Limit{{"p50", 0.5, 10 * time.Microsecond}}}, 0, false},
+		{"p75 is not read", SLO{Latency: []Limit{{"p75", 0.75, time.Second}}}, 0, false},
+		{"errors", SLO{Errors: &errs}, 400, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rate, found := Knee(levels, tc.slo)
+			if diff := cmp.Diff([]any{tc.rate, tc.found}, []any{rate, found}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestOverheadsHolm(t *testing.T) {
+	var runs []Run
+	for rep := range 6 {
+		runs = append(runs, run(int64(rep), "plain", 100, 100+rep), run(int64(10+rep), "filter", 100, 200+rep))
+	}
+	cs := Overheads(Aggregate(runs, Options{}), "plain")
+	if len(cs) != len(CompareStats) {
+		t.Fatalf("got %d comparisons; want %d", len(cs), len(CompareStats))
+	}
+	for _, c := range cs {
+		if c.Name == "p99.9" { // about 200 samples a run: n/a everywhere
+			if !math.IsNaN(c.P) || c.Significant || len(c.Warnings) == 0 {
+				t.Errorf("p99.9: P %v significant %v warnings %q; want NaN, false and a warning", c.P, c.Significant, c.Warnings)
+			}
+			continue
+		}
+		if c.PAdj < c.P || !c.Significant || c.Abs <= 0 {
+			t.Errorf("%s: P %v PAdj %v significant %v abs %v; want a significant positive shift, PAdj ≥ P",
+				c.Name, c.P, c.PAdj, c.Significant, c.Abs)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exp, err := db.CreateExperiment(ctx, store.Experiment{Name: "sweep", Spec: "name: sweep\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for rep, n := range []int{1000, 50} {
+		rec := record.NewRecorder(start, record.Config{})
+		for i := range n {
+			rec.Sent()
+			d := time.Duration(i+1) * time.Microsecond
+			rec.Record(0, &record.Sample{Intended: 0, Sent: d / 2, Done: d, Code: 200})
+		}
+		info := store.RunInfo{Trial: store.Trial{Variant: "plain", Rate: 100, Rep: rep}, Position: rep,
+			Status: store.Done, StartedAt: start, EndedAt: start}
+		if _, err := db.WriteRun(ctx, exp.ID, info, rec.Stop(), nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Load(ctx, db, exp.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Rep       int
+		P50, P999 Value
+	}
+	var rows []row
+	for _, r := range got.Runs {
+		p50, _ := Get(r.Latency, "p50")
+		p999, _ := Get(r.Latency, "p99.9")
+		rows = append(rows, row{r.Rep, p50, p999})
+	}
+	// HdrHistogram reports the top of a value's bucket (3 significant
+	// digits); ranks 997 and 1000 bound p99.9 of 1000 samples, and the
+	// upper one is the maximum, so the interval is open.
+	want := []row{
+		{0, Value{Stat: Stat{"p50", 0.5}, Latency: 500223 * time.Nanosecond, OK: true, Count: 1000},
+			Value{Stat: Stat{"p99.9", 0.999}, Latency: 999423 * time.Nanosecond, OK: true, LowConfidence: true,
+				Lo: 997375 * time.Nanosecond, Hi: 1000447 * time.Nanosecond, Open: true, Count: 1000}},
+		{1, Value{Stat: Stat{"p50", 0.5}, Latency: 25087 * time.Nanosecond, OK: true, Count: 50},
+			Value{Stat: Stat{"p99.9", 0.999}, Count: 50}},
+	}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("Load percentiles (-want +got):\n%s", diff)
+	}
+	if len(got.Warnings) == 0 {
+		t.Error("Load gave no warnings; want the n/a and low-confidence quantiles named")
+	}
+}

@@ -1,0 +1,285 @@
+package analysis
+
+import (
+	"bufio"
+	"io"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// BenchOptions configures CompareBench. The zero value is benchstat's
+// default: no assumption about the distribution, alpha 0.05, 95%
+// confidence intervals and no multiple-comparison correction.
+type BenchOptions struct {
+	// Alpha is the significance threshold; 0 means 0.05.
+	Alpha float64
+	// Confidence is the level of every interval; 0 means 0.95.
+	Confidence float64
+	// Holm applies the Holm–Bonferroni correction to the p-values of all
+	// rows of all tables before deciding what is significant.
+	Holm bool
+}
+
+func (o BenchOptions) alpha() float64 {
+	if o.Alpha == 0 {
+		return benchmath.DefaultThresholds.CompareAlpha
+	}
+	return o.Alpha
+}
+
+func (o BenchOptions) confidence() float64 {
+	if o.Confidence == 0 {
+		return 0.95
+	}
+	return o.Confidence
+}
+
+// BenchComparison is an A/B comparison of two `go test -bench` outputs,
+// laid out as benchstat lays it out: one table per configuration and
+// unit, one row per benchmark.
+type BenchComparison struct {
+	Old    string        `json:"old"`
+	New    string        `json:"new"`
+	Alpha  float64       `json:"alpha"`
+	Holm   bool          `json:"holm"`
+	Tables []*BenchTable `json:"tables"`
+}
+
+// BenchTable holds the rows of one configuration and unit.
+type BenchTable struct {
+	// Config lists the configuration keys (goos, goarch, pkg, cpu…) in
+	// order, as "key: value"; benchstat prints those that change.
+	Config  []string     `json:"config"`
+	Unit    string       `json:"unit"`
+	Rows    []*BenchRow  `json:"rows"`
+	Geomean BenchGeomean `json:"geomean"`
+}
+
+// BenchStat summarises one sample: its median and the confidence
+// interval of the median, as benchmath.AssumeNothing computes them.
+type BenchStat struct {
+	Center float64   `json:"center"`
+	Lo     float64   `json:"lo"`
+	Hi     float64   `json:"hi"`
+	N      int       `json:"n"`
+	Range  string    `json:"range"` // benchstat's "±" column, like "2%"
+	Values []float64 `json:"-"`
+	Notes  []string  `json:"warnings,omitempty"`
+}
+
+// BenchRow is one benchmark in one unit. Old or New is nil when the
+// benchmark is missing from that file; then there is no comparison.
+type BenchRow struct {
+	Name string     `json:"name"`
+	Old  *BenchStat `json:"old,omitempty"`
+	New  *BenchStat `json:"new,omitempty"`
+
+	// Compared says the fields below are set.
+	Compared bool `json:"compared"`
+	// Delta is benchstat's delta column: "~" when not significant,
+	// else the relative change of the medians, like "-47.38%".
+	Delta string `json:"delta,omitempty"`
+	// P is the Mann-Whitney U p-value; PAdjusted is P after Holm's
+	// correction (equal to P without --holm).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Significant is PAdjusted < alpha (benchstat: not P > alpha).
+	Significant bool `json:"significant"`
+	// Ratio is the Hodges–Lehmann estimate of new/old: the median of
+	// all pairwise ratios new_j/old_i. RatioLo and RatioHi bound it with
+	// the distribution-free interval that inverts the same U test, at
+	// the options' confidence. HasRatioCI is false when a value is not
+	// positive.
+	HasRatioCI bool     `json:"has_ratio_ci"`
+	Ratio      float64  `json:"ratio"`
+	RatioLo    float64  `json:"ratio_lo"`
+	RatioHi    float64  `json:"ratio_hi"`
+	Notes      []string `json:"warnings,omitempty"`
+
+	cmp benchmath.Comparison
+}
+
+// BenchGeomean is benchstat's last row: the geometric mean of the
+// medians in each file and of the per-row ratios new/old.
+type BenchGeomean struct {
+	Old      float64  `json:"old"`
+	New      float64  `json:"new"`
+	HasRatio bool     `json:"has_ratio"`
+	Ratio    float64  `json:"ratio"`
+	Notes    []string `json:"warnings,omitempty"`
+}
+
+// IsBenchFile reports whether r looks like `go test -bench` output: a
+// line starts with "Benchmark" or "goos:".
+func IsBenchFile(r io.Reader) bool {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "Benchmark") || strings.HasPrefix(line, "goos:") {
+			return true
+		}
+	}
+	return false
+}
+
+// CompareBench reads two `go test -bench` files and compares them as
+// benchstat does by default (-table .config -row .fullname -col .file).
+// A syntax error in either file is returned as a *benchfmt.SyntaxError,
+// which names the file and line.
+func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, error) {
+	var parser benchproc.ProjectionParser
+	tableBy, _, err := parser.ParseWithUnit(".config", nil)
+	if err != nil {
+		return nil, err
+	}
+	rowBy, err := parser.Parse(".fullname", nil)
+	if err != nil {
+		return nil, err
+	}
+	colBy, err := parser.Parse(".file", nil)
+	if err != nil {
+		return nil, err
+	}
+	type cellKey struct{ row, col benchproc.Key }
+	type table struct {
+		rows  map[benchproc.Key]bool
+		cols  map[benchproc.Key]bool
+		cells map[cellKey][]float64
+	}
+	tables := map[benchproc.Key]*table{}
+	counts := map[string]int{}
+	files := benchfmt.Files{Paths: []string{oldPath, newPath}}
+	for files.Scan() {
+		switch rec := files.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		case *benchfmt.Result:
+			counts[rec.GetConfig(".file")]++
+			row, col := rowBy.Project(rec), colBy.Project(rec)
+			for i, tk := range tableBy.ProjectValues(rec) {
+				t := tables[tk]
+				if t == nil {
+					t = &table{map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[cellKey][]float64{}}
+					tables[tk] = t
+				}
+				t.rows[row], t.cols[col] = true, true
+				k := cellKey{row, col}
+				t.cells[k] = append(t.cells[k], rec.Values[i].Value)
+			}
+		}
+	}
+	if err := files.Err(); err != nil {
+		return nil, err
+	}
+	for _, p := range []string{oldPath, newPath} {
+		if counts[p] == 0 {
+			return nil, &benchfmt.SyntaxError{FileName: p, Line: 1, Msg: "no benchmark results"}
+		}
+	}
+	thr := benchmath.DefaultThresholds
+	thr.CompareAlpha = opt.alpha()
+	out := &BenchComparison{Old: oldPath, New: newPath, Alpha: opt.alpha(), Holm: opt.Holm}
+	units := benchfmt.UnitMetadataMap(files.Units())
+	for _, tk := range sortedKeys(tables) {
+		t := tables[tk]
+		bt := &BenchTable{}
+		for _, f := range tk.Projection().FlattenedFields() {
+			if f.Name == ".unit" {
+				bt.Unit = tk.Get(f)
+			} else {
+				bt.Config = append(bt.Config, f.Name+": "+tk.Get(f))
+			}
+		}
+		assumption := units.GetAssumption(bt.Unit)
+		var oldCol, newCol benchproc.Key
+		for _, c := range sortedKeys(t.cols) {
+			switch c.StringValues() {
+			case oldPath:
+				oldCol = c
+			case newPath:
+				newCol = c
+			}
+		}
+		for _, rk := range sortedKeys(t.rows) {
+			row := &BenchRow{Name: rk.StringValues()}
+			var so, sn *benchmath.Sample
+			if v, ok := t.cells[cellKey{rk, oldCol}]; ok && !oldCol.IsZero() {
+				so = benchmath.NewSample(v, &thr)
+				row.Old = benchStat(assumption, so, opt.confidence())
+			}
+			if v, ok := t.cells[cellKey{rk, newCol}]; ok && !newCol.IsZero() {
+				sn = benchmath.NewSample(v, &thr)
+				row.New = benchStat(assumption, sn, opt.confidence())
+			}
+			if so != nil && sn != nil {
+				row.Compared = true
+				row.cmp = assumption.Compare(so, sn)
+				row.P, row.PAdjusted = row.cmp.P, row.cmp.P
+				row.Notes = benchNotes(row.cmp.Warnings)
+				row.Ratio, row.RatioLo, row.RatioHi, row.HasRatioCI = hodgesLehmannRatio(so.Values, sn.Values, opt.confidence())
+			}
+			bt.Rows = append(bt.Rows, row)
+		}
+		bt.Geomean = geomeanRow(bt.Rows)
+		out.Tables = append(out.Tables, bt)
+	}
+	out.decide(opt)
+	return out, nil
+}
+
+// decide fills in the adjusted p-values, significance and delta column.
+func (c *BenchComparison) decide(opt BenchOptions) {
+	var rows []*BenchRow
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			if r.Compared {
+				rows = append(rows, r)
+			}
+		}
+	}
+	if opt.Holm {
+		ps := make([]float64, len(rows))
+		for i, r := range rows {
+			ps[i] = r.P
+		}
+		for i, p := range holmAdjust(ps) {
+			rows[i].PAdjusted = p
+		}
+	}
+	for _, r := range rows {
+		cmp := r.cmp
+		cmp.P = r.PAdjusted
+		r.Significant = !(cmp.P > cmp.Alpha)
+		r.Delta = cmp.FormatDelta(r.Old.Center, r.New.Center)
+	}
+}
+
+func benchStat(a benchmath.Assumption, s *benchmath.Sample, confidence float64) *BenchStat {
+	sum := a.Summary(s, confidence)
+	return &BenchStat{
+		Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(s.Values),
+		Range: sum.PctRangeString(), Values: s.Values,
+		Notes: benchNotes(append(append([]error(nil), s.Warnings...), sum.Warnings...)),
+	}
+}
+
+func benchNotes(errs []error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[benchproc.Key]V) []benchproc.Key {
+	keys := make([]benchproc.Key, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	benchproc.SortKeys(keys)
+	return keys
+}

@@ -1,0 +1,212 @@
+package analysis
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// pString is benchstat's "(p=0.000 n=10)" cell, with the adjusted p.
+func (r *BenchRow) pString() string {
+	if r.Old.N == r.New.N {
+		return fmt.Sprintf("p=%0.3f n=%d", r.PAdjusted, r.Old.N)
+	}
+	return fmt.Sprintf("p=%0.3f n=%d+%d", r.PAdjusted, r.Old.N, r.New.N)
+}
+
+// ciString is latlab's interval on the delta, like "[-48.1%, -46.5%]".
+func (r *BenchRow) ciString() string {
+	if !r.HasRatioCI {
+		return "[?]"
+	}
+	return fmt.Sprintf("[%+.1f%%, %+.1f%%]", (r.RatioLo-1)*100, (r.RatioHi-1)*100)
+}
+
+func (g BenchGeomean) delta() string {
+	if !g.HasRatio {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100)
+}
+
+func (t *BenchTable) scaled(r *BenchRow) (old, new string) {
+	var vals []float64
+	for _, s := range []*BenchStat{r.Old, r.New} {
+		if s != nil {
+			vals = append(vals, s.Center)
+		}
+	}
+	sc := benchunit.CommonScale(vals, benchunit.ClassOf(t.Unit))
+	if r.Old != nil {
+		old = sc.Format(r.Old.Center)
+	}
+	if r.New != nil {
+		new = sc.Format(r.New.Center)
+	}
+	return old, new
+}
+
+// WriteText writes c in benchstat's text shape, with latlab's
+// interval on each delta as the last column.
+func (c *BenchComparison) WriteText(w io.Writer) error {
+	var b strings.Builder
+	var prev []string
+	for ti, t := range c.Tables {
+		if ti > 0 {
+			b.WriteString("\n")
+		}
+		for i, kv := range t.Config {
+			if prev == nil || i >= len(prev) || prev[i] != kv {
+				b.WriteString(kv + "\n")
+			}
+		}
+		prev = t.Config
+		var g grid
+		for _, r := range t.Rows {
+			o, n := t.scaled(r)
+			cells := []string{r.Name, "", "", "", "", "", "", ""}
+			if r.Old != nil {
+				cells[1], cells[2] = o, "± "+r.Old.Range
+			}
+			if r.New != nil {
+				cells[3], cells[4] = n, "± "+r.New.Range
+			}
+			if r.Compared {
+				cells[5], cells[6], cells[7] = r.Delta, "("+r.pString()+")", r.ciString()
+			}
+			g = append(g, cells)
+		}
+		if len(t.Rows) > 1 {
+			cls := benchunit.ClassOf(t.Unit)
+			g = append(g, []string{"geomean", benchunit.Scale(t.Geomean.Old, cls), "", benchunit.Scale(t.Geomean.New, cls), "", t.Geomean.delta(), "", ""})
+		}
+		g.write(&b, c.Old, c.New, t.Unit)
+		for _, r := range t.Rows {
+			for _, n := range r.Notes {
+				fmt.Fprintf(&b, "note: %s: %s\n", r.Name, n)
+			}
+		}
+	}
+	if c.Holm {
+		b.WriteString("p-values Holm-corrected across all rows\n")
+	}
+	b.WriteString("delta CI: Hodges-Lehmann ratio interval (Mann-Whitney inversion)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// grid is a table of cells: name, old, ±old, new, ±new, delta, p, ci.
+type grid [][]string
+
+func (g grid) write(b *strings.Builder, oldName, newName, unit string) {
+	wd := make([]int, 8)
+	for _, row := range g {
+		for i, c := range row {
+			wd[i] = max(wd[i], len([]rune(c)))
+		}
+	}
+	oldW := wd[1] + 1 + wd[2]
+	newW := wd[3] + 1 + wd[4] + 2 + wd[5] + 1 + wd[6] + 1 + wd[7]
+	oldW = max(oldW, len(oldName), len(unit))
+	newW = max(newW, len(newName), len(unit)+len("     vs base"))
+	pad := strings.Repeat(" ", wd[0])
+	fmt.Fprintf(b, "%s │ %s │ %s │\n", pad, bCenter(oldName, oldW), bCenter(newName, newW))
+	fmt.Fprintf(b, "%s │ %s │ %s │\n", pad, bCenter(unit, oldW), bLeft(bCenter(unit, wd[3]+1+wd[4])+"  vs base", newW))
+	for _, row := range g {
+		old := bRight(row[1], wd[1]) + " " + bLeft(row[2], wd[2])
+		nw := bRight(row[3], wd[3]) + " " + bLeft(row[4], wd[4]) + "  " + bRight(row[5], wd[5]) + " " + bLeft(row[6], wd[6]) + " " + row[7]
+		line := bLeft(row[0], wd[0]) + "   " + bLeft(old, oldW) + "   " + nw
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+}
+
+func bLeft(s string, w int) string {
+	return s + strings.Repeat(" ", max(0, w-len([]rune(s))))
+}
+
+func bRight(s string, w int) string {
+	return strings.Repeat(" ", max(0, w-len([]rune(s)))) + s
+}
+
+func bCenter(s string, w int) string {
+	n := max(0, w-len([]rune(s)))
+	return strings.Repeat(" ", n/2) + s + strings.Repeat(" ", n-n/2)
+}
+
+// WriteJSON writes c as indented JSON.
+func (c *BenchComparison) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// WriteCSV writes one line per row of every table, with unscaled
+// numbers: config, unit, name, old and new center with interval,
+// delta, p-values and the ratio interval.
+func (c *BenchComparison) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"config", "unit", "name", "old_center", "old_lo", "old_hi", "new_center", "new_lo", "new_hi", "delta", "p", "p_adjusted", "ratio", "ratio_lo", "ratio_hi"})
+	for _, t := range c.Tables {
+		for _, r := range t.Rows {
+			rec := []string{strings.Join(t.Config, "; "), t.Unit, r.Name}
+			for _, s := range []*BenchStat{r.Old, r.New} {
+				if s == nil {
+					rec = append(rec, "", "", "")
+					continue
+				}
+				rec = append(rec, benchNum(s.Center), benchNum(s.Lo), benchNum(s.Hi))
+			}
+			if r.Compared {
+				rec = append(rec, r.Delta, benchNum(r.P), benchNum(r.PAdjusted), benchNum(r.Ratio), benchNum(r.RatioLo), benchNum(r.RatioHi))
+			} else {
+				rec = append(rec, "", "", "", "", "", "")
+			}
+			cw.Write(rec)
+		}
+		if len(t.Rows) > 1 {
+			cw.Write([]string{strings.Join(t.Config, "; "), t.Unit, "geomean", benchNum(t.Geomean.Old), "", "", benchNum(t.Geomean.New), "", "", t.Geomean.delta(), "", "", benchNum(t.Geomean.Ratio), "", ""})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteMarkdown writes one Markdown table per configuration and unit.
+func (c *BenchComparison) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	for ti, t := range c.Tables {
+		if ti > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n\n", strings.Join(append(append([]string(nil), t.Config...), "unit: "+t.Unit), " · "))
+		fmt.Fprintf(&b, "| benchmark | %s | %s | delta | p | delta 95%% CI |\n|---|--:|--:|--:|--:|--:|\n", mdEscape(c.Old), mdEscape(c.New))
+		for _, r := range t.Rows {
+			o, n := t.scaled(r)
+			if r.Old != nil {
+				o += " ± " + r.Old.Range
+			}
+			if r.New != nil {
+				n += " ± " + r.New.Range
+			}
+			d, p, ci := "", "", ""
+			if r.Compared {
+				d, p, ci = r.Delta, r.pString(), r.ciString()
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Name), o, n, d, p, ci)
+		}
+		if len(t.Rows) > 1 {
+			cls := benchunit.ClassOf(t.Unit)
+			fmt.Fprintf(&b, "| geomean | %s | %s | %s | | |\n", benchunit.Scale(t.Geomean.Old, cls), benchunit.Scale(t.Geomean.New, cls), t.Geomean.delta())
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func benchNum(v float64) string { return fmt.Sprint(v) }

@@ -1,0 +1,227 @@
+package analysis
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+var updateBench = flag.Bool("update-bench", false, "rewrite the bench and scale golden files in testdata")
+
+const (
+	benchOld = "testdata/bench/old.txt"
+	benchNew = "testdata/bench/new.txt"
+)
+
+// golden compares got with testdata/name, rewriting it with -update-bench.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateBench {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+func TestBenchGolden(t *testing.T) {
+	for _, holm := range []bool{false, true} {
+		c, err := CompareBench(benchOld, benchNew, BenchOptions{Holm: holm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		suffix := ""
+		if holm {
+			suffix = "-holm"
+		}
+		for _, f := range []struct {
+			ext   string
+			write func(*bytes.Buffer) error
+		}{
+			{".txt", func(b *bytes.Buffer) error { return c.WriteText(b) }},
+			{".json", func(b *bytes.Buffer) error { return c.WriteJSON(b) }},
+			{".csv", func(b *bytes.Buffer) error { return c.WriteCSV(b) }},
+			{".md", func(b *bytes.Buffer) error { return c.WriteMarkdown(b) }},
+		} {
+			var b bytes.Buffer
+			if err := f.write(&b); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "bench/compare"+suffix+f.ext, b.Bytes())
+		}
+	}
+}
+
+// samples reads path and returns the values per row name and unit, as
+// benchstat groups them.
+func samples(t *testing.T, path string) map[[2]string][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[[2]string][]float64{}
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		for _, v := range res.Values {
+			k := [2]string{string(res.Name.Full()), v.Unit}
+			out[k] = append(out[k], v.Value)
+		}
+	}
+	return out
+}
+
+// TestBenchAgreesWithBenchmath recomputes every row with benchmath
+// directly and asserts the same center, interval and p-value.
+func TestBenchAgreesWithBenchmath(t *testing.T) {
+	c, err := CompareBench(benchOld, benchNew, BenchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	olds, news := samples(t, benchOld), samples(t, benchNew)
+	rows := 0
+	for _, tab := range c.Tables {
+		for _, r := range tab.Rows {
+			k := [2]string{r.Name, tab.Unit}
+			so := benchmath.NewSample(olds[k], &benchmath.DefaultThresholds)
+			sn := benchmath.NewSample(news[k], &benchmath.DefaultThresholds)
+			wo := benchmath.AssumeNothing.Summary(so, 0.95)
+			wn := benchmath.AssumeNothing.Summary(sn, 0.95)
+			cmpr := benchmath.AssumeNothing.Compare(so, sn)
+			got := []float64{r.Old.Center, r.Old.Lo, r.Old.Hi, r.New.Center, r.New.Lo, r.New.Hi, r.P}
+			want := []float64{wo.Center, wo.Lo, wo.Hi, wn.Center, wn.Lo, wn.Hi, cmpr.P}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s %s (-benchmath +latlab):\n%s", r.Name, tab.Unit, diff)
+			}
+			if wantD := cmpr.FormatDelta(wo.Center, wn.Center); r.Delta != wantD {
+				t.Errorf("%s %s: delta %q, benchmath %q", r.Name, tab.Unit, r.Delta, wantD)
+			}
+			rows++
+		}
+	}
+	if rows != 20 {
+		t.Errorf("compared %d rows, want 20 (5 benchmarks × 4 units)", rows)
+	}
+}
+
+// TestBenchAgreesWithBenchstat runs benchstat, when installed, and
+// compares its table with ours once latlab's CI column is removed.
+func TestBenchAgreesWithBenchstat(t *testing.T) {
+	bin := os.Getenv("BENCHSTAT")
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("benchstat"); err != nil {
+			t.Skip("benchstat not installed; set BENCHSTAT or put it on PATH")
+		}
+	}
+	want, err := exec.Command(bin, benchOld, benchNew).Output()
+	if err != nil {
+		t.Fatalf("benchstat: %v", err)
+	}
+	c, err := CompareBench(benchOld, benchNew, BenchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	c.WriteText(&b)
+	if diff := cmp.Diff(benchstatShape(string(want)), benchstatShape(b.String())); diff != "" {
+		t.Errorf("latlab differs from benchstat (-benchstat +latlab):\n%s", diff)
+	}
+}
+
+// benchstatShape drops latlab's delta-CI column and footer and all
+// runs of spaces and box lines, leaving the words of each line.
+func benchstatShape(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "delta CI:") {
+			continue
+		}
+		if i := strings.Index(line, ") ["); i >= 0 {
+			line = line[:i+1]
+		}
+		line = strings.NewReplacer("│", " ").Replace(line)
+		if f := strings.Fields(line); len(f) > 0 {
+			out = append(out, strings.Join(f, " "))
+		}
+	}
+	return out
+}
+
+func TestHodgesLehmannRatio(t *testing.T) {
+	x := []float64{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = 2 * v
+	}
+	est, lo, hi, ok := hodgesLehmannRatio(x, y, 0.95)
+	if !ok || math.Abs(est-2) > 0.15 || lo > 2 || hi < 2 || lo >= hi {
+		t.Errorf("ratio %v [%v, %v] ok=%v; want about 2 inside a non-empty interval", est, lo, hi, ok)
+	}
+	// For m = n = 10 at 95% the tables give k = 24 (P(U ≤ 23) = 0.0216).
+	if k := uCritical(10, 10, 0.025); k != 24 {
+		t.Errorf("uCritical(10, 10) = %d, want 24", k)
+	}
+	if _, _, _, ok := hodgesLehmannRatio([]float64{1, 2}, []float64{3, 4}, 0.95); ok {
+		t.Error("2+2 values gave a 95% interval; the U test cannot reach it")
+	}
+}
+
+func TestHolmAdjust(t *testing.T) {
+	got := holmAdjust([]float64{0.01, 0.04, 0.03, 0.005})
+	want := []float64{0.03, 0.06, 0.06, 0.02}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestCompareBenchBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("goos: linux\nBenchmarkX-8 10 100 ns/op\nBenchmarkY-8 ten 100 ns/op\n"), 0o600)
+	_, err := CompareBench(benchOld, bad, BenchOptions{})
+	if err == nil || !strings.Contains(err.Error(), bad+":3:") {
+		t.Errorf("got %v, want an error naming %s:3", err, bad)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, []byte("goos: linux\n"), 0o600)
+	if _, err := CompareBench(empty, benchNew, BenchOptions{}); err == nil || !strings.Contains(err.Error(), empty) {
+		t.Errorf("got %v, want an error naming %s", err, empty)
+	}
+}
+
+func FuzzParseBench(f *testing.F) {
+	for _, p := range []string{benchOld, "testdata/scale/exporter.txt"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("BenchmarkX 1 2 ns/op\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ParseBench(bytes.NewReader(data), "fuzz")
+		ParseScale(bytes.NewReader(data), "fuzz")
+	})
+}

@@ -1,0 +1,39 @@
+// Package analysis turns stored runs into numbers with error bars:
+// percentiles per run read from the HDR histograms, medians across runs
+// with distribution-free confidence intervals, the overhead of a variant
+// against a baseline with a confidence interval and a p-value, Holm's
+// correction across a table, and the knee: the highest rate that meets an
+// SLO.
+//
+// Every number follows DESIGN.md's measurement semantics. A quantile q
+// read from fewer than 1/(1−q) samples is n/a, never NaN; from fewer than
+// 10/(1−q) it is marked low-confidence and carries its order-statistic
+// interval. Flagged runs are kept but left out of aggregates unless
+// Options.IncludeFlagged. Problems are collected as warnings beside the
+// results instead of stopping the analysis.
+//
+// Methods, chosen by the simulation tests in this package:
+//   - the CI of a median over runs is the order-statistic interval
+//     [x(k), x(n+1−k)] from the Binomial(n, ½) distribution: exact for any
+//     continuous distribution, n/a below 6 runs;
+//   - an overhead is the Hodges–Lehmann shift between the variant's and the
+//     baseline's per-run values, with the interval that inverts the exact
+//     Mann-Whitney test (normal approximation beyond 40,000 pairs); its
+//     p-value is benchmath's AssumeNothing U test, the one benchstat uses.
+//
+// Latencies are float64 seconds once aggregated, like record.Summary.
+//
+// A short example:
+//
+//	exp, err := analysis.Load(ctx, db, expID)
+//	if err != nil {
+//		return err
+//	}
+//	levels := analysis.Aggregate(exp.Runs, analysis.Options{})
+//	for _, c := range analysis.Overheads(levels, "plain") {
+//		fmt.Printf("%s %s %s: %s\n", c.Variant, c.Level, c.Name, c.Diff)
+//	}
+//
+// Everything but Load is pure computation on values and safe to call
+// concurrently; Load is as safe as the store.DB it reads.
+package analysis

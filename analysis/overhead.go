@@ -1,0 +1,140 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Alpha is the significance level of every test in this package.
+const Alpha = 0.05
+
+// MinRuns is the fewest runs per side for which Overhead trusts its test.
+const MinRuns = 5
+
+// Floor is the smallest difference latlab claims to resolve: histograms
+// start at 1 µs.
+const Floor = 1e-6
+
+// A Diff is the overhead of a variant against a baseline: the shift of
+// the variant's per-run values against the baseline's. Values are in the
+// units given to Overhead (seconds for latency).
+type Diff struct {
+	N, BaselineN int     // runs of the variant and of the baseline
+	Baseline     float64 // median of the baseline's runs
+	// Abs is the Hodges–Lehmann shift (the median of every variant −
+	// baseline difference) and [AbsLo, AbsHi] its exact Mann-Whitney 95%
+	// interval (see HodgesLehmann).
+	Abs, AbsLo, AbsHi float64
+	// Rel, RelLo and RelHi are Abs and its interval as fractions of
+	// Baseline (0.1 is +10%). The baseline's own uncertainty is not
+	// carried into them; RelOK is false when Baseline is 0.
+	Rel, RelLo, RelHi float64
+	RelOK             bool
+	// CIOK is false when there are too few runs for a 95% interval (fewer
+	// than 4 a side); the interval fields are then 0.
+	CIOK bool
+	// P is the two-sided Mann-Whitney U p-value of benchmath's
+	// AssumeNothing comparison (exact for small samples, ties included);
+	// PAdj the Holm-adjusted one once a table is corrected, else P.
+	P, PAdj float64
+	// Significant is PAdj < Alpha.
+	Significant bool
+	Warnings    []string
+}
+
+// Overhead compares variant's per-run values of one quantile at one level
+// with baseline's. It warns when either side has fewer than MinRuns runs
+// and when the difference is below Floor.
+func Overhead(variant, baseline []float64) Diff {
+	return overhead(variant, baseline, Floor)
+}
+
+// overhead is Overhead with a measurement floor: differences smaller in
+// magnitude than floor are flagged as below it.
+func overhead(variant, baseline []float64, floor float64) Diff {
+	d := Diff{N: len(variant), BaselineN: len(baseline), P: math.NaN(), PAdj: math.NaN()}
+	d.Baseline = median(baseline)
+	if d.N == 0 || d.BaselineN == 0 {
+		d.Abs, d.Rel = math.NaN(), math.NaN()
+		d.Warnings = append(d.Warnings, fmt.Sprintf("no runs to compare (%d against %d)", d.N, d.BaselineN))
+		return d
+	}
+	d.Abs, d.AbsLo, d.AbsHi, d.CIOK = HodgesLehmann(variant, baseline)
+	if d.Baseline != 0 {
+		d.RelOK = true
+		d.Rel, d.RelLo, d.RelHi = d.Abs/d.Baseline, d.AbsLo/d.Baseline, d.AbsHi/d.Baseline
+		if d.Baseline < 0 {
+			d.RelLo, d.RelHi = d.RelHi, d.RelLo
+		}
+	}
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = Alpha
+	c := benchmath.AssumeNothing.Compare(
+		benchmath.NewSample(slices.Clone(variant), &th),
+		benchmath.NewSample(slices.Clone(baseline), &th))
+	d.P, d.PAdj = c.P, c.P
+	d.Significant = d.P < Alpha
+	if d.N < MinRuns || d.BaselineN < MinRuns {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs: too few for a test (needs %d a side)", d.N, d.BaselineN, MinRuns))
+	}
+	for _, err := range c.Warnings {
+		d.Warnings = append(d.Warnings, err.Error())
+	}
+	if math.Abs(d.Abs) < floor {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", Seconds(d.Abs), Seconds(floor)))
+	}
+	return d
+}
+
+// String states the verdict in one sentence: "+12.3 µs (+4.1%), 95% CI
+// +8 µs to +15 µs, p=0.002" when significant, "no detectable difference
+// (95% CI −3.1 µs to +4.2 µs)" when not.
+func (d Diff) String() string {
+	ci := "95% CI n/a"
+	if d.CIOK {
+		ci = fmt.Sprintf("95%% CI %s to %s", signed(d.AbsLo), signed(d.AbsHi))
+	}
+	if math.IsNaN(d.Abs) {
+		return "n/a: no runs to compare"
+	}
+	if !d.Significant {
+		return "no detectable difference (" + ci + ")"
+	}
+	rel := ""
+	if d.RelOK {
+		rel = fmt.Sprintf(" (%+.3g%%)", 100*d.Rel)
+	}
+	return fmt.Sprintf("%s%s, %s, p=%.3g", signed(d.Abs), rel, ci, d.PAdj)
+}
+
+// Seconds formats s seconds with three significant digits in the unit
+// that suits it: "4.2 µs", "12.5 ms", "1.3 s", "0 s".
+func Seconds(s float64) string {
+	a := math.Abs(s)
+	unit, scale := "s", 1.0
+	switch {
+	case a == 0:
+	case a < 1e-6:
+		unit, scale = "ns", 1e9
+	case a < 1e-3:
+		unit, scale = "µs", 1e6
+	case a < 1:
+		unit, scale = "ms", 1e3
+	}
+	return strconv.FormatFloat(s*scale, 'g', 3, 64) + " " + unit
+}
+
+// signed is Seconds with a sign always shown, and a real minus.
+func signed(s float64) string {
+	switch {
+	case s < 0:
+		return "−" + Seconds(-s)
+	case s > 0:
+		return "+" + Seconds(s)
+	}
+	return Seconds(s)
+}

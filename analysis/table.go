@@ -1,0 +1,58 @@
+package analysis
+
+import "fmt"
+
+// CompareStats are the quantiles an overhead table compares.
+var CompareStats = []string{"p50", "p90", "p99", "p99.9"}
+
+// A Comparison is one row of an overhead table: a variant against the
+// baseline at one level and quantile.
+type Comparison struct {
+	Variant, Baseline string
+	Level
+	Stat
+	Diff
+}
+
+// Overheads compares every other variant of levels (from Aggregate) with
+// baseline at each level both have, for each of CompareStats, and corrects
+// the p-values across the whole table with Holm. A difference smaller
+// than the baseline's p50 CI half-width at that level (or than Floor) is
+// flagged as below the measurement floor.
+func Overheads(levels []LevelResult, baseline string) []Comparison {
+	base := map[Level]LevelResult{}
+	for _, l := range levels {
+		if l.Variant == baseline {
+			base[l.Level] = l
+		}
+	}
+	var out []Comparison
+	for _, l := range levels {
+		b, ok := base[l.Level]
+		if l.Variant == baseline || !ok {
+			continue
+		}
+		floor := Floor
+		if p50, ok := b.Cell("p50"); ok && p50.CIOK {
+			floor = max(floor, (p50.Hi-p50.Lo)/2)
+		}
+		for _, name := range CompareStats {
+			vc, _ := l.Cell(name)
+			bc, _ := b.Cell(name)
+			d := overhead(vc.Values, bc.Values, floor)
+			for i, w := range d.Warnings {
+				d.Warnings[i] = fmt.Sprintf("%s vs %s %s %s: %s", l.Variant, baseline, l.Level, name, w)
+			}
+			out = append(out, Comparison{Variant: l.Variant, Baseline: baseline, Level: l.Level, Stat: vc.Stat, Diff: d})
+		}
+	}
+	ps := make([]float64, len(out))
+	for i, c := range out {
+		ps[i] = c.P
+	}
+	for i, p := range Holm(ps) {
+		out[i].PAdj = p
+		out[i].Significant = p < Alpha
+	}
+	return out
+}
