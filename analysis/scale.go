@@ -109,7 +109,7 @@ func parseScaleCSV(data []byte, name string) ([]ScaleSeries, error) {
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("%s:1: want a CSV header like n,value: %v", name, errors.Unwrap(err))
+		return nil, fmt.Errorf("%s:1: want a CSV header like n,value: %w", name, errors.Unwrap(err))
 	}
 	if len(header) < 2 {
 		return nil, fmt.Errorf("%s:1: want a CSV header like n,value, got %q", name, strings.Join(header, ","))
@@ -127,7 +127,7 @@ func parseScaleCSV(data []byte, name string) ([]ScaleSeries, error) {
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s:%d: %v", name, pe.Line, pe.Err)
+				return nil, fmt.Errorf("%s:%d: %w", name, pe.Line, pe.Err)
 			}
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}

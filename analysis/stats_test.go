@@ -136,3 +136,13 @@ func TestSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestOverheadTiesNeverPZero: fully separated samples with ties must get the
+// exact smallest p-value, not 0.
+func TestOverheadTiesNeverPZero(t *testing.T) {
+	d := Overhead([]float64{5, 6, 7, 8}, []float64{1, 2, 3, 4, 4})
+	want := 2.0 / 126 // 2/C(9, 4)
+	if d.P < want*0.999 {
+		t.Errorf("p = %g, want at least %g", d.P, want)
+	}
+}

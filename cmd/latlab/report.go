@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/store"
+)
+
+// reportFlags holds the flags of latlab report.
+type reportFlags struct {
+	experiment     string
+	baseline       string
+	format         string
+	output         string
+	table          string
+	slo            string
+	sloStrict      bool
+	includeFlagged bool
+}
+
+func newReport(stdout, stderr io.Writer) *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report FILE.db",
+		Short: "Report an experiment: percentiles with CIs, overheads, SLO gate",
+		Long: `report analyses one experiment of a results database, the latest unless
+--experiment names another (by id, or by name for the latest of that
+name), and writes:
+
+  - a summary table per variant × level: p50 p90 p95 p99 p99.9 max of the
+    latency from each request's intended send, each the median over the
+    valid runs of the run's percentile with its 95% CI [lo, hi] (from 6
+    runs up), the achieved rate, the error ratio, the runs counted and
+    left out, and the validity flags raised, with a reason for each;
+  - the overhead of every variant against the baseline (--baseline, else
+    the spec's, else its first variant) at each level and at p50, p90, p99
+    and p99.9: the Hodges–Lehmann shift with its 95% CI, and the
+    Mann-Whitney p-value Holm-adjusted across the table;
+  - with --slo, each variant's knee (the highest level meeting the SLO)
+    and the rows that break it;
+  - warnings: too few runs or samples, differences below the measurement
+    floor.
+
+Flagged runs are left out of every number unless --include-flagged.
+
+--format text (the default), json or csv; -o FILE writes to a file and
+infers the format from its extension (.txt, .json, .csv). The JSON keys are
+a contract (times in seconds, ratios from 0 to 1, null where a number does
+not exist). CSV has one row per variant × level × percentile; --table
+overhead writes the overhead table instead.
+
+--slo 'p99<50ms,errors<1%' is a gate for CI pipelines: limits on p50, p90,
+p95, p99, p99.9 or max and on the error percentage. When a variant at a
+level breaks one, report prints the rows that break it and exits 1. A
+limit counts as broken only when the 95% CI of the median lies wholly past
+it (with fewer than 6 runs, when every run is past it); --slo-strict judges
+the median itself. A level with no runs counted, or a percentile n/a in
+every run, breaks it too.
+
+A missing file, one that is not a latlab database, an unknown experiment
+or baseline, or bad flags exit with code 2.`,
+		Example: `  # the latest experiment, on the terminal
+  latlab report results.db
+
+  # another experiment, compared with the variant "plain", as JSON
+  latlab report results.db --experiment filter-overhead --baseline plain -o report.json
+
+  # the overhead table as CSV, for a spreadsheet
+  latlab report results.db --format csv --table overhead
+
+  # fail a CI job when p99 is past 50 ms or errors past 1% anywhere
+  latlab report results.db --slo 'p99<50ms,errors<1%'`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("report takes one results database, got %d arguments", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"db"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd.Context(), args[0], cmd.Flags().Changed("format"), stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.StringVar(&f.experiment, "experiment", "", "the experiment to report, by id or name (default the latest)")
+	fl.StringVar(&f.baseline, "baseline", "", "the variant others are compared with (default the spec's)")
+	fl.StringVar(&f.format, "format", "text", "output: text, json or csv (default from -o's extension)")
+	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of stdout")
+	fl.StringVar(&f.table, "table", "summary", "with csv: summary or overhead")
+	fl.StringVar(&f.slo, "slo", "", "exit 1 when broken, such as 'p99<50ms,errors<1%'")
+	fl.BoolVar(&f.sloStrict, "slo-strict", false, "judge the SLO on the median, not the CI's lower bound")
+	fl.BoolVar(&f.includeFlagged, "include-flagged", false, "count flagged and unfinished runs too")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("table", cobra.FixedCompletions([]string{"summary", "overhead"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (f *reportFlags) run(ctx context.Context, path string, formatSet bool, stdout, stderr io.Writer) error {
+	format, err := f.resolveFormat(formatSet)
+	if err != nil {
+		return err
+	}
+	slo, err := report.ParseSLO(f.slo)
+	if err != nil {
+		return usagef("--slo: %v", err)
+	}
+	if f.sloStrict && f.slo == "" {
+		return usagef("--slo-strict: give the SLO with --slo")
+	}
+	db, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		return usageError{err}
+	}
+	defer db.Close()
+	id, err := f.pick(ctx, db, path)
+	if err != nil {
+		return err
+	}
+	exp, err := analysis.Load(ctx, db, id)
+	if err != nil {
+		return err
+	}
+	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
+		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged})
+	if err != nil {
+		return usagef("--baseline: %v", err)
+	}
+	var out bytes.Buffer
+	switch {
+	case format == "json":
+		err = r.WriteJSON(&out)
+	case format == "csv" && f.table == "overhead":
+		err = r.WriteOverheadCSV(&out)
+	case format == "csv":
+		err = r.WriteCSV(&out)
+	default:
+		err = r.WriteText(&out)
+	}
+	if err != nil {
+		return err
+	}
+	if f.output == "" {
+		_, err = stdout.Write(out.Bytes())
+	} else if err = os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
+		err = fmt.Errorf("writing the report: %w", err)
+	}
+	if err != nil || len(r.Violations) == 0 {
+		return err
+	}
+	if format != "text" || f.output != "" { // else the report on stdout shows them
+		fmt.Fprintf(stderr, "SLO %s broken:\n", report.FormatSLO(slo))
+		_ = r.WriteViolations(stderr)
+	}
+	return fmt.Errorf("SLO %s broken in %d row(s)", report.FormatSLO(slo), len(r.Violations))
+}
+
+// resolveFormat checks --format, --table and -o against each other and
+// returns the format to write.
+func (f *reportFlags) resolveFormat(formatSet bool) (string, error) {
+	format := f.format
+	if f.output != "" {
+		var inferred string
+		switch ext := strings.ToLower(filepath.Ext(f.output)); ext {
+		case ".txt":
+			inferred = "text"
+		case ".json", ".csv":
+			inferred = ext[1:]
+		case ".html", ".htm":
+			return "", usagef("-o %s: HTML reports are not built yet; use .txt, .json or .csv", f.output)
+		default:
+			if !formatSet {
+				return "", usagef("-o %s: cannot tell the format from the extension; use .txt, .json or .csv, or give --format", f.output)
+			}
+		}
+		if formatSet && inferred != "" && inferred != format {
+			return "", usagef("--format %s disagrees with -o %s", format, f.output)
+		}
+		if inferred != "" {
+			format = inferred
+		}
+	}
+	switch format {
+	case "text", "json", "csv":
+	case "html":
+		return "", usagef("--format html: HTML reports are not built yet; use text, json or csv")
+	default:
+		return "", usagef("--format: want text, json or csv, got %q", format)
+	}
+	switch {
+	case f.table != "summary" && f.table != "overhead":
+		return "", usagef("--table: want summary or overhead, got %q", f.table)
+	case f.table == "overhead" && format != "csv":
+		return "", usagef("--table overhead is a CSV form; give --format csv")
+	}
+	return format, nil
+}
+
+// pick returns the id of the experiment to report: --experiment as an id,
+// else the latest of that name, else the latest of all.
+func (f *reportFlags) pick(ctx context.Context, db *store.DB, path string) (int64, error) {
+	exps, err := db.Experiments(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(exps) == 0 {
+		return 0, usagef("%s holds no experiments", path)
+	}
+	if f.experiment == "" {
+		return exps[len(exps)-1].ID, nil
+	}
+	if id, err := strconv.ParseInt(f.experiment, 10, 64); err == nil {
+		for _, e := range exps {
+			if e.ID == id {
+				return id, nil
+			}
+		}
+	}
+	for i := len(exps) - 1; i >= 0; i-- {
+		if exps[i].Name == f.experiment {
+			return exps[i].ID, nil
+		}
+	}
+	var have []string
+	for _, e := range exps {
+		have = append(have, fmt.Sprintf("%d %s", e.ID, e.Name))
+	}
+	return 0, usagef("--experiment %s: %s has no such experiment (it has %s)", f.experiment, path, strings.Join(have, ", "))
+}

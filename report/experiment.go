@@ -1,0 +1,237 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/store"
+)
+
+// ExperimentOptions choose what an experiment report counts and judges.
+// The zero value compares every variant with the spec's baseline, counts
+// valid runs only and asks for no SLO.
+type ExperimentOptions struct {
+	// Baseline is the variant the others are compared with; "" means the
+	// spec's baseline, else its first variant, else the first variant run.
+	Baseline string
+	// SLO is what every variant × level must meet; the zero value asks
+	// for nothing.
+	SLO analysis.SLO
+	// Strict judges the SLO on the point estimate (the median over runs)
+	// instead of the 95% CI's lower bound.
+	Strict bool
+	// IncludeFlagged counts flagged and unfinished runs in aggregates.
+	IncludeFlagged bool
+}
+
+// An Experiment is a stored experiment analysed for latlab report: every
+// form of the report (text, JSON, CSV) writes from it.
+type Experiment struct {
+	Exp            *analysis.Experiment
+	Baseline       string
+	SLO            analysis.SLO
+	Strict         bool
+	IncludeFlagged bool
+	Levels         []analysis.LevelResult // variant × level, variants in spec order
+	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
+	Knees          []Knee                 // one per variant when an SLO is given
+	Violations     []Violation            // SLO limits broken, in Levels order
+	Warnings       []string
+	Runs           RunCounts
+
+	variants []string
+	runs     map[int64]analysis.Run
+}
+
+// RunCounts count an experiment's stored runs.
+type RunCounts struct {
+	Total    int // stored, with or without a result
+	Done     int // went to their end
+	Flagged  int // carry at least one validity flag
+	Failed   int // failed or interrupted, with or without a result
+	NoResult int // failed before measuring anything
+}
+
+// NewExperiment aggregates exp's runs, compares every variant with the
+// baseline and judges the SLO. It fails when opt.Baseline names no variant
+// of exp.
+func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment, error) {
+	r := &Experiment{Exp: exp, SLO: opt.SLO, Strict: opt.Strict, IncludeFlagged: opt.IncludeFlagged,
+		runs: map[int64]analysis.Run{}}
+	r.variants = variantOrder(exp)
+	r.Baseline = opt.Baseline
+	if r.Baseline == "" {
+		r.Baseline = specBaseline(exp.Spec)
+	}
+	if r.Baseline != "" && !slices.Contains(r.variants, r.Baseline) {
+		if opt.Baseline != "" {
+			return nil, fmt.Errorf("baseline %q: experiment %d has no such variant (it has %v)", opt.Baseline, exp.ID, r.variants)
+		}
+		r.Baseline = ""
+	}
+	if r.Baseline == "" && len(r.variants) > 0 {
+		r.Baseline = r.variants[0]
+	}
+	r.Runs.Total, r.Runs.NoResult, r.Runs.Failed = len(exp.Runs)+exp.NoResult, exp.NoResult, exp.NoResult
+	for _, run := range exp.Runs {
+		r.runs[run.ID] = run
+		if run.Status == store.Done {
+			r.Runs.Done++
+		} else {
+			r.Runs.Failed++
+		}
+		if len(run.Flags) > 0 {
+			r.Runs.Flagged++
+		}
+	}
+	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged})
+	slices.SortStableFunc(r.Levels, func(a, b analysis.LevelResult) int {
+		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
+	})
+	r.Overheads = analysis.Overheads(r.Levels, r.Baseline)
+	for _, l := range r.Levels {
+		r.Warnings = append(r.Warnings, l.Warnings...)
+	}
+	for _, c := range r.Overheads {
+		r.Warnings = append(r.Warnings, c.Warnings...)
+	}
+	if w := holmReach(r.Overheads); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
+	if exp.NoResult > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", exp.NoResult))
+	}
+	if !sloEmpty(opt.SLO) {
+		for _, v := range r.variants {
+			r.Knees = append(r.Knees, r.knee(v))
+		}
+		r.Violations = r.violations()
+	}
+	return r, nil
+}
+
+// Variants returns the experiment's variants: in the spec's order where the
+// stored spec lists them, then in the order they were first run.
+func (r *Experiment) Variants() []string { return slices.Clone(r.variants) }
+
+// FlagCount is how often one validity flag was raised on the runs of a
+// variant at a level, with the reason of the first.
+type FlagCount struct {
+	Name    string
+	Count   int
+	RunID   int64  // the first run flagged so
+	Example string // its reason
+}
+
+// Flags counts the validity flags raised on the runs of variant at level,
+// counted or not, in the order first raised.
+func (r *Experiment) Flags(variant string, level analysis.Level) []FlagCount {
+	var out []FlagCount
+	for _, run := range r.Exp.Runs {
+		if run.Variant != variant || run.Rate != level.Rate || run.Concurrency != level.Concurrency {
+			continue
+		}
+		for _, f := range run.Flags {
+			i := slices.IndexFunc(out, func(c FlagCount) bool { return c.Name == f.Name })
+			if i < 0 {
+				out = append(out, FlagCount{Name: f.Name, RunID: run.ID, Example: f.Reason})
+				i = len(out) - 1
+			}
+			out[i].Count++
+		}
+	}
+	return out
+}
+
+// variantOrder lists exp's variants as Variants describes.
+func variantOrder(exp *analysis.Experiment) []string {
+	var ran []string
+	for _, run := range exp.Runs {
+		if !slices.Contains(ran, run.Variant) {
+			ran = append(ran, run.Variant)
+		}
+	}
+	var out []string
+	for _, v := range specVariants(exp.Spec) {
+		if slices.Contains(ran, v) && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range ran {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// specFields are the two fields of a stored spec the report reads. The
+// spec was validated when it ran; here it is read leniently, and a spec
+// that does not decode (an attack's, say) simply gives nothing.
+type specFields struct {
+	Baseline string `yaml:"baseline"`
+	Variants []struct {
+		Name string `yaml:"name"`
+	} `yaml:"variants"`
+}
+
+func readSpec(spec string) specFields {
+	var s specFields
+	_ = yaml.Unmarshal([]byte(spec), &s)
+	return s
+}
+
+// specBaseline returns the spec's baseline: its baseline field, else its
+// first variant, else "".
+func specBaseline(spec string) string {
+	s := readSpec(spec)
+	if s.Baseline != "" {
+		return s.Baseline
+	}
+	if len(s.Variants) > 0 {
+		return s.Variants[0].Name
+	}
+	return ""
+}
+
+func specVariants(spec string) []string {
+	var out []string
+	for _, v := range readSpec(spec).Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// holmReach warns when the runs are too few for any row of the overhead
+// table to come out significant: the smallest p-value an exact U test can
+// give n against m runs is 2/C(n+m, n), and Holm multiplies the smallest
+// of k p-values by k.
+func holmReach(cs []analysis.Comparison) string {
+	k, best, n, m := 0, math.Inf(1), 0, 0
+	for _, c := range cs {
+		if math.IsNaN(c.P) {
+			continue
+		}
+		k++
+		if p := 2 / math.Exp(lchoose(c.N+c.BaselineN, c.N)); p < best {
+			best, n, m = p, c.N, c.BaselineN
+		}
+	}
+	if k == 0 || best*float64(k) < analysis.Alpha {
+		return ""
+	}
+	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across %d comparisons needs below %.3g: "+
+		"no overhead can come out significant; run more repetitions", n, m, best, k, analysis.Alpha/float64(k))
+}
+
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}

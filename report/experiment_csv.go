@@ -1,0 +1,64 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+)
+
+// WriteCSV writes the summary table as CSV, one row per variant × level ×
+// quantile of latency from the intended send, under the header
+//
+//	variant,rate,concurrency,percentile,median_seconds,lo_seconds,hi_seconds,runs,excluded
+//
+// rate is requests/s (0 in closed loop); a value that does not exist (a
+// CI from fewer than 6 runs, a quantile n/a in every run) is empty.
+func (r *Experiment) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"variant", "rate", "concurrency", "percentile", "median_seconds", "lo_seconds", "hi_seconds", "runs", "excluded"})
+	for _, l := range r.Levels {
+		for _, c := range l.Latency {
+			med, lo, hi := "", "", ""
+			if len(c.Values) > 0 {
+				med = csvFloat(c.Median)
+			}
+			if c.CIOK {
+				lo, hi = csvFloat(c.Lo), csvFloat(c.Hi)
+			}
+			_ = cw.Write([]string{l.Variant, csvFloat(l.Rate), strconv.Itoa(l.Concurrency), c.Name, med, lo, hi,
+				strconv.Itoa(len(l.RunIDs)), strconv.Itoa(l.Excluded)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteOverheadCSV writes the overhead table as CSV (latlab report
+// --table overhead), one row per variant × level × quantile compared,
+// under the header
+//
+//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant
+//
+// with empty cells where OverheadJSON has null.
+func (r *Experiment) WriteOverheadCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"variant", "baseline", "rate", "concurrency", "percentile", "runs", "baseline_runs",
+		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant"})
+	for _, o := range r.JSON().Overheads {
+		_ = cw.Write([]string{o.Variant, o.Baseline, csvFloat(o.Rate), strconv.Itoa(o.Concurrency), o.Percentile,
+			strconv.Itoa(o.Runs), strconv.Itoa(o.BaselineRuns), csvPtr(o.BaselineSeconds), csvPtr(o.DiffSeconds),
+			csvPtr(o.DiffLoSeconds), csvPtr(o.DiffHiSeconds), csvPtr(o.Relative), csvPtr(o.P), csvPtr(o.PHolm),
+			strconv.FormatBool(o.Significant)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func csvPtr(x *float64) string {
+	if x == nil {
+		return ""
+	}
+	return csvFloat(*x)
+}

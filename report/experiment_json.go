@@ -1,0 +1,225 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/analysis"
+)
+
+// ExperimentJSON is the JSON form of an experiment report, latlab report
+// --format json. Its keys are a contract: keys may be added, never renamed
+// or removed. Times are in seconds, rates per second, ratios from 0 to 1;
+// a number that does not exist (a CI from too few runs, a percentile n/a
+// in every run) is null, never NaN.
+type ExperimentJSON struct {
+	Experiment ExperimentInfoJSON `json:"experiment"`
+	Baseline   string             `json:"baseline"`
+	// IncludeFlagged says whether flagged runs were counted.
+	IncludeFlagged bool           `json:"include_flagged"`
+	Levels         []LevelJSON    `json:"levels"`
+	Overheads      []OverheadJSON `json:"overheads"`
+	SLO            *SLOJSON       `json:"slo"`   // null without an SLO
+	Knees          []KneeJSON     `json:"knees"` // empty without an SLO
+	Warnings       []string       `json:"warnings"`
+}
+
+// ExperimentInfoJSON names the experiment and counts its runs.
+type ExperimentInfoJSON struct {
+	ID                int64     `json:"id"`
+	Name              string    `json:"name"`
+	CreatedAt         time.Time `json:"created_at"`
+	SpecHash          string    `json:"spec_hash"`
+	Host              string    `json:"host"`
+	LatlabVersion     string    `json:"latlab_version"`
+	RunsTotal         int       `json:"runs_total"`
+	RunsDone          int       `json:"runs_done"`
+	RunsFlagged       int       `json:"runs_flagged"`
+	RunsFailed        int       `json:"runs_failed"` // failed or interrupted
+	RunsWithoutResult int       `json:"runs_without_result"`
+}
+
+// LevelJSON is one variant at one level: latency_seconds holds every
+// quantile of analysis.Stats under record.Summary's names (p50, p90, p95,
+// p99, p999, max).
+type LevelJSON struct {
+	Variant      string              `json:"variant"`
+	Rate         float64             `json:"rate"`        // target requests/s; 0 in closed loop
+	Concurrency  int                 `json:"concurrency"` // 0 for none
+	Runs         int                 `json:"runs"`        // counted
+	Excluded     int                 `json:"excluded"`    // left out: flagged or not done
+	RunIDs       []int64             `json:"run_ids"`
+	AchievedRate float64             `json:"achieved_rate"` // median over counted runs
+	ErrorRatio   float64             `json:"error_ratio"`   // median over counted runs
+	Latency      map[string]CellJSON `json:"latency_seconds"`
+	Service      map[string]CellJSON `json:"service_time_seconds"`
+	Flags        []FlagJSON          `json:"flags"`
+}
+
+// CellJSON is one quantile over runs, in seconds: the median of the
+// per-run values and its 95% CI (null below 6 runs).
+type CellJSON struct {
+	Median        *float64 `json:"median"`
+	Lo            *float64 `json:"lo"`
+	Hi            *float64 `json:"hi"`
+	Runs          int      `json:"runs"`                // runs with a value
+	NA            int      `json:"na_runs"`             // counted runs where it is n/a
+	LowConfidence int      `json:"low_confidence_runs"` // runs that read it from few samples
+}
+
+// FlagJSON counts one validity flag raised at a level, with the first
+// reason given.
+type FlagJSON struct {
+	Flag    string `json:"flag"`
+	Count   int    `json:"count"`
+	RunID   int64  `json:"run_id"`
+	Example string `json:"example"`
+}
+
+// OverheadJSON is one row of the overhead table, in seconds: the
+// Hodges–Lehmann shift of the variant's per-run values against the
+// baseline's, its 95% CI, and the p-value before and after Holm.
+type OverheadJSON struct {
+	Variant         string   `json:"variant"`
+	Baseline        string   `json:"baseline"`
+	Rate            float64  `json:"rate"`
+	Concurrency     int      `json:"concurrency"`
+	Percentile      string   `json:"percentile"` // p50, p90, p99, p99.9
+	Runs            int      `json:"runs"`
+	BaselineRuns    int      `json:"baseline_runs"`
+	BaselineSeconds *float64 `json:"baseline_seconds"`
+	DiffSeconds     *float64 `json:"diff_seconds"`
+	DiffLoSeconds   *float64 `json:"diff_lo_seconds"`
+	DiffHiSeconds   *float64 `json:"diff_hi_seconds"`
+	Relative        *float64 `json:"relative"` // diff / baseline
+	RelativeLo      *float64 `json:"relative_lo"`
+	RelativeHi      *float64 `json:"relative_hi"`
+	P               *float64 `json:"p"`
+	PHolm           *float64 `json:"p_holm"`
+	Significant     bool     `json:"significant"`
+	Verdict         string   `json:"verdict"` // the sentence the text report prints
+}
+
+// SLOJSON is the SLO judged and what broke it.
+type SLOJSON struct {
+	SLO        string          `json:"slo"` // as --slo takes it
+	Strict     bool            `json:"strict"`
+	Met        bool            `json:"met"`
+	Violations []ViolationJSON `json:"violations"`
+}
+
+// ViolationJSON is one broken limit; see Violation.
+type ViolationJSON struct {
+	Variant     string   `json:"variant"`
+	Rate        float64  `json:"rate"`
+	Concurrency int      `json:"concurrency"`
+	Limit       string   `json:"limit"`
+	Max         float64  `json:"max"` // seconds, or an error ratio
+	Value       *float64 `json:"value"`
+	Bound       *float64 `json:"bound"`
+	Judged      string   `json:"judged"`
+}
+
+// KneeJSON is a variant's knee; see Knee. Rate and concurrency are the
+// highest level that meets the SLO (null unless met); failed_* the first
+// that does not (null when none fails).
+type KneeJSON struct {
+	Variant           string   `json:"variant"`
+	Met               bool     `json:"met"`
+	Rate              *float64 `json:"rate"`
+	Concurrency       *int     `json:"concurrency"`
+	FailedRate        *float64 `json:"failed_rate"`
+	FailedConcurrency *int     `json:"failed_concurrency"`
+}
+
+// JSON returns the report as ExperimentJSON.
+func (r *Experiment) JSON() ExperimentJSON {
+	e, c := r.Exp, r.Runs
+	out := ExperimentJSON{
+		Experiment: ExperimentInfoJSON{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt.UTC(), SpecHash: e.SpecHash,
+			Host: e.Provenance.Host, LatlabVersion: e.Provenance.LatlabVersion, RunsTotal: c.Total, RunsDone: c.Done,
+			RunsFlagged: c.Flagged, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult},
+		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
+		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...),
+	}
+	for _, l := range r.Levels {
+		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),
+			Excluded: l.Excluded, RunIDs: append([]int64{}, l.RunIDs...), AchievedRate: l.Achieved, ErrorRatio: l.ErrorRatio,
+			Latency: cellsJSON(l.Latency), Service: cellsJSON(l.Service), Flags: []FlagJSON{}}
+		for _, f := range r.Flags(l.Variant, l.Level) {
+			lj.Flags = append(lj.Flags, FlagJSON{Flag: f.Name, Count: f.Count, RunID: f.RunID, Example: f.Example})
+		}
+		out.Levels = append(out.Levels, lj)
+	}
+	for _, o := range r.Overheads {
+		d := o.Diff
+		oj := OverheadJSON{Variant: o.Variant, Baseline: o.Baseline, Rate: o.Rate, Concurrency: o.Concurrency,
+			Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, BaselineSeconds: num(d.Baseline),
+			DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String()}
+		if d.CIOK {
+			oj.DiffLoSeconds, oj.DiffHiSeconds = num(d.AbsLo), num(d.AbsHi)
+		}
+		if d.RelOK {
+			oj.Relative = num(d.Rel)
+			if d.CIOK {
+				oj.RelativeLo, oj.RelativeHi = num(d.RelLo), num(d.RelHi)
+			}
+		}
+		out.Overheads = append(out.Overheads, oj)
+	}
+	if !sloEmpty(r.SLO) {
+		s := &SLOJSON{SLO: FormatSLO(r.SLO), Strict: r.Strict, Met: len(r.Violations) == 0, Violations: []ViolationJSON{}}
+		for _, v := range r.Violations {
+			s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
+				Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})
+		}
+		out.SLO = s
+		for _, k := range r.Knees {
+			kj := KneeJSON{Variant: k.Variant, Met: k.Met}
+			if k.Met {
+				kj.Rate, kj.Concurrency = &k.Level.Rate, &k.Level.Concurrency
+			}
+			if k.Failed != nil {
+				kj.FailedRate, kj.FailedConcurrency = &k.Failed.Rate, &k.Failed.Concurrency
+			}
+			out.Knees = append(out.Knees, kj)
+		}
+	}
+	return out
+}
+
+// WriteJSON writes the report as one indented ExperimentJSON object.
+func (r *Experiment) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.JSON())
+}
+
+func cellsJSON(cells []analysis.Cell) map[string]CellJSON {
+	out := make(map[string]CellJSON, len(cells))
+	for _, c := range cells {
+		cj := CellJSON{Runs: len(c.Values), NA: c.NA, LowConfidence: c.LowConfidence}
+		if len(c.Values) > 0 {
+			cj.Median = num(c.Median)
+		}
+		if c.CIOK {
+			cj.Lo, cj.Hi = num(c.Lo), num(c.Hi)
+		}
+		out[jsonStat(c.Name)] = cj
+	}
+	return out
+}
+
+// jsonStat names a quantile as record.Summary does: p99.9 is p999.
+func jsonStat(name string) string { return strings.ReplaceAll(name, ".", "") }
+
+// num returns a pointer to x, nil for NaN or ±Inf.
+func num(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}

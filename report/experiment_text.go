@@ -1,0 +1,170 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/latlab/latlab/analysis"
+)
+
+// WriteText writes the report for a terminal: a header, the summary table
+// per variant × level, the flags raised, the overhead table against the
+// baseline, the SLO's knees and violations when an SLO is given, and the
+// warnings.
+func (r *Experiment) WriteText(w io.Writer) error {
+	var b strings.Builder
+	e := r.Exp
+	fmt.Fprintf(&b, "Experiment  %s, id %d, created %s\n", e.Name, e.ID, e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
+	if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
+		fmt.Fprintf(&b, "Host        %s, latlab %s\n", orDash(p.Host), orDash(p.LatlabVersion))
+	}
+	c := r.Runs
+	fmt.Fprintf(&b, "Runs        %d stored: %d done, %d flagged, %d failed or interrupted", c.Total, c.Done, c.Flagged, c.Failed)
+	if c.NoResult > 0 {
+		fmt.Fprintf(&b, " (%d without a result)", c.NoResult)
+	}
+	b.WriteString("\n")
+	if len(r.Levels) == 0 {
+		b.WriteString("\nNo run has a result yet.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	counted := "valid runs (flagged ones left out)"
+	if r.IncludeFlagged {
+		counted = "all runs, flagged ones included"
+	}
+	fmt.Fprintf(&b, "\nLatency from each request's intended send: the median over %s of each run's\n"+
+		"percentile, with its 95%% CI [lo, hi] from 6 runs up; ~ marks a percentile read from few samples.\n\n", counted)
+	r.summaryText(&b)
+	r.flagsText(&b)
+	r.overheadText(&b)
+	r.sloText(&b)
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(&b, "\nwarning: %s", warn)
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Experiment) summaryText(b *strings.Builder) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "variant\tlevel\t")
+	for _, s := range analysis.Stats {
+		fmt.Fprintf(tw, "%s\t", s.Name)
+	}
+	fmt.Fprintln(tw, "achieved\terrors\truns\texcluded\tflags")
+	for _, l := range r.Levels {
+		fmt.Fprintf(tw, "%s\t%s\t", l.Variant, l.Level)
+		for _, c := range l.Latency {
+			fmt.Fprintf(tw, "%s\t", cellText(c))
+		}
+		var flags []string
+		for _, f := range r.Flags(l.Variant, l.Level) {
+			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", Rate(l.Achieved), errorsText(l), len(l.RunIDs), l.Excluded,
+			orDash(strings.Join(flags, ",")))
+	}
+	tw.Flush()
+}
+
+// cellText formats a median over runs with its CI: "201µs [199µs, 203µs]",
+// "~1.2ms" from few samples, "n/a" in every run.
+func cellText(c analysis.Cell) string {
+	if len(c.Values) == 0 {
+		return "n/a"
+	}
+	s := seconds(c.Median)
+	if c.LowConfidence > 0 {
+		s = "~" + s
+	}
+	if c.CIOK {
+		s += " [" + seconds(c.Lo) + ", " + seconds(c.Hi) + "]"
+	}
+	return s
+}
+
+func errorsText(l analysis.LevelResult) string {
+	if len(l.RunIDs) == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f%%", 100*l.ErrorRatio)
+}
+
+func (r *Experiment) flagsText(b *strings.Builder) {
+	first := true
+	for _, l := range r.Levels {
+		for _, f := range r.Flags(l.Variant, l.Level) {
+			if first {
+				b.WriteString("\nValidity flags\n")
+				first = false
+			}
+			fmt.Fprintf(b, "  %s %s: %s on %d run(s), e.g. run %d: %s\n", l.Variant, l.Level, f.Name, f.Count, f.RunID, f.Example)
+		}
+	}
+}
+
+func (r *Experiment) overheadText(b *strings.Builder) {
+	if len(r.Overheads) == 0 {
+		fmt.Fprintf(b, "\nOverhead: no variant to compare with the baseline %s\n", r.Baseline)
+		return
+	}
+	fmt.Fprintf(b, "\nOverhead against %s: Hodges–Lehmann shift of the per-run percentiles with its 95%% CI;\n"+
+		"p from the Mann-Whitney U test, Holm-adjusted across the %d comparisons.\n\n", r.Baseline, len(r.Overheads))
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\toverhead\n", r.Baseline)
+	for _, c := range r.Overheads {
+		base := "n/a"
+		if c.BaselineN > 0 {
+			base = seconds(c.Diff.Baseline)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Variant, c.Level, c.Name, base, c.Diff)
+	}
+	tw.Flush()
+}
+
+func (r *Experiment) sloText(b *strings.Builder) {
+	if sloEmpty(r.SLO) {
+		return
+	}
+	judged := "the 95% CI's lower bound (below 6 runs, the lowest run)"
+	if r.Strict {
+		judged = "the median over runs (strict)"
+	}
+	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", FormatSLO(r.SLO), judged)
+	b.WriteString("Knee: the highest level meeting it on medians, counting up from the lowest\n")
+	for _, k := range r.Knees {
+		switch {
+		case !k.Met && k.Failed != nil:
+			fmt.Fprintf(b, "  %s: fails at the lowest level, %s\n", k.Variant, k.Failed)
+		case !k.Met:
+			fmt.Fprintf(b, "  %s: no level to judge\n", k.Variant)
+		case k.Failed == nil:
+			fmt.Fprintf(b, "  %s: meets it at every level, up to %s\n", k.Variant, k.Level)
+		default:
+			fmt.Fprintf(b, "  %s: meets it up to %s, fails at %s\n", k.Variant, k.Level, k.Failed)
+		}
+	}
+	if len(r.Violations) == 0 {
+		b.WriteString("Violations: none\n")
+		return
+	}
+	fmt.Fprintf(b, "Violations: %d\n", len(r.Violations))
+	var v strings.Builder
+	_ = r.WriteViolations(&v)
+	for line := range strings.Lines(v.String()) {
+		b.WriteString("  " + line)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
