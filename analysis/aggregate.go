@@ -22,7 +22,19 @@ type Run struct {
 
 // Valid reports whether r counts in aggregates by default: it went to its
 // end and carries no flag.
-func (r Run) Valid() bool { return r.Status == store.Done && len(r.Flags) == 0 }
+func (r Run) Valid() bool {
+	if r.Status != store.Done {
+		return false
+	}
+	for _, f := range r.Flags {
+		// too_few_samples speaks of percentiles, which already read n/a or
+		// low-confidence from too few samples; the run itself is sound.
+		if f.Name != "too_few_samples" {
+			return false
+		}
+	}
+	return true
+}
 
 // A Level is the load of a trial: a rate in open loop, a concurrency in
 // closed loop, or both when open loop caps requests in flight.

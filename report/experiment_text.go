@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -67,7 +68,7 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", Rate(l.Achieved), errorsText(l), len(l.RunIDs), l.Excluded,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", achievedText(l.Achieved), errorsText(l), len(l.RunIDs), l.Excluded,
 			orDash(strings.Join(flags, ",")))
 	}
 	tw.Flush()
@@ -167,4 +168,12 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// achievedText formats an achieved rate, n/a when no run was counted.
+func achievedText(r float64) string {
+	if math.IsNaN(r) {
+		return "n/a"
+	}
+	return Rate(r)
 }
