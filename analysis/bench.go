@@ -246,7 +246,7 @@ func (c *BenchComparison) decide(opt BenchOptions) {
 		for i, r := range rows {
 			ps[i] = r.P
 		}
-		for i, p := range holmAdjust(ps) {
+		for i, p := range Holm(ps) {
 			rows[i].PAdjusted = p
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -65,23 +64,6 @@ func geoMean(xs []float64) float64 {
 		s += math.Log(x)
 	}
 	return math.Exp(s / float64(len(xs)))
-}
-
-// holmAdjust returns Holm–Bonferroni adjusted p-values in input order.
-func holmAdjust(ps []float64) []float64 {
-	idx := make([]int, len(ps))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return ps[idx[a]] < ps[idx[b]] })
-	out := make([]float64, len(ps))
-	running := 0.0
-	for rank, i := range idx {
-		p := math.Min(1, float64(len(ps)-rank)*ps[i])
-		running = math.Max(running, p)
-		out[i] = running
-	}
-	return out
 }
 
 // errNoBench is returned by the fuzz harness for files without results.

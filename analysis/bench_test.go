@@ -189,7 +189,7 @@ func TestHodgesLehmannRatio(t *testing.T) {
 }
 
 func TestHolmAdjust(t *testing.T) {
-	got := holmAdjust([]float64{0.01, 0.04, 0.03, 0.005})
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.005})
 	want := []float64{0.03, 0.06, 0.06, 0.02}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })); diff != "" {
 		t.Error(diff)

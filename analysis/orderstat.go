@@ -8,30 +8,6 @@ import (
 // confidence is the level of every interval in this package.
 const confidence = 0.95
 
-// binomCDF returns P(B ≤ k) for B ~ Binomial(n, p), summed exactly from
-// the log of each term.
-func binomCDF(n, k int, p float64) float64 {
-	if k < 0 {
-		return 0
-	}
-	if k >= n {
-		return 1
-	}
-	lp, lq := math.Log(p), math.Log1p(-p)
-	sum := 0.0
-	for j := 0; j <= k; j++ {
-		sum += math.Exp(lchoose(n, j) + float64(j)*lp + float64(n-j)*lq)
-	}
-	return math.Min(sum, 1)
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
-}
-
 // exactRanks is the largest n for which quantileRanks sums the binomial
 // exactly; above it the normal approximation is as good.
 const exactRanks = 20_000
@@ -49,15 +25,42 @@ func quantileRanks(n int, q float64) (l, u int) {
 		u = int(math.Ceil(float64(n)*q+z)) + 1
 		return max(l, 0), min(u, n+1)
 	}
+	// One pass over the binomial's terms, each from the last one, rather
+	// than a fresh sum per rank: O(n), not O(n²).
+	cdf, sf := binomTails(n, q)
 	l = 0
-	for l < n && binomCDF(n, l, q) <= tail { // P(B ≤ l) = P(B < l+1)
+	for l < n && cdf[l] <= tail { // P(B ≤ l) = P(B < l+1)
 		l++
 	}
 	u = n + 1
-	for u > 1 && 1-binomCDF(n, u-2, q) <= tail { // P(B ≥ u−1)
+	for u > 1 && sf[u-1] <= tail { // P(B ≥ u−1)
 		u--
 	}
 	return l, u
+}
+
+// binomTails returns, for B ~ Binomial(n, p) with 0 < p < 1, cdf[k] =
+// P(B ≤ k) and sf[k] = P(B ≥ k) for k in 0..n, each summed from its own
+// tail so that neither loses precision to 1 − x.
+func binomTails(n int, p float64) (cdf, sf []float64) {
+	lpmf := make([]float64, n+1)
+	lp, lq := math.Log(p), math.Log1p(-p)
+	lpmf[0] = float64(n) * lq
+	for j := 0; j < n; j++ {
+		lpmf[j+1] = lpmf[j] + math.Log(float64(n-j)) - math.Log(float64(j+1)) + lp - lq
+	}
+	cdf, sf = make([]float64, n+1), make([]float64, n+1)
+	sum := 0.0
+	for j := 0; j <= n; j++ {
+		sum += math.Exp(lpmf[j])
+		cdf[j] = math.Min(sum, 1)
+	}
+	sum = 0
+	for j := n; j >= 0; j-- {
+		sum += math.Exp(lpmf[j])
+		sf[j] = math.Min(sum, 1)
+	}
+	return cdf, sf
 }
 
 // MedianCI returns the median of xs and its distribution-free 95%
@@ -88,4 +91,12 @@ func MedianCI(xs []float64) (median, lo, hi float64, ok bool) {
 func median(xs []float64) float64 {
 	m, _, _, _ := MedianCI(xs)
 	return m
+}
+
+// lchoose returns log C(n, k).
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
 }
