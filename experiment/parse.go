@@ -1,10 +1,7 @@
 package experiment
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,20 +40,11 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 		cache:    map[string]*fileData{},
 		sums:     map[string]string{},
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc, extra yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
-		return nil, &SyntaxError{File: name, Msg: "empty spec: give version, name, variants and load"}
-	} else if err != nil {
-		return nil, d.yamlError(err)
+	root, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
+	if err != nil {
+		return nil, err
 	}
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &SyntaxError{File: name, Line: min(extra.Line, d.lines), Msg: "more than one YAML document"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, d.yamlError(err)
-	}
-	s := d.spec(doc.Content[0])
+	s := d.spec(root)
 	if err := d.err(); err != nil {
 		return nil, err
 	}

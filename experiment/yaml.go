@@ -111,8 +111,3 @@ func got(n *yaml.Node) string {
 	}
 	return yamlfile.Describe(n)
 }
-
-// yamlError turns an error of the YAML parser into a *SyntaxError.
-func (d *decoder) yamlError(err error) error {
-	return yamlfile.ParseError(d.specFile, d.lines, err)
-}

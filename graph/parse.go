@@ -1,10 +1,7 @@
 package graph
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,20 +86,11 @@ func newDecoder(name, dir string) *decoder {
 func (d *decoder) parse(data []byte) (*Topology, error) {
 	name := d.file
 	d.lines = yamlfile.Lines(data)
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc, extra yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
-		return nil, &SyntaxError{File: name, Msg: "no services"}
-	} else if err != nil {
-		return nil, d.yamlError(err)
+	root, err := yamlfile.Document(name, data, "no services")
+	if err != nil {
+		return nil, err
 	}
-	if err := dec.Decode(&extra); err == nil {
-		return nil, d.errorf(&extra, "", "more than one YAML document")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, d.yamlError(err)
-	}
-	return d.topology(doc.Content[0])
+	return d.topology(root)
 }
 
 // maxNodes bounds the mapping entries and sequence items a file may expand to

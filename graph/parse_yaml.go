@@ -164,8 +164,3 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error 
 func (d *decoder) errorAt(line int, field, format string, args ...any) error {
 	return &SyntaxError{File: d.file, Line: min(line, d.lines), Field: field, Msg: fmt.Sprintf(format, args...)}
 }
-
-// yamlError turns an error of the YAML parser into a *SyntaxError.
-func (d *decoder) yamlError(err error) error {
-	return yamlfile.ParseError(d.file, d.lines, err)
-}

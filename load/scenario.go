@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"text/template/parse"
 
 	"github.com/latlab/latlab/yamlfile"
-	"go.yaml.in/yaml/v3"
 )
 
 // Vars are the values a scenario's templates see, as {{.Worker}},
@@ -89,20 +87,11 @@ func ParseScenario(name string, data []byte, readFile func(string) ([]byte, erro
 		readFile = os.ReadFile
 	}
 	d := &decoder{file: name, readFile: readFile, lines: yamlfile.Lines(data)}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc, extra yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) || err == nil && (len(doc.Content) == 0 || yamlfile.Deref(doc.Content[0]).ShortTag() == "!!null") {
-		return nil, &SyntaxError{File: name, Msg: "no steps"}
-	} else if err != nil {
-		return nil, d.yamlError(err)
+	root, err := yamlfile.Document(name, data, "no steps")
+	if err != nil {
+		return nil, err
 	}
-	if err := dec.Decode(&extra); err == nil {
-		return nil, d.errorf(&extra, "", "more than one YAML document")
-	} else if !errors.Is(err, io.EOF) {
-		return nil, d.yamlError(err)
-	}
-	return d.scenario(doc.Content[0])
+	return d.scenario(root)
 }
 
 // Names returns the names of the steps, in order.

@@ -85,11 +85,6 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error 
 // a value missing at the end of the file on the line after.
 func (d *decoder) line(n int) int { return min(n, d.lines) }
 
-// yamlError turns an error of the YAML parser into a *SyntaxError.
-func (d *decoder) yamlError(err error) error {
-	return yamlfile.ParseError(d.file, d.lines, err)
-}
-
 // scenario decodes a scenario from the root node of its document.
 func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	var steps *yaml.Node

@@ -61,3 +61,22 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+func TestDocument(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "f.yaml: empty"},
+		{"~\n", "f.yaml: empty"},
+		{"a: 1\n---\nb: 2\n", "f.yaml:2: more than one YAML document"},
+		{"a: [1\n", "f.yaml:1: did not find expected ',' or ']'"},
+	}
+	for _, tt := range tests {
+		_, err := Document("f.yaml", []byte(tt.in), "empty")
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Document(%q) = %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	n, err := Document("f.yaml", []byte("a: 1\n"), "empty")
+	if err != nil || n.Kind != yaml.MappingNode {
+		t.Errorf("Document of a mapping: %v, %v", n, err)
+	}
+}
