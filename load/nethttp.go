@@ -115,6 +115,12 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	hr := s.c.hr.WithContext(httptrace.WithClientTrace(rctx, tr.hooks()))
 	hr.Body = nhNewBody(req.Body)
 	resp, err := s.t.tr.RoundTrip(hr)
+	if err == nil && errors.Is(context.Cause(rctx), errNHTimeout) {
+		// The head raced with the timer and lost: the server answered
+		// only because the client gave up, so no status is recorded.
+		resp.Body.Close()
+		resp, err = nil, errNHTimeout
+	}
 	if err == nil {
 		out.Code = resp.StatusCode
 		out.BytesIn = nhHeadSize(resp)
