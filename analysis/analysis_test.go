@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -218,5 +219,40 @@ func TestLoad(t *testing.T) {
 	}
 	if len(got.Warnings) == 0 {
 		t.Error("Load gave no warnings; want the n/a and low-confidence quantiles named")
+	}
+}
+
+// TestOverheadsHolmFamilies checks that Holm corrects within one quantile:
+// five runs a side, two variants at three rates, every variant run slower
+// than every baseline run. Each quantile's family has six rows, so the
+// smallest exact p (2/252) stays under 0.05/6 and every row is
+// significant; one family over all 24 rows would reject none.
+func TestOverheadsHolmFamilies(t *testing.T) {
+	var runs []Run
+	id := int64(0)
+	for _, rate := range []float64{10, 20, 40} {
+		for rep := range 5 {
+			for i, v := range []string{"plain", "proxy", "filter"} {
+				id++
+				runs = append(runs, run(id, v, rate, 1000+100*i+rep))
+			}
+		}
+	}
+	cs := Overheads(Aggregate(runs, Options{}), "plain")
+	perStat := map[string][]float64{}
+	for _, c := range cs {
+		perStat[c.Name] = append(perStat[c.Name], c.P)
+	}
+	for _, c := range cs {
+		if c.Name == "p99.9" {
+			continue
+		}
+		want := Holm(perStat[c.Name])
+		if !slices.Contains(want, c.PAdj) {
+			t.Errorf("%s %s %s: PAdj %v is not Holm within its quantile %v", c.Variant, c.Level, c.Name, c.PAdj, want)
+		}
+		if !c.Significant {
+			t.Errorf("%s %s %s: P %v PAdj %v; want significant", c.Variant, c.Level, c.Name, c.P, c.PAdj)
+		}
 	}
 }

@@ -210,22 +210,27 @@ func specVariants(spec string) []string {
 // holmReach warns when the runs are too few for any row of the overhead
 // table to come out significant: the smallest p-value an exact U test can
 // give n against m runs is 2/C(n+m, n), and Holm multiplies the smallest
-// of k p-values by k.
+// of a quantile's k p-values by k.
 func holmReach(cs []analysis.Comparison) string {
-	k, best, n, m := 0, math.Inf(1), 0, 0
+	family := map[string]int{}
+	best, n, m := math.Inf(1), 0, 0
 	for _, c := range cs {
 		if math.IsNaN(c.P) {
 			continue
 		}
-		k++
+		family[c.Name]++
 		if p := 2 / math.Exp(lchoose(c.N+c.BaselineN, c.N)); p < best {
 			best, n, m = p, c.N, c.BaselineN
 		}
 	}
+	k := 0
+	for _, size := range family {
+		k = max(k, size)
+	}
 	if k == 0 || best*float64(k) < analysis.Alpha {
 		return ""
 	}
-	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across %d comparisons needs below %.3g: "+
+	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
 		"no overhead can come out significant; run more repetitions", n, m, best, k, analysis.Alpha/float64(k))
 }
 

@@ -144,7 +144,7 @@ func TestExperimentFewRuns(t *testing.T) {
 	for _, tt := range []struct {
 		runs int
 		warn bool
-	}{{5, true}, {6, false}} {
+	}{{3, true}, {5, false}} {
 		r := newFixture(t, synthetic(tt.runs, base), ExperimentOptions{})
 		warned := strings.Contains(strings.Join(r.Warnings, "\n"), "no overhead can come out significant")
 		if warned != tt.warn {

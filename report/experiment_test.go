@@ -21,9 +21,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// The fixture: three variants at two rates, six runs each (five runs a
-// side cannot reach significance once Holm covers 16 comparisons: see
-// TestExperimentFewRuns). filter is 50 µs slower than plain, proxy 100 µs;
+// The fixture: three variants at two rates, six runs each (six runs give
+// a 95% CI of the median; three a side could not reach significance even
+// within one quantile's Holm family: see TestExperimentFewRuns). filter is 50 µs slower than plain, proxy 100 µs;
 // 200/s adds 20 µs to all; proxy fails 1 request in 150 at 200/s. Run 3 of
 // filter at 200/s is flagged and 100 µs slower still.
 var (

@@ -116,7 +116,7 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "\nOverhead against %s: Hodges–Lehmann shift of the per-run percentiles with its 95%% CI;\n"+
-		"p from the Mann-Whitney U test, Holm-adjusted across the %d comparisons.\n\n", r.Baseline, len(r.Overheads))
+		"p from the Mann-Whitney U test, Holm-adjusted within each quantile (%d comparisons each).\n\n", r.Baseline, len(r.Overheads)/len(analysis.CompareStats))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\toverhead\n", r.Baseline)
 	for _, c := range r.Overheads {

@@ -46,7 +46,8 @@ name), and writes:
   - the overhead of every variant against the baseline (--baseline, else
     the spec's, else its first variant) at each level and at p50, p90, p99
     and p99.9: the Hodges–Lehmann shift with its 95% CI, and the
-    Mann-Whitney p-value Holm-adjusted across the table;
+    Mann-Whitney p-value Holm-adjusted within each quantile (the p50 rows
+    are one family, the p99 rows another);
   - with --slo, each variant's knee (the highest level meeting the SLO)
     and the rows that break it;
   - warnings: too few runs or samples, differences below the measurement
