@@ -1,0 +1,31 @@
+// Package plot draws small, self-contained SVG charts for the HTML report:
+// line, marker, step and band series over linear, log or percentile axes,
+// with grid, legend, shaded x-ranges and horizontal reference rules. The
+// output is one <svg> element with no scripts, images or network access,
+// meant to be inlined in a page.
+//
+//	c := plot.Chart{
+//		Title: "Latency over time",
+//		X:     plot.Axis{Label: "time", Unit: plot.Seconds},
+//		Y:     plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true},
+//		Series: []plot.Series{
+//			{Name: "p50", Points: p50, Color: -1},
+//			{Name: "p99", Points: p99, Lo: p99lo, Hi: p99hi, Color: -1, Dashed: true},
+//		},
+//		Shade: []plot.Span{{From: 0, To: 10, Label: "warm-up"}},
+//		Rules: []plot.Rule{{Y: 0.005, Label: "SLO 5ms"}},
+//	}
+//	page.Chart = template.HTML(c.SVG()) // in an html/template
+//
+// Fixed axis ends are pointers so that nil means automatic; Go 1.26 spells
+// one as new(0.0). Series colours index Palette, whose Okabe–Ito colours
+// stay distinguishable with the common forms of colour blindness.
+//
+// Every point a series can place (finite X and Y that its axes can show) is
+// counted in the root element's data-points attribute and every series with
+// such a point in data-series, so a browser test can check what was drawn.
+// Escaping is done here: SVG returns markup that is safe to mark as
+// template.HTML. A Chart is only read while it is drawn, so WriteSVG and SVG
+// may be called concurrently on the same Chart as long as nobody changes it
+// (or Palette) meanwhile.
+package plot
