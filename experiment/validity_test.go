@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 )
@@ -288,14 +289,14 @@ func TestTrendTooFewSamples(t *testing.T) {
 
 func TestTrendAtBound(t *testing.T) {
 	raw := synthRaw(3, 10000, 0.2)
-	f, ok := fitTrend(raw)
-	if !ok || f.lo <= 0 {
+	f, ok := analysis.FitTrend(raw)
+	if !ok || f.Lo <= 0 {
 		t.Fatalf("fit %+v, ok %v: want a slope above zero", f, ok)
 	}
 	// The smallest MaxTrend with MaxTrend × median ≥ rise is the bound.
 	v := DefaultValidity()
-	v.MaxTrend = f.rise / f.median
-	for v.MaxTrend*f.median < f.rise {
+	v.MaxTrend = f.Rise / f.Median
+	for v.MaxTrend*f.Median < f.Rise {
 		v.MaxTrend = math.Nextafter(v.MaxTrend, 1)
 	}
 	if why := v.trendReason(raw); why != "" {

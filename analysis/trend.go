@@ -1,0 +1,167 @@
+package analysis
+
+import (
+	"math"
+	"slices"
+
+	"github.com/latlab/latlab/record"
+)
+
+// The trend test's parameters.
+const (
+	trendMinSamples = 200     // fewer raw samples than this: no fit
+	trendGroups     = 30      // consecutive groups whose medians are fitted
+	trendMaxPoints  = 100_000 // more samples than this are thinned evenly
+	// trendT is the 97.5% quantile of Student's t with trendGroups−2 = 28
+	// degrees of freedom: the half-width of a 95% CI in standard errors.
+	trendT = 2.048407141795244
+)
+
+// A Point is one point of a plotted series.
+type Point struct{ X, Y float64 }
+
+// A Trend is latency fitted against request number after warm-up (see
+// FitTrend). Request numbers count a run's stored raw samples in request
+// order, from 0. Its zero value is no fit.
+type Trend struct {
+	Slope, Lo, Hi float64 // seconds per request, with the slope's 95% CI
+	Rise          float64 // Slope × requests fitted: the fitted change over the run, seconds
+	Median        float64 // median latency of the requests fitted, seconds
+	// Intercept is the fitted latency at request number 0, seconds: the
+	// fitted line is Intercept + Slope × request number.
+	Intercept float64
+	N         int     // requests fitted
+	Groups    []Point // the group medians fitted: X request number (the group's centre), Y seconds
+	From      int     // request number of the first request fitted: the first 10% are skipped
+}
+
+// Rising reports whether t's slope has a 95% CI above zero and its fitted
+// rise over the run exceeds share of the median latency: the rule of the
+// trend validity flag (DESIGN.md). Only a rise counts: latency that falls
+// as caches warm does not make a run wrong.
+func (t Trend) Rising(share float64) bool {
+	return t.Lo > 0 && t.Rise > share*t.Median
+}
+
+// FitTrend fits latency (Done − Intended) against request number over raw
+// samples in request order, leaving out the first 10%, where a run is
+// noisiest even after warm-up. Failed requests count too, as they do in
+// the latency histogram. With fewer than 200 samples there is no fit (ok
+// false).
+//
+// Latency is heavy-tailed: a few slow requests would steer a least-squares
+// line through every sample, and its residuals are neither normal nor
+// independent. So the method fits medians: the requests are cut into 30
+// consecutive groups of equal size, each group is reduced to its median
+// latency, and those 30 medians are regressed by ordinary least squares on
+// the group's centre (its mean request number). The slope's standard error
+// comes from the residuals of the medians, and its 95% CI uses Student's t
+// with 28 degrees of freedom: medians of hundreds of requests are close to
+// normal and independent of one another even when single requests are
+// not. More than 100,000 samples are thinned evenly first (every k-th),
+// which changes a group's median by far less than its noise.
+//
+// FitTrend is a TrendFitter fed raw; feed one directly to fit samples
+// streamed from a store without holding them all.
+func FitTrend(raw []record.Raw) (Trend, bool) {
+	f := NewTrendFitter(len(raw))
+	for i := range raw {
+		f.Add(raw[i])
+	}
+	return f.Fit()
+}
+
+// A TrendFitter fits a Trend to raw samples fed one at a time in request
+// order, such as those store.DB.Samples walks. It needs their number
+// beforehand, to know which to skip and how to thin, and holds at most
+// about 100,000 latencies however many it is fed. A TrendFitter is not
+// safe for concurrent use.
+type TrendFitter struct {
+	n      int       // samples expected
+	skip   int       // samples skipped at the start
+	stride int       // every stride-th sample after skip is kept
+	added  int       // samples fed
+	kept   []float64 // latencies kept, nanoseconds
+}
+
+// NewTrendFitter returns a TrendFitter for n raw samples.
+func NewTrendFitter(n int) *TrendFitter {
+	f := &TrendFitter{n: n, skip: n / 10, stride: 1}
+	if n >= trendMinSamples {
+		m := n - f.skip
+		f.stride = (m + trendMaxPoints - 1) / trendMaxPoints
+		f.kept = make([]float64, 0, (m+f.stride-1)/f.stride)
+	}
+	return f
+}
+
+// Add feeds the next raw sample, in request order. Samples past the n the
+// TrendFitter was made for are counted but not kept.
+func (f *TrendFitter) Add(r record.Raw) {
+	i := f.added - f.skip
+	f.added++
+	if f.n < trendMinSamples || i < 0 || f.added > f.n || i%f.stride != 0 {
+		return
+	}
+	f.kept = append(f.kept, float64(r.Done-r.Intended))
+}
+
+// Fit returns the fit of the samples fed, as FitTrend describes; ok is
+// false with fewer than 200 samples, or when the samples fed were not the
+// number the TrendFitter was made for. Fit sorts what it kept: call it
+// once.
+func (f *TrendFitter) Fit() (t Trend, ok bool) {
+	if f.n < trendMinSamples || f.added != f.n {
+		return Trend{}, false
+	}
+	m := f.n - f.skip
+	// The latencies are nanoseconds until the end, so that the numbers are
+	// those of experiment's original fit, only scaled.
+	var xs, ys [trendGroups]float64
+	for g := range trendGroups {
+		lo, hi := g*m/trendGroups, (g+1)*m/trendGroups
+		// Samples lo…hi−1 of the fitted ones; kept are those at multiples
+		// of stride.
+		a, b := (lo+f.stride-1)/f.stride, (hi+f.stride-1)/f.stride
+		ys[g] = medianInPlace(f.kept[a:b])
+		xs[g] = float64(lo+hi-1) / 2
+	}
+	var xm, ym float64
+	for g := range trendGroups {
+		xm += xs[g] / trendGroups
+		ym += ys[g] / trendGroups
+	}
+	var sxx, sxy float64
+	for g := range trendGroups {
+		sxx += (xs[g] - xm) * (xs[g] - xm)
+		sxy += (xs[g] - xm) * (ys[g] - ym)
+	}
+	slope := sxy / sxx
+	var ssr float64
+	for g := range trendGroups {
+		e := ys[g] - ym - slope*(xs[g]-xm)
+		ssr += e * e
+	}
+	half := trendT * math.Sqrt(ssr/(trendGroups-2)/sxx)
+	const ns = 1e9
+	t = Trend{
+		Slope: slope / ns, Lo: (slope - half) / ns, Hi: (slope + half) / ns,
+		Rise: slope * float64(m) / ns, Median: medianInPlace(f.kept) / ns,
+		Intercept: (ym - slope*(xm+float64(f.skip))) / ns,
+		N:         m, From: f.skip, Groups: make([]Point, trendGroups),
+	}
+	for g := range trendGroups {
+		t.Groups[g] = Point{X: float64(f.skip) + xs[g], Y: ys[g] / ns}
+	}
+	return t, true
+}
+
+// medianInPlace returns the median of v, sorting v in place.
+func medianInPlace(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
