@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -37,15 +38,19 @@ func (o BenchOptions) confidence() float64 {
 	return o.Confidence
 }
 
-// BenchComparison is an A/B comparison of two `go test -bench` outputs,
-// laid out as benchstat lays it out: one table per configuration and
-// unit, one row per benchmark.
+// BenchComparison is an A/B comparison laid out as benchstat lays it
+// out: one table per configuration and unit, one row per benchmark. It
+// compares two `go test -bench` outputs (CompareBench), two sets of
+// stored runs (CompareRuns), or any samples (CompareSamples).
 type BenchComparison struct {
 	Old    string        `json:"old"`
 	New    string        `json:"new"`
 	Alpha  float64       `json:"alpha"`
 	Holm   bool          `json:"holm"`
 	Tables []*BenchTable `json:"tables"`
+	// Notes say what the comparison left out or could not match, such as
+	// flagged runs or levels measured on one side only.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // BenchTable holds the rows of one configuration and unit.
@@ -70,8 +75,9 @@ type BenchStat struct {
 	Notes  []string  `json:"warnings,omitempty"`
 }
 
-// BenchRow is one benchmark in one unit. Old or New is nil when the
-// benchmark is missing from that file; then there is no comparison.
+// BenchRow is one benchmark (or one level of a variant) in one unit. Old
+// or New is nil when the row is missing from that side; then there is no
+// comparison.
 type BenchRow struct {
 	Name string     `json:"name"`
 	Old  *BenchStat `json:"old,omitempty"`
@@ -131,6 +137,17 @@ func IsBenchFile(r io.Reader) bool {
 // A syntax error in either file is returned as a *benchfmt.SyntaxError,
 // which names the file and line.
 func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, error) {
+	tables, err := readBench(oldPath, newPath)
+	if err != nil {
+		return nil, err
+	}
+	return CompareSamples(oldPath, newPath, tables, opt), nil
+}
+
+// readBench groups the results of two `go test -bench` files into
+// tables by configuration and unit and rows by full name, in the order
+// benchstat shows them.
+func readBench(oldPath, newPath string) ([]SampleTable, error) {
 	var parser benchproc.ProjectionParser
 	tableBy, _, err := parser.ParseWithUnit(".config", nil)
 	if err != nil {
@@ -180,21 +197,19 @@ func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, 
 			return nil, &benchfmt.SyntaxError{FileName: p, Line: 1, Msg: "no benchmark results"}
 		}
 	}
-	thr := benchmath.DefaultThresholds
-	thr.CompareAlpha = opt.alpha()
-	out := &BenchComparison{Old: oldPath, New: newPath, Alpha: opt.alpha(), Holm: opt.Holm}
 	units := benchfmt.UnitMetadataMap(files.Units())
+	var out []SampleTable
 	for _, tk := range sortedKeys(tables) {
 		t := tables[tk]
-		bt := &BenchTable{}
+		var st SampleTable
 		for _, f := range tk.Projection().FlattenedFields() {
 			if f.Name == ".unit" {
-				bt.Unit = tk.Get(f)
+				st.Unit = tk.Get(f)
 			} else {
-				bt.Config = append(bt.Config, f.Name+": "+tk.Get(f))
+				st.Config = append(st.Config, f.Name+": "+tk.Get(f))
 			}
 		}
-		assumption := units.GetAssumption(bt.Unit)
+		st.Assumption = units.GetAssumption(st.Unit)
 		var oldCol, newCol benchproc.Key
 		for _, c := range sortedKeys(t.cols) {
 			switch c.StringValues() {
@@ -205,14 +220,68 @@ func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, 
 			}
 		}
 		for _, rk := range sortedKeys(t.rows) {
-			row := &BenchRow{Name: rk.StringValues()}
+			row := SampleRow{Name: rk.StringValues()}
+			if !oldCol.IsZero() {
+				row.Old = t.cells[cellKey{rk, oldCol}]
+			}
+			if !newCol.IsZero() {
+				row.New = t.cells[cellKey{rk, newCol}]
+			}
+			st.Rows = append(st.Rows, row)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// A SampleTable is one table of CompareSamples: rows of samples in one
+// unit and configuration.
+type SampleTable struct {
+	// Config lists what the rows share as "key: value"; the text form
+	// prints the pairs that differ from the previous table's.
+	Config []string
+	// Unit names what the values measure, tidied as benchfmt tidies it:
+	// "sec/op" (scaled like "21.41m"), "sec" (latency in seconds, scaled
+	// like "250.3µs"), "B/op" (binary prefixes) or any other unit
+	// (decimal prefixes).
+	Unit string
+	// Assumption is what the statistics may assume of the values; nil
+	// means benchmath.AssumeNothing, benchstat's default.
+	Assumption benchmath.Assumption
+	Rows       []SampleRow
+}
+
+// A SampleRow is one row of a SampleTable: the measurements of one
+// benchmark, or of one level of a variant, on each side. An empty side
+// is missing: the row shows the other side and no comparison.
+type SampleRow struct {
+	Name     string
+	Old, New []float64
+}
+
+// CompareSamples compares the old and new samples of every row of tables
+// as benchstat does, with the rows and tables in the order given. oldName
+// and newName head the columns. Tables are not modified; every sample is
+// copied before it is sorted.
+func CompareSamples(oldName, newName string, tables []SampleTable, opt BenchOptions) *BenchComparison {
+	thr := benchmath.DefaultThresholds
+	thr.CompareAlpha = opt.alpha()
+	out := &BenchComparison{Old: oldName, New: newName, Alpha: opt.alpha(), Holm: opt.Holm}
+	for _, st := range tables {
+		assumption := st.Assumption
+		if assumption == nil {
+			assumption = benchmath.AssumeNothing
+		}
+		bt := &BenchTable{Config: st.Config, Unit: st.Unit}
+		for _, sr := range st.Rows {
+			row := &BenchRow{Name: sr.Name}
 			var so, sn *benchmath.Sample
-			if v, ok := t.cells[cellKey{rk, oldCol}]; ok && !oldCol.IsZero() {
-				so = benchmath.NewSample(v, &thr)
+			if len(sr.Old) > 0 {
+				so = benchmath.NewSample(slices.Clone(sr.Old), &thr)
 				row.Old = benchStat(assumption, so, opt.confidence())
 			}
-			if v, ok := t.cells[cellKey{rk, newCol}]; ok && !newCol.IsZero() {
-				sn = benchmath.NewSample(v, &thr)
+			if len(sr.New) > 0 {
+				sn = benchmath.NewSample(slices.Clone(sr.New), &thr)
 				row.New = benchStat(assumption, sn, opt.confidence())
 			}
 			if so != nil && sn != nil {
@@ -228,7 +297,7 @@ func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, 
 		out.Tables = append(out.Tables, bt)
 	}
 	out.decide(opt)
-	return out, nil
+	return out
 }
 
 // decide fills in the adjusted p-values, significance and delta column.

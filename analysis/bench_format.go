@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"golang.org/x/perf/benchunit"
@@ -33,6 +34,18 @@ func (g BenchGeomean) delta() string {
 	return fmt.Sprintf("%+.2f%%", (g.Ratio-1)*100)
 }
 
+// unitLatency is the unit of latencies in seconds. benchstat prints
+// sec/op as "21.41m" under its unit; a latency reads "21.41ms".
+const unitLatency = "sec"
+
+// suffix is what follows a scaled number of unit t.Unit.
+func (t *BenchTable) suffix() string {
+	if t.Unit == unitLatency {
+		return "s"
+	}
+	return ""
+}
+
 func (t *BenchTable) scaled(r *BenchRow) (old, new string) {
 	var vals []float64
 	for _, s := range []*BenchStat{r.Old, r.New} {
@@ -42,12 +55,18 @@ func (t *BenchTable) scaled(r *BenchRow) (old, new string) {
 	}
 	sc := benchunit.CommonScale(vals, benchunit.ClassOf(t.Unit))
 	if r.Old != nil {
-		old = sc.Format(r.Old.Center)
+		old = sc.Format(r.Old.Center) + t.suffix()
 	}
 	if r.New != nil {
-		new = sc.Format(r.New.Center)
+		new = sc.Format(r.New.Center) + t.suffix()
 	}
 	return old, new
+}
+
+// scaledGeomean returns the geomean row's old and new cells.
+func (t *BenchTable) scaledGeomean() (old, new string) {
+	cls := benchunit.ClassOf(t.Unit)
+	return benchunit.Scale(t.Geomean.Old, cls) + t.suffix(), benchunit.Scale(t.Geomean.New, cls) + t.suffix()
 }
 
 // WriteText writes c in benchstat's text shape, with latlab's
@@ -81,15 +100,28 @@ func (c *BenchComparison) WriteText(w io.Writer) error {
 			g = append(g, cells)
 		}
 		if len(t.Rows) > 1 {
-			cls := benchunit.ClassOf(t.Unit)
-			g = append(g, []string{"geomean", benchunit.Scale(t.Geomean.Old, cls), "", benchunit.Scale(t.Geomean.New, cls), "", t.Geomean.delta(), "", ""})
+			o, n := t.scaledGeomean()
+			g = append(g, []string{"geomean", o, "", n, "", t.Geomean.delta(), "", ""})
 		}
 		g.write(&b, c.Old, c.New, t.Unit)
 		for _, r := range t.Rows {
+			for _, side := range []struct {
+				name string
+				s    *BenchStat
+			}{{c.Old, r.Old}, {c.New, r.New}} {
+				if side.s != nil {
+					for _, n := range side.s.Notes {
+						fmt.Fprintf(&b, "note: %s: %s: %s\n", r.Name, side.name, n)
+					}
+				}
+			}
 			for _, n := range r.Notes {
 				fmt.Fprintf(&b, "note: %s: %s\n", r.Name, n)
 			}
 		}
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	if c.Holm {
 		b.WriteString("p-values Holm-corrected across all rows\n")
@@ -199,8 +231,14 @@ func (c *BenchComparison) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdEscape(r.Name), o, n, d, p, ci)
 		}
 		if len(t.Rows) > 1 {
-			cls := benchunit.ClassOf(t.Unit)
-			fmt.Fprintf(&b, "| geomean | %s | %s | %s | | |\n", benchunit.Scale(t.Geomean.Old, cls), benchunit.Scale(t.Geomean.New, cls), t.Geomean.delta())
+			o, n := t.scaledGeomean()
+			fmt.Fprintf(&b, "| geomean | %s | %s | %s | | |\n", o, n, t.Geomean.delta())
+		}
+	}
+	if len(c.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "- note: %s\n", mdEscape(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -209,4 +247,63 @@ func (c *BenchComparison) WriteMarkdown(w io.Writer) error {
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-func benchNum(v float64) string { return fmt.Sprint(v) }
+// benchNum is v for CSV, empty when v is infinite or NaN, as JSON's null.
+func benchNum(v float64) string {
+	if jsonFloat(v) == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// jsonFloat is v for JSON, nil (null) when v is infinite or NaN, as an
+// interval from too few values or a ratio of zeros is: encoding/json
+// refuses those.
+func jsonFloat(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON writes s with null for a bound that does not exist.
+func (s BenchStat) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Center *float64 `json:"center"`
+		Lo     *float64 `json:"lo"`
+		Hi     *float64 `json:"hi"`
+		N      int      `json:"n"`
+		Range  string   `json:"range"`
+		Notes  []string `json:"warnings,omitempty"`
+	}{jsonFloat(s.Center), jsonFloat(s.Lo), jsonFloat(s.Hi), s.N, s.Range, s.Notes})
+}
+
+// MarshalJSON writes r with null for a number that does not exist.
+func (r BenchRow) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name        string     `json:"name"`
+		Old         *BenchStat `json:"old,omitempty"`
+		New         *BenchStat `json:"new,omitempty"`
+		Compared    bool       `json:"compared"`
+		Delta       string     `json:"delta,omitempty"`
+		P           *float64   `json:"p"`
+		PAdjusted   *float64   `json:"p_adjusted"`
+		Significant bool       `json:"significant"`
+		HasRatioCI  bool       `json:"has_ratio_ci"`
+		Ratio       *float64   `json:"ratio"`
+		RatioLo     *float64   `json:"ratio_lo"`
+		RatioHi     *float64   `json:"ratio_hi"`
+		Notes       []string   `json:"warnings,omitempty"`
+	}{r.Name, r.Old, r.New, r.Compared, r.Delta, jsonFloat(r.P), jsonFloat(r.PAdjusted), r.Significant,
+		r.HasRatioCI, jsonFloat(r.Ratio), jsonFloat(r.RatioLo), jsonFloat(r.RatioHi), r.Notes})
+}
+
+// MarshalJSON writes g with null for a mean that does not exist.
+func (g BenchGeomean) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Old      *float64 `json:"old"`
+		New      *float64 `json:"new"`
+		HasRatio bool     `json:"has_ratio"`
+		Ratio    *float64 `json:"ratio"`
+		Notes    []string `json:"warnings,omitempty"`
+	}{jsonFloat(g.Old), jsonFloat(g.New), g.HasRatio, jsonFloat(g.Ratio), g.Notes})
+}

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
-
 	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchfmt"
@@ -16,34 +14,59 @@ import (
 
 // compareFlags holds the flags of latlab compare.
 type compareFlags struct {
-	format string
-	holm   bool
+	format         string
+	holm           bool
+	experiment     string
+	includeFlagged bool
 }
 
 func newCompare(stdout, _ io.Writer) *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
 		Use:   "compare OLD NEW",
-		Short: "Compare two go test -bench outputs, benchstat style",
-		Long: `compare reads two outputs of go test -bench (found by their content: a
-line starting with "Benchmark" or "goos:") and prints benchstat's table:
-one table per configuration and unit (sec/op from ns/op, B/op, allocs/op
-and custom units), one row per benchmark named as benchstat names it, the
-median of each file with the 95% interval of the median, the change of the
-medians and the Mann-Whitney U p-value, "~" when p > 0.05, and a geomean
-row. The numbers are benchmath's, as benchstat's are.
+		Short: "Compare two go test -bench outputs, results databases or variants, benchstat style",
+		Long: `compare prints benchstat's table for two inputs of one kind:
 
-latlab adds a last column: a 95% interval on the change, the
-Hodges-Lehmann estimate of new/old (the median of all pairwise ratios)
-bounded by the distribution-free interval that inverts the same U test.
+  - two outputs of go test -bench (found by their content: a line starting
+    with "Benchmark" or "goos:"): one table per configuration and unit
+    (sec/op from ns/op, B/op, allocs/op and custom units), one row per
+    benchmark named as benchstat names it;
+  - two results databases of latlab run or attack (found by their SQLite
+    header), before.db after.db: the latest experiment of each, or the
+    one --experiment names in both (by id, or by name for the latest of
+    that name), as latlab report picks it;
+  - two variants, of one database or of two, as FILE:VARIANT:
+    results.db:plain results.db:filter. An argument is FILE:VARIANT when
+    FILE exists and the whole argument does not, so a file name may hold
+    ":" too.
+
+For databases, the samples are the runs: each run's percentile of the
+latency from the intended send is one value, as each -count run of a
+benchmark is. There is one table per percentile (p50, p90, p99, p99.9),
+in seconds, and one row per level (rate=100/s, c=8) that both sides
+measured. Two databases of one variant each are compared whatever the
+variants' names; otherwise each variant both sides have is compared with
+its namesake, in rows named like plain/rate=100/s. Notes under the tables
+name the variants and levels only one side has, the runs left out and
+the percentiles n/a in a run. Flagged and unfinished runs are left out
+unless --include-flagged.
+
+Each row shows the median of each side with the 95% interval of the
+median, the change of the medians and the Mann-Whitney U p-value, "~"
+when p > 0.05, and a geomean row. The numbers are benchmath's, as
+benchstat's are. latlab adds a last column: a 95% interval on the change,
+the Hodges-Lehmann estimate of new/old (the median of all pairwise
+ratios) bounded by the distribution-free interval that inverts the same
+U test.
 
 --holm corrects the p-values of all rows with Holm-Bonferroni before
 deciding what is significant; without it the table is benchstat's.
 
-Comparing two results databases, or two variants of one (results.db:plain
-results.db:filter), comes with latlab report.
+--format text (the default), json, csv or markdown. The column headers
+are the arguments as given.
 
-A file that cannot be parsed exits with code 2 and names the file and line.`,
+Inputs of two kinds, a file that cannot be parsed or read, an unknown
+experiment or variant exit with code 2 and name the file and the reason.`,
 		Example: `  # before and after a change, 10 runs each
   go test -run '^$' -bench . -count 10 > old.txt
   git stash pop
@@ -51,26 +74,34 @@ A file that cannot be parsed exits with code 2 and names the file and line.`,
   latlab compare old.txt new.txt
 
   # for a pull request, with Holm's correction over all rows
-  latlab compare old.txt new.txt --holm --format markdown`,
+  latlab compare old.txt new.txt --holm --format markdown
+
+  # two results databases: the latest experiment of each
+  latlab compare before.db after.db
+
+  # two variants of one results database
+  latlab compare results.db:plain results.db:filter --experiment filter-overhead`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usagef("compare takes two files, OLD and NEW, got %d arguments", len(args))
+				return usagef("compare takes two inputs, OLD and NEW, got %d arguments", len(args))
 			}
 			return nil
 		},
-		RunE: func(_ *cobra.Command, args []string) error {
-			return f.run(args[0], args[1], stdout)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd.Context(), args[0], args[1], stdout)
 		},
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVar(&f.format, "format", "text", "output: text, json, csv or markdown")
 	fl.BoolVar(&f.holm, "holm", false, "apply Holm-Bonferroni correction across all rows")
+	fl.StringVar(&f.experiment, "experiment", "", "databases: the experiment of both, by id or name (default the latest)")
+	fl.BoolVar(&f.includeFlagged, "include-flagged", false, "databases: count flagged and unfinished runs too")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "csv", "markdown"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (f *compareFlags) run(oldPath, newPath string, stdout io.Writer) error {
+func (f *compareFlags) run(ctx context.Context, oldArg, newArg string, stdout io.Writer) error {
 	var write func(*analysis.BenchComparison, io.Writer) error
 	switch f.format {
 	case "text":
@@ -84,17 +115,24 @@ func (f *compareFlags) run(oldPath, newPath string, stdout io.Writer) error {
 	default:
 		return usagef("--format %q: want text, json, csv or markdown", f.format)
 	}
-	for _, p := range []string{oldPath, newPath} {
-		if err := checkBenchFile(p); err != nil {
-			return err
-		}
-	}
-	c, err := analysis.CompareBench(oldPath, newPath, analysis.BenchOptions{Holm: f.holm})
+	oldIn, err := resolveInput(oldArg)
 	if err != nil {
-		var se *benchfmt.SyntaxError
-		if errors.As(err, &se) {
-			return usageError{err}
-		}
+		return err
+	}
+	newIn, err := resolveInput(newArg)
+	if err != nil {
+		return err
+	}
+	if oldIn.kind != newIn.kind {
+		return usagef("%s is %s but %s is %s; compare two of a kind", oldArg, oldIn.kind, newArg, newIn.kind)
+	}
+	var c *analysis.BenchComparison
+	if oldIn.kind == benchInput {
+		c, err = f.compareBench(oldIn, newIn)
+	} else {
+		c, err = f.compareDBs(ctx, oldIn, newIn)
+	}
+	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
@@ -105,28 +143,63 @@ func (f *compareFlags) run(oldPath, newPath string, stdout io.Writer) error {
 	return err
 }
 
-// errDatabases says what compare cannot do yet.
-const errDatabases = "comparing results databases comes with latlab report; compare takes two go test -bench outputs for now"
-
-// checkBenchFile returns a usage error unless path is go test -bench
-// output.
-func checkBenchFile(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			if i := strings.LastIndex(path, ":"); i > 0 {
-				if _, serr := os.Stat(path[:i]); serr == nil {
-					return usagef("%s: %s", path, errDatabases)
-				}
-			}
+func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*analysis.BenchComparison, error) {
+	for _, fl := range []struct {
+		name string
+		set  bool
+	}{{"--experiment", f.experiment != ""}, {"--include-flagged", f.includeFlagged}} {
+		if fl.set {
+			return nil, usagef("%s is for results databases; %s and %s are go test -bench outputs", fl.name, oldIn.arg, newIn.arg)
 		}
-		return usageError{err}
 	}
-	if bytes.HasPrefix(data, []byte("SQLite format 3\x00")) {
-		return usagef("%s: %s", path, errDatabases)
+	c, err := analysis.CompareBench(oldIn.path, newIn.path, analysis.BenchOptions{Holm: f.holm})
+	if err != nil {
+		var se *benchfmt.SyntaxError
+		if errors.As(err, &se) {
+			return nil, usageError{err}
+		}
+		return nil, err
 	}
-	if !analysis.IsBenchFile(bytes.NewReader(data)) {
-		return usagef("%s:1: not go test -bench output (no line starts with \"Benchmark\" or \"goos:\")", path)
+	return c, nil
+}
+
+func (f *compareFlags) compareDBs(ctx context.Context, oldIn, newIn compareInput) (*analysis.BenchComparison, error) {
+	loaded := map[string]*analysis.Experiment{} // by path: results.db:a results.db:b reads it once
+	sides := make([]analysis.RunSet, 2)
+	for i, in := range []compareInput{oldIn, newIn} {
+		exp := loaded[in.path]
+		if exp == nil {
+			var err error
+			if exp, err = f.load(ctx, in.path); err != nil {
+				return nil, err
+			}
+			loaded[in.path] = exp
+		}
+		sides[i] = analysis.RunSet{Name: in.arg, Experiment: exp.Name, Runs: exp.Runs, Variant: in.variant}
 	}
-	return nil
+	c, err := analysis.CompareRuns(sides[0], sides[1], analysis.RunsOptions{
+		BenchOptions: analysis.BenchOptions{Holm: f.holm}, IncludeFlagged: f.includeFlagged})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// load reads the experiment to compare from the results database at
+// path, picked as latlab report picks it.
+func (f *compareFlags) load(ctx context.Context, path string) (*analysis.Experiment, error) {
+	db, err := openDB(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	id, err := (&reportFlags{experiment: f.experiment}).pick(ctx, db, path)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := analysis.Load(ctx, db, id)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return exp, nil
 }
