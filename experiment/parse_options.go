@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // percentileRE matches a percentile's name, such as p99 or p99.9.
@@ -64,10 +66,18 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 	return out
 }
 
-// slo decodes the slo mapping: percentiles and errors.
+// slo decodes the slo mapping: percentiles and errors. Its percentiles
+// are those latlab reports and judges (analysis.Stats): a limit on any
+// other could never be met.
 func (d *decoder) slo(s *SLO, n *yaml.Node) {
 	s.Latency = d.percentilesOr(n, "slo", "bound", func(key string, k, v *yaml.Node) bool {
 		if key != "errors" {
+			if m := percentileRE.FindStringSubmatch(key); m != nil {
+				if q, err := hundredth(m[1]); err == nil && q > 0 && q <= 1 && !judged(q) {
+					d.errorf(k, join("slo", key), "latlab reports and judges p50, p90, p95, p99, p99.9 and p100 (the maximum) only")
+					return true
+				}
+			}
 			return false
 		}
 		if r, ok := d.percent(v, "slo.errors", false, 1); ok {
@@ -75,6 +85,37 @@ func (d *decoder) slo(s *SLO, n *yaml.Node) {
 		}
 		return true
 	})
+}
+
+// judged reports whether quantile q is one of analysis.Stats, which an
+// SLO can limit.
+func judged(q float64) bool {
+	return slices.ContainsFunc(analysis.Stats, func(s analysis.Stat) bool { return s.Q == q })
+}
+
+// SpecSLO reads only the slo field of data, a spec as an experiment
+// stores it, called name in errors: the other fields are neither checked
+// nor read, nor the files they name, so a spec that ran elsewhere still
+// gives its SLO. Data without one — no slo field, or no YAML mapping at
+// all, such as the command line an attack stores — gives the zero SLO. A
+// bad slo field is an error naming name, the line and the field, as
+// ParseSpec's are.
+func SpecSLO(name string, data []byte) (SLO, error) {
+	d := &decoder{problems: problems{specFile: name}, lines: yamlfile.Lines(data), budget: maxNodes,
+		cache: map[string]*fileData{}, sums: map[string]string{}}
+	var s SLO
+	root, err := yamlfile.Document(name, data, "empty spec")
+	if err != nil || yamlfile.Deref(root).Kind != yaml.MappingNode {
+		return s, nil
+	}
+	root = yamlfile.Deref(root)
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := yamlfile.Deref(root.Content[i]); k.Kind == yaml.ScalarNode && k.Value == "slo" {
+			d.slo(&s, root.Content[i+1])
+			break
+		}
+	}
+	return s, d.err()
 }
 
 // warmup decodes the warmup mapping: duration (required) and rate: same, a

@@ -2,8 +2,10 @@ package experiment
 
 import (
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
@@ -178,8 +180,27 @@ type Percentile struct {
 // SLO is what a run must meet for latlab run to exit 0. The zero value asks
 // for nothing.
 type SLO struct {
-	Latency []Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile
+	Latency []Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile; each one of analysis.Stats
 	Errors  *float64     `spec:"errors,percent"` // highest error ratio allowed; nil means any
+}
+
+// Analysis returns s as the report judges it: each limit under the name of
+// its analysis.Stat, so that p99.0 is p99 and p100 is max. A parsed spec
+// limits no other quantile.
+func (s SLO) Analysis() analysis.SLO {
+	var out analysis.SLO
+	if s.Errors != nil {
+		e := *s.Errors
+		out.Errors = &e
+	}
+	for _, p := range s.Latency {
+		name := p.Name
+		if i := slices.IndexFunc(analysis.Stats, func(st analysis.Stat) bool { return st.Q == p.Q }); i >= 0 {
+			name = analysis.Stats[i].Name
+		}
+		out.Latency = append(out.Latency, analysis.Limit{Name: name, Q: p.Q, Latency: p.Latency})
+	}
+	return out
 }
 
 // Probes are the side measurements taken during each trial. A nil probe is

@@ -186,6 +186,16 @@ func (r *Experiment) WriteViolations(w io.Writer) error {
 	return tw.Flush()
 }
 
+// WriteSLO writes the SLO's verdict as the text report shows it: what
+// it was judged on, each variant's knee and the rows that break it;
+// nothing without an SLO. latlab run prints it after an experiment.
+func (r *Experiment) WriteSLO(w io.Writer) error {
+	var b strings.Builder
+	r.sloText(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // sloValue formats a value judged against limit: a duration, or a
 // percentage for the error limit.
 func sloValue(x float64, limit string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/report"
@@ -54,6 +55,7 @@ type attackFlags struct {
 	output   string
 	progress bool
 	samples  int64 // raw samples kept with -o FILE.db
+	gate     sloFlags
 }
 
 func newAttack(stdout, stderr io.Writer) *cobra.Command {
@@ -81,7 +83,22 @@ difference. The run stops at -n requests or after -d (default 10s), whichever
 comes first. The first Ctrl-C stops sending, lets requests in flight finish
 and prints the partial result (exit code 130); a second one exits at once.
 Bad input exits with code 2; a run that completed exits 0 whatever the
-target answered.
+target answered, unless it breaks --slo.
+
+--slo 'p99<50ms,errors<1%' makes the attack a gate for CI pipelines: limits
+on p50, p90, p95, p99, p99.9 or max of the latency from the intended send,
+and on the percentage of requests that failed or got a non-success code.
+After the result, an SLO block lists each limit with the run's value, the
+bound judged and the verdict; when one is broken, attack exits 1, after
+writing the result to stdout and to -o (with --format json the verdict is
+the "slo" key of the JSON, and the broken rows go to stderr). One run has no
+repetitions, so a limit counts as broken only when the lower bound of the
+value's 95% interval is past it: the distribution-free interval between two
+order statistics for a percentile, the Wilson interval for the error ratio
+(max is judged on the largest sample). --slo-strict judges the run's values
+themselves. A percentile with too few samples to exist (p99 needs 100)
+breaks its limit; an interrupted attack is judged on what it measured and
+still exits 130.
 
 ` + samplesHelp,
 		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
@@ -106,7 +123,13 @@ target answered.
 
   # store the attack, with its first million requests raw, in a results database
   latlab attack http://127.0.0.1:8080/ -c 50 -d 30s -o results.db
-  latlab ls results.db`,
+  latlab ls results.db
+
+  # a CI gate: exit 1 when p99 is past 50 ms or more than 1% of requests fail
+  latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%'
+
+  # the same gate on the run's own p99 and error ratio, not their 95% lower bounds
+  latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%' --slo-strict`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("attack takes one URL, got %d arguments", len(args))
@@ -154,6 +177,7 @@ target answered.
 	fl.StringVarP(&f.output, "output", "o", "", "also write the result to FILE.json, FILE.hlog (HdrHistogram log) or FILE.db (results database)")
 	fl.Int64Var(&f.samples, "samples", defaultSamples, "with -o FILE.db: keep this many requests raw; 0 keeps none")
 	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
+	f.gate.register(fl, "")
 	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{"constant", "poisson"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{"lean", "nethttp"}, cobra.ShellCompDirectiveNoFileComp))
@@ -165,6 +189,10 @@ target answered.
 
 func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
 	cfg, target, err := f.config(cmd, args)
+	if err != nil {
+		return err
+	}
+	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), analysis.SLO{})
 	if err != nil {
 		return err
 	}
@@ -220,10 +248,11 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if err != nil {
 		return usageError{err}
 	}
+	verdict := f.gate.judge(res, slo)
 	if f.format == "json" {
-		err = record.Summarize(res).WriteJSON(stdout)
-	} else {
-		err = report.Attack(stdout, res, target)
+		err = report.WriteAttackJSON(stdout, res, verdict)
+	} else if err = report.Attack(stdout, res, target); err == nil && verdict != nil {
+		err = verdict.WriteText(stdout)
 	}
 	if err != nil {
 		return fmt.Errorf("writing result: %w", err)
@@ -232,7 +261,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		if strings.EqualFold(filepath.Ext(f.output), ".hlog") {
 			err = record.WriteHlog(out, res)
 		} else {
-			err = record.Summarize(res).WriteJSON(out)
+			err = report.WriteAttackJSON(out, res, verdict)
 		}
 		if err == nil {
 			err = out.Close()
@@ -252,7 +281,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if res.Interrupted {
 		return errInterrupted
 	}
-	return nil
+	return attackVerdict(verdict, f.format, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

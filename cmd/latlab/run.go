@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 		samples  int64
 		progress bool
 		quiet    bool
+		gate     sloFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
@@ -34,10 +36,23 @@ with side-loads and probes alongside, checks the run's validity and commits
 the run in one transaction. Run the same command again and it resumes after
 the last committed run; a changed spec is refused, with what changed, unless
 --new starts another experiment in the same file. The first Ctrl-C stops the
-trial under way, stores it marked interrupted and tears the variants down.`,
+trial under way, stores it marked interrupted and tears the variants down.
+
+The spec's slo: field (such as slo: {p99: 50ms, errors: 1%}) makes the run a
+gate for CI pipelines; --slo 'p99<50ms,errors<1%' on the command line
+overrides it, and --slo '' judges nothing. Once the plan has run, or been
+interrupted (then on what was measured), run prints the SLO's verdict as
+latlab report does — each variant's knee and the rows that break it — and
+exits 1 when a variant at a level breaks a limit. A limit counts as broken
+only when the 95% CI of the median over the valid runs lies wholly past it
+(with fewer than 6 runs, when every run is past it); --slo-strict judges the
+median itself. An interrupted run still exits 130.`,
 		Example: `  latlab run examples/experiments/filter-overhead.yaml --dry-run
   latlab run examples/experiments/filter-overhead.yaml -o results.db
-  sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'`,
+  sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'
+
+  # a CI gate on another SLO than the spec's slo:, judged on the medians themselves
+  latlab run examples/experiments/filter-overhead.yaml -o results.db --slo 'p99<50ms,errors<1%' --slo-strict`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("want one spec file, got %d arguments", len(args))
@@ -48,6 +63,10 @@ trial under way, stores it marked interrupted and tears the variants down.`,
 			spec, err := experiment.ReadSpec(args[0])
 			if err != nil {
 				return usageError{err}
+			}
+			slo, err := gate.parse(cmd.Flags().Changed("slo"), spec.SLO.Analysis())
+			if err != nil {
+				return err
 			}
 			if dryRun {
 				seed := int64(1)
@@ -93,6 +112,13 @@ trial under way, stores it marked interrupted and tears the variants down.`,
 			}
 			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
 				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			var broken error
+			if !noSLO(slo) {
+				// After a Ctrl-C too: judge what was measured.
+				if broken, err = runVerdict(context.WithoutCancel(ctx), db, out.Experiment.ID, slo, gate.strict, stdout); err != nil {
+					return err
+				}
+			}
 			switch {
 			case out.Interrupted:
 				fmt.Fprintf(stdout, "interrupted: run the same command again to resume\n")
@@ -100,7 +126,7 @@ trial under way, stores it marked interrupted and tears the variants down.`,
 			case out.Failed > 0:
 				return fmt.Errorf("%d trials failed; see the log above and the runs table", out.Failed)
 			}
-			return nil
+			return broken
 		},
 	}
 	fl := cmd.Flags()
@@ -110,6 +136,7 @@ trial under way, stores it marked interrupted and tears the variants down.`,
 	fl.Int64Var(&samples, "samples", experiment.DefaultSamples, "requests kept raw per run (0: none)")
 	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
+	gate.register(fl, " (default: the spec's slo:)")
 	_ = cmd.MarkFlagFilename("output", "db")
 	return cmd
 }
