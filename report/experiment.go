@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -170,14 +172,32 @@ func variantOrder(exp *analysis.Experiment) []string {
 	return out
 }
 
-// specFields are the two fields of a stored spec the report reads. The
-// spec was validated when it ran; here it is read leniently, and a spec
-// that does not decode (an attack's, say) simply gives nothing.
+// specFields are the fields of a stored spec the report reads. The spec
+// was validated when it ran; here it is read leniently, and a spec that
+// does not decode (an attack's, say) simply gives nothing.
 type specFields struct {
 	Baseline string `yaml:"baseline"`
 	Variants []struct {
 		Name string `yaml:"name"`
 	} `yaml:"variants"`
+	Validity struct {
+		CPUBudget string `yaml:"cpu_budget"` // "75%" or 0.75
+	} `yaml:"validity"`
+}
+
+// specCPUBudget is the share of its allowed CPUs a target may use before
+// its run is flagged: the spec's validity.cpu_budget, else 75%.
+func specCPUBudget(spec string) float64 {
+	v := strings.TrimSpace(readSpec(spec).Validity.CPUBudget)
+	num, pct := strings.CutSuffix(v, "%")
+	x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	switch {
+	case v == "" || err != nil || x <= 0:
+		return 0.75
+	case pct:
+		return x / 100
+	}
+	return x
 }
 
 func readSpec(spec string) specFields {

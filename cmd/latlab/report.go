@@ -27,6 +27,8 @@ type reportFlags struct {
 	slo            string
 	sloStrict      bool
 	includeFlagged bool
+	level          string
+	samples        int
 }
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
@@ -55,8 +57,20 @@ name), and writes:
 
 Flagged runs are left out of every number unless --include-flagged.
 
---format text (the default), json or csv; -o FILE writes to a file and
-infers the format from its extension (.txt, .json, .csv). The JSON keys are
+--format text (the default), json, csv or html; -o FILE writes to a file
+and infers the format from its extension (.txt, .json, .csv, .html).
+
+The HTML report is one self-contained file (no script, nothing fetched):
+the tables above, then plots drawn as inline SVG in a colour-blind-safe
+palette: latency (p50, p99) against the load per variant with CI bands,
+the overhead against the load with its CI band, the error ratio; at one
+level in detail (--level, default the highest every variant ran) the
+variants' latency by percentile (HdrHistogram's axis) and histogram, one
+run per variant over time with warm-up shaded and throughput and requests
+in flight beneath, latency against request number with the fitted trend,
+the trend of every run, probe series (filter latency, target CPU against
+its budget), the per-hop breakdown when traces were taken and the top
+functions of pprof profiles. The JSON keys are
 a contract (times in seconds, ratios from 0 to 1, null where a number does
 not exist). CSV has one row per variant × level × percentile; --table
 overhead writes the overhead table instead.
@@ -67,7 +81,8 @@ level breaks one, report prints the rows that break it and exits 1. A
 limit counts as broken only when the 95% CI of the median lies wholly past
 it (with fewer than 6 runs, when every run is past it); --slo-strict judges
 the median itself. A level with no runs counted, or a percentile n/a in
-every run, breaks it too.
+every run, breaks it too. Without --slo the SLO is the spec's slo: field,
+when it has one; --slo '' judges nothing.
 
 A missing file, one that is not a latlab database, an unknown experiment
 or baseline, or bad flags exit with code 2.`,
@@ -76,6 +91,9 @@ or baseline, or bad flags exit with code 2.`,
 
   # another experiment, compared with the variant "plain", as JSON
   latlab report results.db --experiment filter-overhead --baseline plain -o report.json
+
+  # one HTML page with every plot, drawing 1000/s in detail
+  latlab report results.db -o report.html --level 1000/s
 
   # the overhead table as CSV, for a spreadsheet
   latlab report results.db --format csv --table overhead
@@ -92,25 +110,27 @@ or baseline, or bad flags exit with code 2.`,
 			return []string{"db"}, cobra.ShellCompDirectiveFilterFileExt
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.run(cmd.Context(), args[0], cmd.Flags().Changed("format"), stdout, stderr)
+			return f.run(cmd.Context(), args[0], cmd.Flags().Changed("format"), cmd.Flags().Changed("slo"), stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVar(&f.experiment, "experiment", "", "the experiment to report, by id or name (default the latest)")
 	fl.StringVar(&f.baseline, "baseline", "", "the variant others are compared with (default the spec's)")
-	fl.StringVar(&f.format, "format", "text", "output: text, json or csv (default from -o's extension)")
+	fl.StringVar(&f.format, "format", "text", "output: text, json, csv or html (default from -o's extension)")
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of stdout")
 	fl.StringVar(&f.table, "table", "summary", "with csv: summary or overhead")
-	fl.StringVar(&f.slo, "slo", "", "exit 1 when broken, such as 'p99<50ms,errors<1%'")
+	fl.StringVar(&f.slo, "slo", "", "exit 1 when broken, such as 'p99<50ms,errors<1%' (default the spec's slo:; '' judges nothing)")
 	fl.BoolVar(&f.sloStrict, "slo-strict", false, "judge the SLO on the median, not the CI's lower bound")
 	fl.BoolVar(&f.includeFlagged, "include-flagged", false, "count flagged and unfinished runs too")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
+	fl.StringVar(&f.level, "level", "", "with html: the level drawn in detail, such as 100/s, 100 or c=8 (default the highest all variants ran)")
+	fl.IntVar(&f.samples, "samples", 2000, "with html: raw requests drawn per run against request number")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "csv", "html"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("table", cobra.FixedCompletions([]string{"summary", "overhead"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (f *reportFlags) run(ctx context.Context, path string, formatSet bool, stdout, stderr io.Writer) error {
+func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bool, stdout, stderr io.Writer) error {
 	format, err := f.resolveFormat(formatSet)
 	if err != nil {
 		return err
@@ -118,9 +138,6 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet bool, stdo
 	slo, err := report.ParseSLO(f.slo)
 	if err != nil {
 		return usagef("--slo: %v", err)
-	}
-	if f.sloStrict && f.slo == "" {
-		return usagef("--slo-strict: give the SLO with --slo")
 	}
 	db, err := store.OpenReadOnly(ctx, path)
 	if err != nil {
@@ -135,6 +152,14 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet bool, stdo
 	if err != nil {
 		return err
 	}
+	if !sloSet {
+		if slo, err = storedSLO(path, exp); err != nil {
+			return err
+		}
+	}
+	if f.sloStrict && noSLO(slo) {
+		return usagef("--slo-strict: there is no SLO to judge; give one with --slo or the spec's slo:")
+	}
 	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
 		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged})
 	if err != nil {
@@ -142,6 +167,8 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet bool, stdo
 	}
 	var out bytes.Buffer
 	switch {
+	case format == "html":
+		err = f.writeHTML(ctx, db, r, &out)
 	case format == "json":
 		err = r.WriteJSON(&out)
 	case format == "csv" && f.table == "overhead":
@@ -181,10 +208,10 @@ func (f *reportFlags) resolveFormat(formatSet bool) (string, error) {
 		case ".json", ".csv":
 			inferred = ext[1:]
 		case ".html", ".htm":
-			return "", usagef("-o %s: HTML reports are not built yet; use .txt, .json or .csv", f.output)
+			inferred = "html"
 		default:
 			if !formatSet {
-				return "", usagef("-o %s: cannot tell the format from the extension; use .txt, .json or .csv, or give --format", f.output)
+				return "", usagef("-o %s: cannot tell the format from the extension; use .txt, .json, .csv or .html, or give --format", f.output)
 			}
 		}
 		if formatSet && inferred != "" && inferred != format {
@@ -195,11 +222,15 @@ func (f *reportFlags) resolveFormat(formatSet bool) (string, error) {
 		}
 	}
 	switch format {
-	case "text", "json", "csv":
-	case "html":
-		return "", usagef("--format html: HTML reports are not built yet; use text, json or csv")
+	case "text", "json", "csv", "html":
 	default:
-		return "", usagef("--format: want text, json or csv, got %q", format)
+		return "", usagef("--format: want text, json, csv or html, got %q", format)
+	}
+	switch {
+	case f.level != "" && format != "html":
+		return "", usagef("--level chooses what the HTML report draws in detail; give -o FILE.html or --format html")
+	case f.samples < 1:
+		return "", usagef("--samples: want a count of 1 or more, got %d", f.samples)
 	}
 	switch {
 	case f.table != "summary" && f.table != "overhead":
@@ -240,4 +271,22 @@ func (f *reportFlags) pick(ctx context.Context, db *store.DB, path string) (int6
 		have = append(have, fmt.Sprintf("%d %s", e.ID, e.Name))
 	}
 	return 0, usagef("--experiment %s: %s has no such experiment (it has %s)", f.experiment, path, strings.Join(have, ", "))
+}
+
+// writeHTML loads what the HTML report draws beyond the aggregates and
+// writes the page.
+func (f *reportFlags) writeHTML(ctx context.Context, db *store.DB, r *report.Experiment, w io.Writer) error {
+	opt := report.HTMLOptions{SamplePoints: f.samples}
+	if f.level != "" {
+		l, err := r.FindLevel(f.level)
+		if err != nil {
+			return usagef("--level: %v", err)
+		}
+		opt.Level = &l
+	}
+	d, err := report.LoadDetail(ctx, db, r, opt)
+	if err != nil {
+		return err
+	}
+	return r.WriteHTML(w, d)
 }

@@ -1,0 +1,316 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/report/plot"
+)
+
+// detailSections draw one level in depth: distributions, each variant's
+// representative run over time and against request number, the trend of
+// every run, probes, hops and profiles.
+func (r *Experiment) detailSections(d *Detail) []htmlSection {
+	var out []htmlSection
+	if s, ok := r.distributionSection(d); ok {
+		out = append(out, s)
+	}
+	reps := r.representatives(d)
+	if len(reps) > 0 {
+		out = append(out, r.timeSection(d, reps))
+	}
+	if s, ok := r.trendSection(d, reps); ok {
+		out = append(out, s)
+	}
+	if s, ok := r.probeSection(d, reps); ok {
+		out = append(out, s)
+	}
+	if s, ok := r.hopSection(d, reps); ok {
+		out = append(out, s)
+	}
+	if s, ok := r.profileSection(d, reps); ok {
+		out = append(out, s)
+	}
+	return out
+}
+
+// distributionSection overlays the variants' merged latency distributions
+// at the detail level: a CDF on a percentile axis and a histogram.
+func (r *Experiment) distributionSection(d *Detail) (htmlSection, bool) {
+	s := htmlSection{ID: "distribution", Title: "Latency distribution at " + d.Level.String()}
+	cdf := &plot.Chart{ID: "cdf", Title: "Latency by percentile at " + d.Level.String(),
+		X: plot.Axis{Label: "percentile", Scale: plot.Percentile}, Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true},
+		Note: "the counted runs' histograms merged; each line ends at the last percentile its samples can give"}
+	pdf := &plot.Chart{ID: "pdf", Title: "Latency histogram at " + d.Level.String(),
+		X: plot.Axis{Label: "latency", Unit: plot.Seconds}, Y: plot.Axis{Label: "share of requests", Unit: plot.Ratio, ZeroBased: true}}
+	found := false
+	for _, dist := range d.Distributions {
+		if dist.Level != d.Level || dist.Count == 0 {
+			continue
+		}
+		found = true
+		i := slices.Index(r.variants, dist.Variant)
+		name := fmt.Sprintf("%s: %d runs, %d requests", dist.Variant, dist.Runs, dist.Count)
+		cdf.Series = append(cdf.Series, plot.Series{Name: name, Points: toPlot(dist.Quantiles), Color: i})
+		h := plot.Series{Name: dist.Variant, Style: plot.Steps, Color: i}
+		for _, b := range dist.PDF {
+			h.Points = append(h.Points, plot.Point{X: b.Lo, Y: b.Share})
+		}
+		if n := len(dist.PDF); n > 0 {
+			h.Points = append(h.Points, plot.Point{X: dist.PDF[n-1].Hi, Y: dist.PDF[n-1].Share})
+		}
+		if dist.PDFLog {
+			pdf.X.Scale = plot.Log
+		}
+		pdf.Series = append(pdf.Series, h)
+	}
+	if !found {
+		return s, false
+	}
+	if pdf.X.Scale == plot.Log {
+		pdf.Note = "bins of equal width on the log axis"
+	}
+	cdf.Rules = r.sloRules()
+	s.Plots = append(s.Plots, svg(cdf), svg(pdf))
+	return s, true
+}
+
+// representatives picks, for each variant at the detail level, the run
+// drawn over time: the counted run with the median p50 (the lower of the
+// two middle ones), else the first run stored at that level.
+func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
+	var out []*analysis.RunDetail
+	for _, v := range r.variants {
+		var counted, any []*analysis.RunDetail
+		var ids []int64
+		for _, l := range r.Levels {
+			if l.Variant == v && l.Level == d.Level {
+				ids = l.RunIDs
+			}
+		}
+		for i := range d.Runs {
+			run := &d.Runs[i]
+			if run.Variant != v || levelOf(run.Run) != d.Level {
+				continue
+			}
+			any = append(any, run)
+			if slices.Contains(ids, run.ID) {
+				counted = append(counted, run)
+			}
+		}
+		pick := counted
+		if len(pick) == 0 {
+			pick = any
+		}
+		if len(pick) == 0 {
+			continue
+		}
+		slices.SortStableFunc(pick, func(a, b *analysis.RunDetail) int { return cmp.Compare(runP50(a.Run), runP50(b.Run)) })
+		out = append(out, pick[(len(pick)-1)/2])
+	}
+	return out
+}
+
+func levelOf(run analysis.Run) analysis.Level {
+	return analysis.Level{Rate: run.Rate, Concurrency: run.Concurrency}
+}
+
+func runP50(run analysis.Run) float64 {
+	if v, ok := analysis.Get(run.Latency, "p50"); ok && v.OK {
+		return v.Latency.Seconds()
+	}
+	return math.Inf(1)
+}
+
+// timeSection draws each representative run over time: latency
+// percentiles per interval with warm-up shaded, throughput and requests in
+// flight beneath.
+func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSection {
+	s := htmlSection{ID: "time", Title: "Over time at " + d.Level.String(),
+		Intro: []string{"One run per variant, the one with the median p50 among the counted runs; " +
+			"latency per interval from each request's intended send, warm-up shaded (it is never counted)."}}
+	for _, run := range reps {
+		tx := plot.Axis{Label: "time since the measurement began", Unit: plot.Seconds}
+		if n := len(run.Intervals); n > 0 {
+			lo, hi := min(0, run.Intervals[0].Start.Seconds()), run.Intervals[n-1].End.Seconds()
+			tx.Min, tx.Max = &lo, &hi
+		}
+		i := slices.Index(r.variants, run.Variant)
+		title := fmt.Sprintf("%s, run %d (rep %d)", run.Variant, run.ID, run.Rep)
+		lat := &plot.Chart{ID: fmt.Sprintf("time-latency-%d", run.ID), Title: title + ": latency per interval", X: tx,
+			Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}}
+		thr := &plot.Chart{ID: fmt.Sprintf("time-throughput-%d", run.ID), Title: title + ": throughput and errors", X: tx,
+			Y: plot.Axis{Label: "completed", Unit: plot.PerSecond, ZeroBased: true}, Height: 200}
+		inf := &plot.Chart{ID: fmt.Sprintf("time-inflight-%d", run.ID), Title: title + ": requests in flight", X: tx,
+			Y: plot.Axis{Label: "in flight", Unit: plot.Plain, ZeroBased: true}, Height: 200}
+		line := func(name string, color int, dashed bool) *plot.Series {
+			return &plot.Series{Name: name, Style: plot.Line, Color: color, Dashed: dashed}
+		}
+		p50, p90, p99, pmax := line("p50", 0, false), line("p90", 1, false), line("p99", 3, false), line("max", 7, true)
+		done, failed := line("completed/s", i, false), line("failed/s", 3, true)
+		mean, most := line("mean", i, false), line("max", i, true)
+		var warm *plot.Span
+		for _, in := range run.Intervals {
+			mid := ((in.Start + in.End) / 2).Seconds()
+			if in.Warmup {
+				if warm == nil {
+					warm = &plot.Span{From: in.Start.Seconds(), Label: "warm-up"}
+				}
+				warm.To = in.End.Seconds()
+			}
+			p50.Points = append(p50.Points, plot.Point{X: mid, Y: in.P50})
+			p90.Points = append(p90.Points, plot.Point{X: mid, Y: in.P90})
+			p99.Points = append(p99.Points, plot.Point{X: mid, Y: in.P99})
+			pmax.Points = append(pmax.Points, plot.Point{X: mid, Y: in.Max})
+			secs := (in.End - in.Start).Seconds()
+			done.Points = append(done.Points, plot.Point{X: mid, Y: in.Throughput})
+			fail := math.NaN()
+			if secs > 0 {
+				fail = float64(in.Errors+in.Unsuccessful) / secs
+			}
+			failed.Points = append(failed.Points, plot.Point{X: mid, Y: fail})
+			mean.Points = append(mean.Points, plot.Point{X: mid, Y: in.InFlightMean})
+			most.Points = append(most.Points, plot.Point{X: mid, Y: float64(in.InFlightMax)})
+		}
+		lat.Series = []plot.Series{*p50, *p90, *p99, *pmax}
+		thr.Series = []plot.Series{*done, *failed}
+		inf.Series = []plot.Series{*mean, *most}
+		if warm != nil {
+			for _, c := range []*plot.Chart{lat, thr, inf} {
+				c.Shade = []plot.Span{*warm}
+			}
+		}
+		lat.Rules = r.sloRules()
+		s.Plots = append(s.Plots, svg(lat), svg(thr), svg(inf))
+	}
+	return s
+}
+
+// trendSection tabulates the trend of every run with raw samples, per
+// variant and level, and draws each representative run's latency against
+// request number with its fitted line.
+func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSection, bool) {
+	s := htmlSection{ID: "trend", Title: "Trend: latency against request number",
+		Intro: []string{"Each run's requests after warm-up, less the first 10%, cut into 30 groups in order; " +
+			"the slope is fitted to the groups' median latencies (least squares, 95% CI from Student's t). " +
+			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median; " +
+			"such a run is flagged trend and averaging it with its siblings hides a target falling behind."}}
+	t := htmlTable{Head: []string{"variant", "level", "runs fitted", "rising", "falling", "median slope / 1k requests", "median rise over a run"}}
+	type key struct {
+		v string
+		l analysis.Level
+	}
+	groups := map[key][]analysis.Trend{}
+	var order []key
+	for _, run := range d.Runs {
+		if !run.TrendOK {
+			continue
+		}
+		k := key{run.Variant, levelOf(run.Run)}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], run.Trend)
+	}
+	if len(order) == 0 {
+		return s, false
+	}
+	slices.SortStableFunc(order, func(a, b key) int {
+		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), levelCompare(a.l, b.l))
+	})
+	for _, k := range order {
+		ts := groups[k]
+		var rising, falling int
+		var slopes, rises []float64
+		for _, tr := range ts {
+			if tr.Rising(0.10) {
+				rising++
+			}
+			if tr.Hi < 0 {
+				falling++
+			}
+			slopes = append(slopes, tr.Slope*1000)
+			rises = append(rises, tr.Rise/tr.Median)
+		}
+		rc := htmlCell{Text: fmt.Sprint(rising), Class: "num"}
+		if rising > 0 {
+			rc.Class = "num bad"
+		}
+		t.Rows = append(t.Rows, []htmlCell{{Text: k.v}, {Text: k.l.String(), Class: "num"}, {Text: fmt.Sprint(len(ts)), Class: "num"},
+			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(median(slopes)), Class: "num"},
+			{Text: fmt.Sprintf("%+.1f%% of the median", 100*median(rises)), Class: "num"}})
+	}
+	s.Tables = append(s.Tables, t)
+	for _, run := range reps {
+		if !run.TrendOK && len(run.Samples) == 0 {
+			continue
+		}
+		s.Plots = append(s.Plots, svg(r.trendChart(run)))
+	}
+	return s, true
+}
+
+// trendChart draws a run's thinned samples, its group medians and the
+// fitted line.
+func (r *Experiment) trendChart(run *analysis.RunDetail) *plot.Chart {
+	i := slices.Index(r.variants, run.Variant)
+	c := &plot.Chart{ID: fmt.Sprintf("trend-%d", run.ID), Title: fmt.Sprintf("%s, run %d: latency against request number", run.Variant, run.ID),
+		X: plot.Axis{Label: "request number", Unit: plot.Plain}, Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}}
+	c.Series = append(c.Series, plot.Series{Name: "requests (thinned)", Points: toPlot(run.Samples), Style: plot.Markers, Color: i, Width: 0.6})
+	if run.TrendOK {
+		tr := run.Trend
+		c.Series = append(c.Series, plot.Series{Name: "group medians", Points: toPlot(tr.Groups), Style: plot.LineMarkers, Color: 7})
+		x0, x1 := float64(tr.From), float64(tr.From+tr.N)
+		c.Series = append(c.Series, plot.Series{Name: "fit", Style: plot.Line, Color: 3, Dashed: true, Width: 2,
+			Points: []plot.Point{{X: x0, Y: tr.Intercept + tr.Slope*x0}, {X: x1, Y: tr.Intercept + tr.Slope*x1}}})
+		c.Note = fmt.Sprintf("slope %s per 1k requests (95%% CI %s to %s), rise %+.1f%% of the median %s",
+			signedDuration(tr.Slope*1000), signedDuration(tr.Lo*1000), signedDuration(tr.Hi*1000),
+			100*tr.Rise/tr.Median, seconds(tr.Median))
+		// The tail would squash the medians into a line along the axis.
+		hi := 4 * slices.MaxFunc(tr.Groups, func(a, b analysis.Point) int { return cmp.Compare(a.Y, b.Y) }).Y
+		c.Y.Max = &hi
+	}
+	return c
+}
+
+// levelCompare orders levels by rate, then concurrency.
+func levelCompare(a, b analysis.Level) int {
+	return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
+}
+
+// toPlot converts analysis points to plot points.
+func toPlot(ps []analysis.Point) []plot.Point {
+	out := make([]plot.Point, len(ps))
+	for i, p := range ps {
+		out[i] = plot.Point{X: p.X, Y: p.Y}
+	}
+	return out
+}
+
+// median returns the median of v, NaN when empty; v is sorted in place.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// signedDuration formats seconds with a sign.
+func signedDuration(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "n/a"
+	case x < 0:
+		return "−" + Duration(time.Duration(math.Round(-x*1e9)))
+	}
+	return "+" + Duration(time.Duration(math.Round(x*1e9)))
+}

@@ -1,0 +1,170 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+
+	"github.com/latlab/latlab/analysis"
+)
+
+// htmlView is what html.tmpl renders: every string already formatted, so
+// that the template only lays it out.
+type htmlView struct {
+	Title    string
+	CSS      template.CSS
+	Facts    []htmlFact
+	Sections []htmlSection
+	Warnings []string
+	Spec     string
+}
+
+type htmlFact struct{ Name, Value string }
+
+// An htmlSection is one heading of the page with its text, tables and
+// plots, in that order.
+type htmlSection struct {
+	ID, Title string
+	Intro     []string
+	Tables    []htmlTable
+	Plots     []template.HTML // inline <svg> elements
+	Notes     []string
+}
+
+type htmlTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]htmlCell
+}
+
+// An htmlCell is a table cell; Class styles it (num, bad, good, dim) and
+// Title is its tooltip.
+type htmlCell struct {
+	Text, Class, Title string
+}
+
+func (r *Experiment) htmlPage(d *Detail) htmlView {
+	e := r.Exp
+	v := htmlView{Title: "latlab report: " + e.Name, CSS: template.CSS(htmlCSS), Spec: e.Spec, Warnings: r.Warnings}
+	v.Facts = append(v.Facts,
+		htmlFact{"Experiment", fmt.Sprintf("%s (id %d)", e.Name, e.ID)},
+		htmlFact{"Created", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")})
+	if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
+		v.Facts = append(v.Facts, htmlFact{"Host", fmt.Sprintf("%s, latlab %s", orDash(p.Host), orDash(p.LatlabVersion))})
+	}
+	c := r.Runs
+	runs := fmt.Sprintf("%d stored: %d done, %d flagged, %d failed or interrupted", c.Total, c.Done, c.Flagged, c.Failed)
+	if c.NoResult > 0 {
+		runs += fmt.Sprintf(" (%d without a result)", c.NoResult)
+	}
+	v.Facts = append(v.Facts, htmlFact{"Runs", runs}, htmlFact{"Baseline", orDash(r.Baseline)})
+	if !sloEmpty(r.SLO) {
+		v.Facts = append(v.Facts, htmlFact{"SLO", FormatSLO(r.SLO)})
+	}
+	if len(r.Levels) == 0 {
+		v.Sections = append(v.Sections, htmlSection{ID: "summary", Title: "Summary", Intro: []string{"No run has a result yet."}})
+		return v
+	}
+	v.Sections = append(v.Sections, r.summarySection(), r.overheadSection())
+	if !sloEmpty(r.SLO) {
+		v.Sections = append(v.Sections, r.sloSection())
+	}
+	v.Sections = append(v.Sections, r.rateSection())
+	v.Sections = append(v.Sections, r.detailSections(d)...)
+	return v
+}
+
+func (r *Experiment) summarySection() htmlSection {
+	counted := "valid runs (flagged ones left out)"
+	if r.IncludeFlagged {
+		counted = "all runs, flagged ones included"
+	}
+	s := htmlSection{ID: "summary", Title: "Summary",
+		Intro: []string{"Latency from each request's intended send: the median over " + counted +
+			" of each run's percentile, with its 95% CI [lo, hi] from 6 runs up; ~ marks a percentile read from few samples."}}
+	t := htmlTable{Head: []string{"variant", "level"}}
+	for _, st := range analysis.Stats {
+		t.Head = append(t.Head, st.Name)
+	}
+	t.Head = append(t.Head, "achieved", "errors", "runs", "excluded", "flags")
+	for _, l := range r.Levels {
+		row := []htmlCell{{Text: l.Variant}, {Text: l.Level.String(), Class: "num"}}
+		for _, c := range l.Latency {
+			row = append(row, htmlCell{Text: cellText(c), Class: "num"})
+		}
+		var flags, why []string
+		for _, f := range r.Flags(l.Variant, l.Level) {
+			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
+			why = append(why, fmt.Sprintf("%s, e.g. run %d: %s", f.Name, f.RunID, f.Example))
+		}
+		flagCell := htmlCell{Text: orDash(strings.Join(flags, ", ")), Title: strings.Join(why, "\n")}
+		if len(flags) > 0 {
+			flagCell.Class = "bad"
+		}
+		row = append(row, htmlCell{Text: achievedText(l.Achieved), Class: "num"}, htmlCell{Text: errorsText(l), Class: "num"},
+			htmlCell{Text: fmt.Sprint(len(l.RunIDs)), Class: "num"}, htmlCell{Text: fmt.Sprint(l.Excluded), Class: "num"}, flagCell)
+		t.Rows = append(t.Rows, row)
+	}
+	s.Tables = append(s.Tables, t)
+	for _, l := range r.Levels {
+		for _, f := range r.Flags(l.Variant, l.Level) {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s %s: %s on %d run(s), e.g. run %d: %s", l.Variant, l.Level, f.Name, f.Count, f.RunID, f.Example))
+		}
+	}
+	return s
+}
+
+func (r *Experiment) overheadSection() htmlSection {
+	s := htmlSection{ID: "overhead", Title: "Overhead against " + r.Baseline}
+	if len(r.Overheads) == 0 {
+		s.Intro = []string{"No variant to compare with the baseline " + r.Baseline + "."}
+		return s
+	}
+	s.Intro = []string{fmt.Sprintf("Hodges–Lehmann shift of the per-run percentiles with its 95%% CI; p from the Mann-Whitney U test, "+
+		"Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold.", len(r.Overheads)/len(analysis.CompareStats))}
+	t := htmlTable{Head: []string{"variant", "level", "stat", r.Baseline, "overhead", "relative CI", "p", "p (Holm)"}}
+	for _, c := range r.Overheads {
+		base := "n/a"
+		if c.BaselineN > 0 {
+			base = seconds(c.Diff.Baseline)
+		}
+		class := "num"
+		if c.Significant {
+			class = "num sig"
+		}
+		rel := "n/a"
+		if c.CIOK && c.RelOK {
+			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*c.RelLo, 100*c.RelHi)
+		}
+		row := []htmlCell{{Text: c.Variant}, {Text: c.Level.String(), Class: "num"}, {Text: c.Name},
+			{Text: base, Class: "num"}, {Text: c.Diff.String(), Class: class}, {Text: rel, Class: "num"},
+			{Text: pText(c.P), Class: "num"}, {Text: pText(c.PAdj), Class: "num"}}
+		if len(c.Warnings) > 0 {
+			row[4].Title = strings.Join(c.Warnings, "\n")
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	s.Tables = append(s.Tables, t)
+	return s
+}
+
+func (r *Experiment) sloSection() htmlSection {
+	var b strings.Builder
+	r.sloText(&b)
+	s := htmlSection{ID: "slo", Title: "SLO " + FormatSLO(r.SLO)}
+	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			s.Intro = append(s.Intro, line)
+		}
+	}
+	return s
+}
+
+// pText formats a p-value, n/a when there is none.
+func pText(p float64) string {
+	if math.IsNaN(p) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.3g", p)
+}

@@ -1,0 +1,165 @@
+package report
+
+import (
+	"html/template"
+	"math"
+	"slices"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/report/plot"
+)
+
+// rateSection draws what changes with the load: latency, overhead and
+// errors against the level, one colour per variant.
+func (r *Experiment) rateSection() htmlSection {
+	s := htmlSection{ID: "levels", Title: "Against the load"}
+	x := r.levelAxis()
+	lat := &plot.Chart{ID: "latency-vs-rate", Title: "Latency against load: p50 (solid) and p99 (dashed)", X: x,
+		Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}}
+	errs := &plot.Chart{ID: "errors-vs-rate", Title: "Error ratio against load", X: x,
+		Y: plot.Axis{Label: "errors", Unit: plot.Ratio, ZeroBased: true}, Note: "line: median over runs; band: range of the runs"}
+	ciRuns := false
+	for i, v := range r.variants {
+		p50 := plot.Series{Name: v + " p50", Style: plot.LineMarkers, Color: i}
+		p99 := plot.Series{Name: v + " p99", Style: plot.LineMarkers, Color: i, Dashed: true}
+		er := plot.Series{Name: v, Style: plot.LineMarkers, Color: i}
+		for _, l := range r.Levels {
+			if l.Variant != v || len(l.RunIDs) == 0 {
+				continue
+			}
+			lx := levelX(l.Level)
+			for _, sp := range []struct {
+				s    *plot.Series
+				name string
+			}{{&p50, "p50"}, {&p99, "p99"}} {
+				c, _ := l.Cell(sp.name)
+				if len(c.Values) == 0 {
+					continue
+				}
+				lo, hi := cellBand(c)
+				ciRuns = ciRuns || c.CIOK
+				sp.s.Points = append(sp.s.Points, plot.Point{X: lx, Y: c.Median})
+				sp.s.Lo, sp.s.Hi = append(sp.s.Lo, lo), append(sp.s.Hi, hi)
+			}
+			lo, hi := r.errorRange(l)
+			er.Points = append(er.Points, plot.Point{X: lx, Y: l.ErrorRatio})
+			er.Lo, er.Hi = append(er.Lo, lo), append(er.Hi, hi)
+		}
+		lat.Series = append(lat.Series, p50, p99)
+		errs.Series = append(errs.Series, er)
+	}
+	lat.Note = "line: median over runs; band: range of the runs (95% CI of the median from 6 runs up)"
+	if ciRuns {
+		lat.Note = "line: median over runs; band: 95% CI of the median (range of the runs below 6 runs)"
+	}
+	lat.Rules = r.sloRules()
+	s.Plots = append(s.Plots, svg(lat))
+	if len(r.Overheads) > 0 {
+		s.Plots = append(s.Plots, svg(r.overheadChart(x)))
+	}
+	s.Plots = append(s.Plots, svg(errs))
+	return s
+}
+
+// overheadChart draws each variant's p50 and p99 overhead against the
+// baseline with its 95% CI.
+func (r *Experiment) overheadChart(x plot.Axis) *plot.Chart {
+	c := &plot.Chart{ID: "overhead-vs-rate", Title: "Overhead against " + r.Baseline + ": p50 (solid) and p99 (dashed)", X: x,
+		Y:    plot.Axis{Label: "overhead", Unit: plot.Seconds},
+		Note: "Hodges–Lehmann shift of the per-run percentiles; band: its 95% CI"}
+	for i, v := range r.variants {
+		if v == r.Baseline {
+			continue
+		}
+		for _, stat := range []string{"p50", "p99"} {
+			s := plot.Series{Name: v + " " + stat, Style: plot.LineMarkers, Color: i, Dashed: stat == "p99"}
+			for _, o := range r.Overheads {
+				if o.Variant != v || o.Name != stat || math.IsNaN(o.Abs) {
+					continue
+				}
+				lo, hi := math.NaN(), math.NaN()
+				if o.CIOK {
+					lo, hi = o.AbsLo, o.AbsHi
+				}
+				s.Points = append(s.Points, plot.Point{X: levelX(o.Level), Y: o.Abs})
+				s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
+			}
+			c.Series = append(c.Series, s)
+		}
+	}
+	return c
+}
+
+// levelAxis is the x axis of plots against the load: the rate, on a log
+// scale when the rates span more than a factor of 20; the concurrency in
+// closed loop.
+func (r *Experiment) levelAxis() plot.Axis {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	closed := true
+	for _, l := range r.Levels {
+		if l.Rate > 0 {
+			closed = false
+		}
+		x := levelX(l.Level)
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	a := plot.Axis{Label: "target rate", Unit: plot.PerSecond, ZeroBased: true}
+	if closed {
+		a = plot.Axis{Label: "concurrency", Unit: plot.Plain, ZeroBased: true}
+	}
+	if lo > 0 && hi/lo > 20 {
+		a.Scale, a.ZeroBased = plot.Log, false
+	}
+	return a
+}
+
+// levelX places a level on the x axis: its rate, or its concurrency in
+// closed loop.
+func levelX(l analysis.Level) float64 {
+	if l.Rate > 0 {
+		return l.Rate
+	}
+	return float64(l.Concurrency)
+}
+
+// cellBand is the band drawn around a median over runs: its 95% CI, or
+// the range of the runs when there are too few for one.
+func cellBand(c analysis.Cell) (lo, hi float64) {
+	if c.CIOK {
+		return c.Lo, c.Hi
+	}
+	if len(c.Values) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return slices.Min(c.Values), slices.Max(c.Values)
+}
+
+// errorRange is the range of the error ratios of the runs counted at l.
+func (r *Experiment) errorRange(l analysis.LevelResult) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, id := range l.RunIDs {
+		e := r.runs[id].ErrorRatio
+		lo, hi = min(lo, e), max(hi, e)
+	}
+	if len(l.RunIDs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return lo, hi
+}
+
+// sloRules are the SLO's latency limits, drawn on latency plots.
+func (r *Experiment) sloRules() []plot.Rule {
+	var out []plot.Rule
+	for _, l := range r.SLO.Latency {
+		if l.Name == "p50" || l.Name == "p99" {
+			out = append(out, plot.Rule{Y: l.Latency.Seconds(), Label: "SLO " + l.Name + " < " + l.Latency.String()})
+		}
+	}
+	return out
+}
+
+// svg renders c for the page. The plot package escapes every text it
+// writes, so its output is safe HTML.
+func svg(c *plot.Chart) template.HTML {
+	return template.HTML(c.SVG()) //nolint:gosec // escaped by package plot
+}
