@@ -63,10 +63,26 @@ func (t *BenchTable) scaled(r *BenchRow) (old, new string) {
 	return old, new
 }
 
-// scaledGeomean returns the geomean row's old and new cells.
+// scaledGeomean returns the geomean row's old and new cells; a side whose
+// geomean does not exist (a summary at or below zero) is empty, as in
+// benchstat, and geomeanNote says why.
 func (t *BenchTable) scaledGeomean() (old, new string) {
 	cls := benchunit.ClassOf(t.Unit)
-	return benchunit.Scale(t.Geomean.Old, cls) + t.suffix(), benchunit.Scale(t.Geomean.New, cls) + t.suffix()
+	cell := func(v float64) string {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return ""
+		}
+		return benchunit.Scale(v, cls) + t.suffix()
+	}
+	return cell(t.Geomean.Old), cell(t.Geomean.New)
+}
+
+// geomeanNote is the note under a table whose geomean row lacks a side.
+func (t *BenchTable) geomeanNote() string {
+	if o, n := t.scaledGeomean(); len(t.Rows) > 1 && (o == "" || n == "") {
+		return "geomean: summaries must be >0 to compute geomean"
+	}
+	return ""
 }
 
 // WriteText writes c in benchstat's text shape, with latlab's
@@ -104,6 +120,9 @@ func (c *BenchComparison) WriteText(w io.Writer) error {
 			g = append(g, []string{"geomean", o, "", n, "", t.Geomean.delta(), "", ""})
 		}
 		g.write(&b, c.Old, c.New, t.Unit)
+		if note := t.geomeanNote(); note != "" {
+			fmt.Fprintf(&b, "note: %s\n", note)
+		}
 		for _, r := range t.Rows {
 			for _, side := range []struct {
 				name string

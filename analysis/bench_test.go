@@ -225,3 +225,31 @@ func FuzzParseBench(f *testing.F) {
 		ParseScale(bytes.NewReader(data), "fuzz")
 	})
 }
+
+// TestBenchGeomeanOfZeros checks the geomean row of a table with a zero
+// summary: benchstat leaves the cells empty and says why, never NaN.
+func TestBenchGeomeanOfZeros(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for range 6 {
+		b.WriteString("BenchmarkA-2\t1000\t10.0 ns/op\t0 allocs/op\nBenchmarkB-2\t1000\t20.0 ns/op\t3 allocs/op\n")
+	}
+	var paths []string
+	for _, name := range []string{"old.txt", "new.txt"} {
+		paths = append(paths, filepath.Join(dir, name))
+		if err := os.WriteFile(paths[len(paths)-1], []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := CompareBench(paths[0], paths[1], BenchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := c.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "NaN") || !strings.Contains(out.String(), "note: geomean: summaries must be >0 to compute geomean") {
+		t.Errorf("geomean of a zero summary: want empty cells and benchstat's note, got:\n%s", out.String())
+	}
+}
