@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/latlab/latlab/record"
+)
+
+// TestLatencies checks that Latencies walks what Samples does, narrowed
+// to Done − Intended, and stops at fn's error.
+func TestLatencies(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	exp := newExperiment(t, db, "latencies", "spec")
+	res := withSamples(recorded(t, time.Now(), 2000, 21), 2500)
+	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []time.Duration
+	if err := db.Samples(ctx, id, func(s record.Raw) error {
+		want = append(want, s.Done-s.Intended)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Latencies(ctx, id, func(d time.Duration) error {
+		got = append(got, d)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 2500 {
+		t.Fatalf("Samples walked %d samples; want 2500", len(want))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Latencies (-Samples' Done−Intended +got):\n%s", diff)
+	}
+
+	stop := context.Canceled // any error will do
+	n := 0
+	err = db.Latencies(ctx, id, func(time.Duration) error {
+		if n++; n == 10 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || n != 10 {
+		t.Errorf("Latencies with fn failing at the 10th: err %v after %d calls; want %v after 10", err, n, stop)
+	}
+}
+
+// benchWalk stores one run of a million raw samples and times walk over
+// it, what latlab report -o report.html does for every run.
+func benchWalk(b *testing.B, walk func(*DB, int64) error) {
+	const n = 1_000_000
+	ctx := context.Background()
+	db, _ := openTemp(b)
+	exp := newExperiment(b, db, "bench", "bench")
+	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), withSamples(recorded(b, time.Now(), 2000, 22), n), nil, nil, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := walk(db, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/sample")
+}
+
+// BenchmarkSamples walks a million raw samples whole.
+func BenchmarkSamples(b *testing.B) {
+	benchWalk(b, func(db *DB, id int64) error {
+		return db.Samples(context.Background(), id, func(record.Raw) error { return nil })
+	})
+}
+
+// BenchmarkLatencies walks the latencies of a million raw samples.
+func BenchmarkLatencies(b *testing.B) {
+	benchWalk(b, func(db *DB, id int64) error {
+		return db.Latencies(context.Background(), id, func(time.Duration) error { return nil })
+	})
+}
