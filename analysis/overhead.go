@@ -104,6 +104,11 @@ func (d Diff) String() string {
 	if math.IsNaN(d.Abs) {
 		return "n/a: no runs to compare"
 	}
+	if !d.Significant && d.CIOK && (d.AbsLo > 0 || d.AbsHi < 0) {
+		// The interval is not Holm-corrected and the exact test and
+		// interval step differently: say the test's verdict and why.
+		return fmt.Sprintf("not significant (p=%.3g, Holm-adjusted %.3g), %s", d.P, d.PAdj, ci)
+	}
 	if !d.Significant {
 		return "no detectable difference (" + ci + ")"
 	}

@@ -52,8 +52,8 @@ type LevelJSON struct {
 	Runs         int                 `json:"runs"`        // counted
 	Excluded     int                 `json:"excluded"`    // left out: flagged or not done
 	RunIDs       []int64             `json:"run_ids"`
-	AchievedRate float64             `json:"achieved_rate"` // median over counted runs
-	ErrorRatio   float64             `json:"error_ratio"`   // median over counted runs
+	AchievedRate *float64            `json:"achieved_rate"` // median over counted runs; null without any
+	ErrorRatio   *float64            `json:"error_ratio"`   // median over counted runs; null without any
 	Latency      map[string]CellJSON `json:"latency_seconds"`
 	Service      map[string]CellJSON `json:"service_time_seconds"`
 	Flags        []FlagJSON          `json:"flags"`
@@ -147,7 +147,7 @@ func (r *Experiment) JSON() ExperimentJSON {
 	}
 	for _, l := range r.Levels {
 		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),
-			Excluded: l.Excluded, RunIDs: append([]int64{}, l.RunIDs...), AchievedRate: l.Achieved, ErrorRatio: l.ErrorRatio,
+			Excluded: l.Excluded, RunIDs: append([]int64{}, l.RunIDs...), AchievedRate: num(l.Achieved), ErrorRatio: num(l.ErrorRatio),
 			Latency: cellsJSON(l.Latency), Service: cellsJSON(l.Service), Flags: []FlagJSON{}}
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			lj.Flags = append(lj.Flags, FlagJSON{Flag: f.Name, Count: f.Count, RunID: f.RunID, Example: f.Example})

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -165,5 +166,27 @@ func TestHTMLEmpty(t *testing.T) {
 	}
 	if diff := cmp.Diff(true, strings.Contains(b.String(), "No run has a result yet.")); diff != "" {
 		t.Errorf("empty experiment (-want +got):\n%s", diff)
+	}
+}
+
+// TestJSONLevelWithoutRuns writes JSON for the rich fixture, where every
+// run of filter at 400/s is flagged: its rate and error ratio are null.
+func TestJSONLevelWithoutRuns(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatalf("a level without counted runs: %v", err)
+	}
+	var got ExperimentJSON
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range got.Levels {
+		if l.Variant == "filter" && l.Rate == 400 && (l.Runs != 0 || l.AchievedRate != nil || l.ErrorRatio != nil) {
+			t.Errorf("filter 400/s: runs %d, achieved %v, errors %v; want 0, null, null", l.Runs, l.AchievedRate, l.ErrorRatio)
+		}
 	}
 }
