@@ -154,6 +154,13 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 		done, failed := line("completed/s", i, false), line("failed/s", 3, true)
 		mean, most := line("mean", i, false), line("max", i, true)
 		var warm *plot.Span
+		var lengths []float64
+		for _, in := range run.Intervals {
+			lengths = append(lengths, (in.End - in.Start).Seconds())
+		}
+		// An interval cut short at a phase's start or end holds a few
+		// requests over a few milliseconds: a rate over it means nothing.
+		short := median(lengths) / 2
 		for _, in := range run.Intervals {
 			mid := ((in.Start + in.End) / 2).Seconds()
 			if in.Warmup {
@@ -167,6 +174,9 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 			p99.Points = append(p99.Points, plot.Point{X: mid, Y: in.P99})
 			pmax.Points = append(pmax.Points, plot.Point{X: mid, Y: in.Max})
 			secs := (in.End - in.Start).Seconds()
+			if secs < short {
+				continue
+			}
 			done.Points = append(done.Points, plot.Point{X: mid, Y: in.Throughput})
 			fail := math.NaN()
 			if secs > 0 {

@@ -48,6 +48,10 @@ func (r *Experiment) rateSection() htmlSection {
 		lat.Series = append(lat.Series, p50, p99)
 		errs.Series = append(errs.Series, er)
 	}
+	if allZero(errs.Series) {
+		top := 0.01 // no errors: show 0 against a 1% scale, not 100%
+		errs.Y.Max = &top
+	}
 	lat.Note = "line: median over runs; band: range of the runs (95% CI of the median from 6 runs up)"
 	if ciRuns {
 		lat.Note = "line: median over runs; band: 95% CI of the median (range of the runs below 6 runs)"
@@ -162,4 +166,16 @@ func (r *Experiment) sloRules() []plot.Rule {
 // writes, so its output is safe HTML.
 func svg(c *plot.Chart) template.HTML {
 	return template.HTML(c.SVG()) //nolint:gosec // escaped by package plot
+}
+
+// allZero reports whether every point and band of ss is zero (or NaN).
+func allZero(ss []plot.Series) bool {
+	for _, s := range ss {
+		for i, p := range s.Points {
+			if p.Y > 0 || i < len(s.Hi) && s.Hi[i] > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
