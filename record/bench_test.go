@@ -1,6 +1,7 @@
 package record
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -57,5 +58,25 @@ func BenchmarkRecordKeepRaw(b *testing.B) {
 	for b.Loop() {
 		r.Sent()
 		r.Record(0, s)
+	}
+}
+
+// BenchmarkRun records whole runs of n requests, n raw samples kept: the
+// memory a run holds should grow linearly with n (latlab scale checks
+// it: go test -run '^$' -bench 'Run/' -benchmem ./record | latlab scale -).
+func BenchmarkRun(b *testing.B) {
+	for _, n := range []int{1_000, 4_000, 16_000, 64_000, 256_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			s := &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200}
+			b.ReportAllocs()
+			for b.Loop() {
+				r := NewRecorder(time.Now(), Config{KeepRaw: int64(n)})
+				for range n {
+					r.Sent()
+					r.Record(0, s)
+				}
+				r.Stop()
+			}
+		})
 	}
 }

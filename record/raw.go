@@ -44,6 +44,15 @@ func (b *rawBuf) add(s *Sample) {
 	})
 }
 
+// len returns the number of samples held.
+func (b *rawBuf) len() int {
+	n := 0
+	for _, c := range b.chunks {
+		n += len(c)
+	}
+	return n
+}
+
 func (b *rawBuf) appendTo(out []Raw) []Raw {
 	for _, c := range b.chunks {
 		out = append(out, c...)
