@@ -123,21 +123,7 @@ func (c *BenchComparison) WriteText(w io.Writer) error {
 		if note := t.geomeanNote(); note != "" {
 			fmt.Fprintf(&b, "note: %s\n", note)
 		}
-		for _, r := range t.Rows {
-			for _, side := range []struct {
-				name string
-				s    *BenchStat
-			}{{c.Old, r.Old}, {c.New, r.New}} {
-				if side.s != nil {
-					for _, n := range side.s.Notes {
-						fmt.Fprintf(&b, "note: %s: %s: %s\n", r.Name, side.name, n)
-					}
-				}
-			}
-			for _, n := range r.Notes {
-				fmt.Fprintf(&b, "note: %s: %s\n", r.Name, n)
-			}
-		}
+		writeRowNotes(&b, t, c.Old, c.New)
 	}
 	for _, n := range c.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
@@ -325,4 +311,46 @@ func (g BenchGeomean) MarshalJSON() ([]byte, error) {
 		Ratio    *float64 `json:"ratio"`
 		Notes    []string `json:"warnings,omitempty"`
 	}{jsonFloat(g.Old), jsonFloat(g.New), g.HasRatio, jsonFloat(g.Ratio), g.Notes})
+}
+
+// writeRowNotes writes a table's row notes once per text, naming where it
+// applies, as benchstat's footnotes do: "need >= 6 samples …" under every
+// row of both files is one line, not ten.
+func writeRowNotes(b *strings.Builder, t *BenchTable, oldName, newName string) {
+	var texts []string
+	where := map[string][]string{}
+	add := func(text, place string) {
+		if _, ok := where[text]; !ok {
+			texts = append(texts, text)
+		}
+		where[text] = append(where[text], place)
+	}
+	places := 0
+	for _, r := range t.Rows {
+		for _, side := range []struct {
+			name string
+			s    *BenchStat
+		}{{oldName, r.Old}, {newName, r.New}} {
+			if side.s != nil {
+				places++
+				for _, n := range side.s.Notes {
+					add(n, r.Name+" "+side.name)
+				}
+			}
+		}
+		for _, n := range r.Notes {
+			add(n, r.Name)
+		}
+	}
+	for _, text := range texts {
+		at := where[text]
+		switch {
+		case len(at) == places && places > 1:
+			fmt.Fprintf(b, "note: %s (every row, both sides)\n", text)
+		case len(at) > 3:
+			fmt.Fprintf(b, "note: %s (%s and %d more)\n", text, strings.Join(at[:3], ", "), len(at)-3)
+		default:
+			fmt.Fprintf(b, "note: %s (%s)\n", text, strings.Join(at, ", "))
+		}
+	}
 }
