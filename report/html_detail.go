@@ -74,7 +74,6 @@ func (r *Experiment) distributionSection(d *Detail) (htmlSection, bool) {
 	if pdf.X.Scale == plot.Log {
 		pdf.Note = "bins of equal width on the log axis"
 	}
-	cdf.Rules = r.sloRules()
 	s.Plots = append(s.Plots, svg(cdf), svg(pdf))
 	return s, true
 }
