@@ -92,7 +92,8 @@ func TestHTMLSelfContained(t *testing.T) {
 func TestHTMLEveryPlotHasData(t *testing.T) {
 	page := string(writeRichHTML(t, HTMLOptions{}))
 	want := []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate", "cdf", "pdf", "time-latency-",
-		"time-throughput-", "time-inflight-", "trend-", "probe-cpu_allowed_percent", "probe-latlab_filter_duration_seconds"}
+		"time-throughput-", "time-inflight-", "trend-", "probe-cpu_allowed_percent", "probe-latlab_filter_duration_seconds",
+		"hops", "profile-"}
 	var ids []string
 	for _, tag := range reSVG.FindAllString(page, -1) {
 		attrs := map[string]string{}
