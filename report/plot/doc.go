@@ -1,7 +1,8 @@
 // Package plot draws small, self-contained SVG charts for the HTML report:
 // line, marker, step and band series over linear, log or percentile axes,
-// with grid, legend, shaded x-ranges and horizontal reference rules. The
-// output is one <svg> element with no scripts, images or network access,
+// with grid, legend, shaded x-ranges and horizontal reference rules
+// (Chart), and horizontal grouped bars with whiskers, one row per category
+// (Bars). The output is one <svg> element with no scripts, images or network access,
 // meant to be inlined in a page.
 //
 //	c := plot.Chart{
@@ -25,7 +26,7 @@
 // counted in the root element's data-points attribute and every series with
 // such a point in data-series, so a browser test can check what was drawn.
 // Escaping is done here: SVG returns markup that is safe to mark as
-// template.HTML. A Chart is only read while it is drawn, so WriteSVG and SVG
-// may be called concurrently on the same Chart as long as nobody changes it
+// template.HTML. A Chart or Bars is only read while it is drawn, so WriteSVG
+// and SVG may be called concurrently on the same value as long as nobody changes it
 // (or Palette) meanwhile.
 package plot
