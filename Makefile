@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 30s
 BENCHCOUNT ?= 1
 
-.PHONY: build test bench fuzz lint clean
+.PHONY: build test bench bench-peers fuzz lint clean
 
 build:
 	$(GO) build -o bin/latlab ./cmd/latlab
@@ -16,6 +16,11 @@ test:
 # Go benchmarks of the hot paths; compare runs with benchstat over BENCHCOUNT=10.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count=$(BENCHCOUNT) ./...
+
+# latlab attack side by side with wrk, ab, hey, fortio and oha where installed;
+# flags through PEERS_FLAGS, e.g. PEERS_FLAGS='--rounds 5 --install'. See bench/README.md.
+bench-peers:
+	GO=$(GO) bench/peers.sh $(PEERS_FLAGS)
 
 # Every native fuzz target in turn, FUZZTIME each.
 fuzz:
