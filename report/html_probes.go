@@ -136,7 +136,7 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 	t := htmlTable{Head: []string{"variant", "caller", "callee", "kind", "samples", "p50", "p90", "p99"}}
 	bars := &plot.Bars{ID: "hops", Title: "What each hop adds at " + d.Level.String(),
 		Value: plot.Axis{Label: "time", Unit: plot.Seconds, ZeroBased: true},
-		Note: "bar: p50 over every run's traced requests; whisker: p50 to p99"}
+		Note:  "bar: p50 over every run's traced requests; whisker: p50 to p99"}
 	row := map[string]int{}
 	for vi, v := range r.variants {
 		var points []store.ProbePoint
@@ -200,7 +200,7 @@ func (r *Experiment) profileSection(d *Detail, reps []*analysis.RunDetail) (html
 				label, unit = "memory", plot.Bytes
 			}
 			bars := &plot.Bars{ID: fmt.Sprintf("profile-%d-%d", run.ID, len(s.Plots)), Title: "Top functions: " + title,
-				Value: plot.Axis{Label: label, Unit: unit, ZeroBased: true},
+				Value:  plot.Axis{Label: label, Unit: unit, ZeroBased: true},
 				Series: []plot.BarSeries{{Name: "flat", Color: 0}, {Name: "cum", Color: 1}}}
 			for i, f := range p.Top {
 				if i == 10 {
