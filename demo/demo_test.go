@@ -1,0 +1,298 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/store"
+)
+
+// buildLatlab builds the command for the graph nodes to run.
+func buildLatlab(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "latlab")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/latlab").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// processesWith lists live processes, zombies aside, whose command line
+// holds s.
+func processesWith(s string) []int {
+	var pids []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(b), s) {
+			continue
+		}
+		st, err := os.ReadFile(d + "/stat")
+		if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] == 'Z' {
+			continue
+		}
+		var pid int
+		fmt.Sscan(filepath.Base(d), &pid)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// TestFilesParse checks that every spec the demo writes parses, names
+// the variants the demo reports on, and plans what the help text says.
+func TestFilesParse(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		spec     string
+		variants []string
+		trials   int
+		mode     experiment.Mode
+	}{
+		{sweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 3 * 5, experiment.Open},
+		{quickSweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 2 * 3, experiment.Open},
+		{rampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
+		{quickRampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			s, err := experiment.ReadSpec(filepath.Join(dir, tt.spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, v := range s.Variants {
+				names = append(names, v.Name)
+			}
+			if !slices.Equal(names, tt.variants) {
+				t.Errorf("variants %v, want %v", names, tt.variants)
+			}
+			if got := len(s.Plan(1)); got != tt.trials {
+				t.Errorf("%d trials, want %d", got, tt.trials)
+			}
+			if s.Load.Mode != tt.mode {
+				t.Errorf("mode %s, want %s", s.Load.Mode, tt.mode)
+			}
+		})
+	}
+}
+
+// TestEstimate keeps each form of the demo within its budget as planned:
+// five minutes, and 90 s for --quick (what CI runs), trials' overhead
+// included.
+func TestEstimate(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		sweep, ramp string
+		budget      time.Duration
+	}{{sweepSpec, rampSpec, 5 * time.Minute}, {quickSweepSpec, quickRampSpec, 90 * time.Second}} {
+		sweep, err := experiment.ReadSpec(filepath.Join(dir, tt.sweep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ramp, err := experiment.ReadSpec(filepath.Join(dir, tt.ramp))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := estimate(sweep, ramp); got > tt.budget*9/10 {
+			t.Errorf("%s and %s: planned %s, over 90%% of the budget %s", tt.sweep, tt.ramp, got, tt.budget)
+		}
+	}
+}
+
+// TestQuickDemo runs latlab demo --quick end to end: both experiments
+// must be stored whole, the filters must show in the numbers, both reports
+// must be written with their plots, and no graph node may outlive it.
+func TestQuickDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the quick demo: about a minute and a half")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("graph nodes are checked through /proc")
+	}
+	bin := buildLatlab(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var stdout, log bytes.Buffer
+	start := time.Now()
+	out, err := Run(ctx, Options{Dir: dir, Quick: true, Binary: bin, Version: "test", Log: &log}, &stdout)
+	t.Logf("the quick demo took %s", time.Since(start).Round(time.Second))
+	if err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, log.String())
+	}
+	if out.Interrupted || out.Failed() > 0 {
+		t.Fatalf("interrupted %v, %d trials failed\nlog:\n%s", out.Interrupted, out.Failed(), log.String())
+	}
+
+	// No node outlives the demo: each one's command line names its
+	// topology, in dir.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(processesWith(dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := processesWith(dir); len(left) > 0 {
+		t.Errorf("processes %v outlived the demo", left)
+		for _, p := range left {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+
+	checkStored(t, out)
+	checkHeadline(t, stdout.String(), out)
+	for _, page := range []string{out.Report, out.RampReport} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(b, []byte(`class="plot"`)); n < 8 {
+			t.Errorf("%s has %d plots, want at least 8", page, n)
+		}
+	}
+	t.Run("browser", func(t *testing.T) {
+		for _, page := range []string{out.Report, out.RampReport} {
+			checkInBrowser(t, page)
+		}
+	})
+}
+
+// checkStored checks the results database: three variants at two rates,
+// three runs each, done; the ramp's run at 300 workers; the delay filter's
+// own latency scraped from the filtered chain.
+func checkStored(t *testing.T, out Outcome) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.OpenReadOnly(ctx, out.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exps, err := db.Experiments(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range exps {
+		names = append(names, e.Name)
+	}
+	if want := []string{"demo-ramp-quick", "demo-quick"}; !slices.Equal(names, want) {
+		t.Fatalf("experiments %v, want %v (the demo's last, so that latlab report shows it)", names, want)
+	}
+
+	runs, err := db.Runs(ctx, out.Sweep.Experiment.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range runs {
+		if r.Status != store.Done {
+			t.Errorf("run %d (%s %g/s rep %d): %s", r.ID, r.Variant, r.Rate, r.Rep, r.Status)
+		}
+		count[fmt.Sprintf("%s %g", r.Variant, r.Rate)]++
+	}
+	want := map[string]int{}
+	for _, v := range []string{"chain", "chain-proxy", "chain-filter"} {
+		for _, rate := range []float64{50, 100} {
+			want[fmt.Sprintf("%s %g", v, rate)] = 3
+		}
+	}
+	if fmt.Sprint(count) != fmt.Sprint(want) {
+		t.Errorf("runs by variant and rate %v, want %v", count, want)
+	}
+
+	ramp, err := db.Runs(ctx, out.Ramp.Experiment.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ramp) != 1 || ramp[0].Variant != "chain-filter" || ramp[0].Concurrency != 300 || ramp[0].Status != store.Done {
+		t.Errorf("ramp runs %+v, want one done run of chain-filter at 300 workers", ramp)
+	}
+
+	// bob's requests are held 10 ms: the delay filter's slowest request
+	// in a run of the filtered chain says so.
+	var delay float64
+	for _, r := range runs {
+		if r.Variant != "chain-filter" {
+			continue
+		}
+		points, err := db.Probes(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range points {
+			if p.Series == "latlab_request_filter_duration_seconds:p100" && p.Labels["filter"] == "delay" {
+				delay = max(delay, p.Value)
+			}
+		}
+	}
+	if delay < 0.010 {
+		t.Errorf("the delay filter's own latency is at most %gs; want 10ms or more", delay)
+	}
+}
+
+// checkHeadline checks what the demo printed, and the overheads it
+// printed them from: the filtered chain's p90 is bob's, 10 ms later; its
+// p50 is alice's, not delayed.
+func checkHeadline(t *testing.T, stdout string, out Outcome) {
+	t.Helper()
+	for _, want := range []string{"Overhead against chain", "chain-proxy   50/s", "chain-filter  100/s",
+		"Ramp: chain-filter stepped up to 300 requests in flight", out.Report, out.RampReport} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the headline lacks %q:\n%s", want, stdout)
+		}
+	}
+	ctx := context.Background()
+	db, err := store.OpenReadOnly(ctx, out.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exp, err := analysis.Load(ctx, db, out.Sweep.Experiment.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.NewExperiment(exp, report.ExperimentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, c := range r.Overheads {
+		if c.Variant != "chain-filter" {
+			continue
+		}
+		switch c.Name {
+		case "p50":
+			seen++
+			if c.Abs > 0.005 {
+				t.Errorf("chain-filter %s p50 overhead %s; want well under the 10 ms delay", c.Level, seconds(c.Abs))
+			}
+		case "p90":
+			seen++
+			if c.Abs < 0.005 {
+				t.Errorf("chain-filter %s p90 overhead %s; want about the 10 ms delay", c.Level, seconds(c.Abs))
+			}
+		}
+	}
+	if seen != 4 {
+		t.Errorf("%d p50 and p90 overheads of chain-filter, want 4", seen)
+	}
+}

@@ -1,0 +1,41 @@
+// Package demo is latlab's guided tour: a small study that runs on one
+// machine with nothing installed but latlab, from a local service graph to
+// an HTML report, in a few minutes.
+//
+// Run writes its topologies, requests and experiment specs (embedded in
+// this package, see Files) into a folder, then runs two experiments into
+// one results database there:
+//
+//   - demo: the variants chain (root → branch → leaf, 2 ms of CPU each),
+//     chain-proxy (one more hop, a pure reverse proxy) and chain-filter
+//     (fair-queue admission with each filter's own latency tracked and a
+//     10 ms delay for user bob), in open loop at three rates, five times
+//     each with warm-up, in a shuffled order;
+//   - demo-ramp: a closed-loop step-up ramp that drives chain-filter to
+//     300 requests in flight, filling the fair queue's seats and queues.
+//
+// It then writes the report of each as latlab report would (report.html,
+// and ramp.html with its flagged run counted), and prints the headline: the
+// overhead of each variant against chain at p50 and p90 with 95%
+// intervals, and the ramp's latency at the top. Quick runs the same
+// variants and ramp with fewer rates, fewer repetitions and shorter runs,
+// in under 90 s, for CI.
+//
+//	out, err := demo.Run(ctx, demo.Options{Dir: "latlab-demo", Log: os.Stderr}, os.Stdout)
+//	if err != nil {
+//		return err
+//	}
+//	if out.Interrupted {
+//		// Run again with the same Options to resume.
+//	}
+//
+// The files written are plain latlab inputs: "latlab run DIR/demo.yaml -o
+// DIR/results.db" runs the study again, and running the demo again into
+// the same folder resumes after the last finished trial. Every graph node
+// Run starts dies with the process, even when it is killed.
+//
+// In latlab's layout (DESIGN.md) demo sits above experiment and report,
+// which it drives, and below cmd/latlab, whose "latlab demo" calls Run.
+//
+// Run may be called from several goroutines only with different folders.
+package demo
