@@ -158,6 +158,7 @@ type runner struct {
 	unsent int64 // written by the dispatcher, read after it returns
 
 	stopped  atomic.Bool
+	nap      bool // sleepUntil may nap on its thread: there is a P to spare
 	stopc    chan struct{}
 	stopOnce sync.Once
 	wg       sync.WaitGroup
@@ -318,7 +319,11 @@ func (r *runner) open(m Open) {
 	}
 	jobs := make(chan job)
 	defer close(jobs)
-	defer precise()()
+	// A thread of its own for the schedule only helps when another P can
+	// run the workers meanwhile.
+	if r.nap = runtime.GOMAXPROCS(0) > 1; r.nap {
+		defer precise()()
+	}
 	spawned := 0
 	for i := int64(0); r.limit <= 0 || i < r.limit; i++ {
 		off, ok := m.Pacer.Due(i)
@@ -410,8 +415,14 @@ func (r *runner) sleepUntil(t time.Duration) bool {
 				tm.Stop()
 				return false
 			}
-		case d > 2*time.Microsecond:
+		case d > 2*time.Microsecond && r.nap:
 			nap(int64(d))
+		case d > 2*time.Microsecond && !r.nap:
+			// With one P, a nap on this thread would hold it and starve
+			// the workers for the whole gap: sleep on a runtime timer,
+			// which gives the P away, at the cost of waking up to a
+			// millisecond late (counted as lag).
+			time.Sleep(d)
 		default:
 			runtime.Gosched()
 		}
