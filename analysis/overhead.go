@@ -12,7 +12,8 @@ import (
 // Alpha is the significance level of every test in this package.
 const Alpha = 0.05
 
-// MinRuns is the fewest runs per side for which Overhead trusts its test.
+// MinRuns is the fewest runs per side below which Overhead warns that its
+// test, exact as it is, has little power and its interval is wide.
 const MinRuns = 5
 
 // Floor is the smallest difference latlab claims to resolve: histograms
@@ -82,7 +83,7 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 	d.P, d.PAdj = p, p
 	d.Significant = d.P < Alpha
 	if d.N < MinRuns || d.BaselineN < MinRuns {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs: too few for a test (needs %d a side)", d.N, d.BaselineN, MinRuns))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs, fewer than %d a side: the test is exact but weak and the interval wide", d.N, d.BaselineN, MinRuns))
 	}
 	for _, err := range c.Warnings {
 		d.Warnings = append(d.Warnings, err.Error())

@@ -54,7 +54,7 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 	case runs < 4:
 		fmt.Fprintf(&b, "\n%d valid runs a side: too few for a 95%% CI (4) or a test (5); the full demo runs 5.\n", runs)
 	case runs < analysis.MinRuns:
-		fmt.Fprintf(&b, "\n%d valid runs a side: too few for a test (%d).\n", runs, analysis.MinRuns)
+		fmt.Fprintf(&b, "\n%d valid runs a side: fewer than %d, so the tests are weak and the intervals wide.\n", runs, analysis.MinRuns)
 	}
 	if line := rampLine(rs.ramp); line != "" {
 		b.WriteString("\n" + line + "\n")

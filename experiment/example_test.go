@@ -57,8 +57,10 @@ load:
 
 func TestExampleSpecs(t *testing.T) {
 	paths, err := filepath.Glob("../examples/experiments/*.yaml")
-	if err != nil || len(paths) < 2 {
-		t.Fatalf("example specs %v, %v", paths, err)
+	top, err2 := filepath.Glob("../examples/*.yaml")
+	paths = append(paths, top...)
+	if err != nil || err2 != nil || len(paths) < 7 {
+		t.Fatalf("example specs %v, %v, %v", paths, err, err2)
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {

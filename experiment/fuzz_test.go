@@ -19,6 +19,8 @@ func FuzzParseSpec(f *testing.F) {
 		f.Fatal(err)
 	}
 	examples, _ := filepath.Glob("../examples/experiments/*.yaml")
+	top, _ := filepath.Glob("../examples/*.yaml")
+	examples = append(examples, top...)
 	for _, p := range append(paths, examples...) {
 		data, err := os.ReadFile(p)
 		if err != nil {
