@@ -386,16 +386,16 @@ for sc in $scenarios; do
   open20k)
     # With pinning on, latlab also runs unpinned (sharing the target's CPUs),
     # so a schedule that slips on one CPU shows next to one that has them all.
-    variants="pinned"
+    variants="unpinned"
     [ "$pin" = 1 ] && variants="pinned unpinned"
     note "open20k: $rounds rounds × latlab ($variants) × ${secs}s"
     for r in $(seq "$rounds"); do
       for v in $variants; do
         if [ "$v" = unpinned ]; then
-          saved=("${load_prefix[@]}"); load_prefix=()
+          saved=(${load_prefix[@]+"${load_prefix[@]}"}); load_prefix=()
         fi
         measure $((secs + 30)) "$latlab" attack "$url" -r 20000 -d "${secs}s" --format json
-        [ "$v" = unpinned ] && load_prefix=("${saved[@]}")
+        [ "$v" = unpinned ] && load_prefix=(${saved[@]+"${saved[@]}"})
         record open20k "$v" "$r" rate "$(jget rate)"
         record open20k "$v" "$r" lag_p99_us "$(to_us "$(jget lag_seconds.p99)" s)"
         record open20k "$v" "$r" lat_p99_us "$(to_us "$(jget latency_seconds.p99)" s)"
