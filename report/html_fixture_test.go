@@ -50,26 +50,48 @@ func richPhase(rng *rand.Rand, start time.Time, variant string, rate float64, se
 		if variant == "proxy" && rate == 400 && i%97 == 5 {
 			s.Code = 503
 		}
-		sec := int(s.Intended / time.Second)
-		for len(ins) <= sec {
-			k := len(ins)
-			ins = append(ins, record.Interval{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
-				Latency: record.NewPacked(), Service: record.NewPacked(), InFlightMean: rate * lat.Seconds(), InFlightMax: 3})
-		}
-		in := &ins[sec]
-		in.Sent++
-		in.Completed++
-		if s.Code >= 400 {
-			in.Unsuccessful++
-		}
-		_ = in.Latency.RecordValue(int64(s.Done - s.Intended))
-		_ = in.Service.RecordValue(int64(s.Done - s.Sent))
+		ins = addToInterval(ins, s, rate)
 		rec.Sent()
 		rec.Record(0, s)
 	}
 	res := rec.Stop()
 	res.Intervals = ins
 	return res
+}
+
+// addToInterval counts s in the one-second interval of its intended send,
+// opening intervals up to it, as a Recorder would on a wall clock.
+func addToInterval(ins []record.Interval, s *record.Sample, rate float64) []record.Interval {
+	sec := int(s.Intended / time.Second)
+	for len(ins) <= sec {
+		k := len(ins)
+		ins = append(ins, record.Interval{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
+			Latency: record.NewPacked(), Service: record.NewPacked(), InFlightMean: rate * (s.Done - s.Sent).Seconds(), InFlightMax: 3})
+	}
+	in := &ins[sec]
+	in.Sent++
+	in.Completed++
+	switch {
+	case s.Error != record.OK:
+		in.Errors++
+	case s.Code >= 400:
+		in.Unsuccessful++
+	}
+	_ = in.Latency.RecordValue(int64(s.Done - s.Intended))
+	_ = in.Service.RecordValue(int64(s.Done - s.Sent))
+	return ins
+}
+
+// richProfiles is the CPU profile the first repetition of every run
+// carries; later ones carry none.
+func richProfiles(rep int, start time.Time) []store.Profile {
+	if rep != 1 {
+		return nil
+	}
+	return []store.Profile{{Target: "root", Kind: "cpu", TakenAt: start, Duration: time.Second, Unit: "nanoseconds",
+		Data: []byte("not a real profile"),
+		Top: []store.ProfileFunc{{Function: "net/http.(*conn).serve", Flat: 4e6, Cum: 9e7},
+			{Function: "github.com/latlab/latlab/middleware.Delay", Flat: 2e6, Cum: 3e6}}}}
 }
 
 // richProbes are a run's side measurements: the target's CPU against its
@@ -126,14 +148,7 @@ func richDB(path string) error {
 				}
 				warm := richPhase(rng, start.Add(-time.Second), v, rate, 1, false, false)
 				res := richPhase(rng, start, v, rate, richSeconds, drift, true)
-				var profiles []store.Profile
-				if rep == 1 {
-					profiles = []store.Profile{{Target: "root", Kind: "cpu", TakenAt: start, Duration: time.Second, Unit: "nanoseconds",
-						Data: []byte("not a real profile"),
-						Top: []store.ProfileFunc{{Function: "net/http.(*conn).serve", Flat: 4e6, Cum: 9e7},
-							{Function: "github.com/latlab/latlab/middleware.Delay", Flat: 2e6, Cum: 3e6}}}}
-				}
-				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), profiles); err != nil {
+				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), richProfiles(rep, start)); err != nil {
 					return fmt.Errorf("run %d: %w", pos, err)
 				}
 				pos++

@@ -77,14 +77,7 @@ func perfDB(ctx context.Context, path string) error {
 				}
 				warm := perfPhase(rng, start.Add(-time.Second), v, rate, int(rate), false, false)
 				res := perfPhase(rng, start, v, rate, perfRequests, drift, true)
-				var profiles []store.Profile
-				if rep == 1 {
-					profiles = []store.Profile{{Target: "root", Kind: "cpu", TakenAt: start, Duration: time.Second, Unit: "nanoseconds",
-						Data: []byte("not a real profile"),
-						Top: []store.ProfileFunc{{Function: "net/http.(*conn).serve", Flat: 4e6, Cum: 9e7},
-							{Function: "github.com/latlab/latlab/middleware.Delay", Flat: 2e6, Cum: 3e6}}}}
-				}
-				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), profiles); err != nil {
+				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), richProfiles(rep, start)); err != nil {
 					return fmt.Errorf("run %d: %w", pos, err)
 				}
 				pos++
@@ -123,23 +116,7 @@ func perfPhase(rng *rand.Rand, start time.Time, variant string, rate float64, n 
 			s.Code = 503
 		}
 		s.Done = s.Sent + lat
-		sec := int(s.Intended / time.Second)
-		for len(ins) <= sec {
-			k := len(ins)
-			ins = append(ins, record.Interval{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
-				Latency: record.NewPacked(), Service: record.NewPacked(), InFlightMean: rate * lat.Seconds(), InFlightMax: 3})
-		}
-		in := &ins[sec]
-		in.Sent++
-		in.Completed++
-		switch {
-		case s.Error != record.OK:
-			in.Errors++
-		case s.Code >= 400:
-			in.Unsuccessful++
-		}
-		_ = in.Latency.RecordValue(int64(s.Done - s.Intended))
-		_ = in.Service.RecordValue(int64(s.Done - s.Sent))
+		ins = addToInterval(ins, s, rate)
 		rec.Sent()
 		rec.Record(0, s)
 	}
