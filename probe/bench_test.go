@@ -2,8 +2,11 @@ package probe
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // benchBuckets returns 30 cumulative buckets (29 exponential bounds from
@@ -52,5 +55,105 @@ func BenchmarkQuantile(b *testing.B) {
 		if v := Quantile(0.99, buckets); math.IsNaN(v) {
 			b.Fatal("NaN")
 		}
+	}
+}
+
+// spread returns n values spread log-uniformly over 20 µs … 2 s, about 130
+// buckets of schema 3.
+func spread(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 20e-6 * math.Pow(1e5, (float64(i)+0.5)/float64(n))
+	}
+	return v
+}
+
+// BenchmarkWindowNative is BenchmarkWindowQuantile for a native histogram
+// with about 130 populated buckets of schema 3: record the scrape, then
+// evaluate p50/p90/p99/p100 and the rate over a 1 m window of 5 s scrapes.
+func BenchmarkWindowNative(b *testing.B) {
+	w := newWindows(time.Minute, nil, []float64{0.5, 0.9, 0.99})
+	labels := map[string]string{"instance": "127.0.0.1:9100", "route": "/busywork"}
+	h := nativeHist{schema: 3, zeroThreshold: 0x1p-128}
+	for _, v := range spread(130) {
+		i := int32(math.Ceil(8 * math.Log2(v)))
+		if n := len(h.pos); n == 0 || h.pos[n-1].index != i {
+			h.pos = append(h.pos, nativeBucket{i, 0})
+		}
+	}
+	var scratch nativeHist
+	t := int64(0)
+	scrape := func() {
+		t += 5000
+		for i := range h.pos {
+			h.pos[i].count += float64(i%7 + 1)
+			h.count += float64(i%7 + 1)
+		}
+		scratch = h
+		scratch.pos = append(scratch.pos[:0], h.pos...)
+		w.add(t, "latlab_server_request_duration_seconds", labels, nil, h.count)
+		w.addNative(t, "latlab_server_request_duration_seconds", labels, &scratch)
+	}
+	for range 12 {
+		scrape()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		scrape()
+		if points := w.evaluate(t); len(points) != 5 {
+			b.Fatalf("%d points, want 5", len(points))
+		}
+	}
+}
+
+// BenchmarkScrape is one Scrape of a target on 127.0.0.1 serving 8
+// node-like histograms (25 classic buckets, about 130 native ones each),
+// with a few new observations per scrape: HTTP, decoding, recording and
+// evaluating a 1 m window of 5 s scrapes. "native" reads the protobuf
+// exposition and its native buckets, "text" the text format and its classic
+// buckets.
+func BenchmarkScrape(b *testing.B) {
+	for _, text := range []bool{false, true} {
+		name := "native"
+		if text {
+			name = "text"
+		}
+		b.Run(name, func(b *testing.B) {
+			reg := prometheus.NewRegistry()
+			vec := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name: "latlab_server_request_duration_seconds", Help: "x", Buckets: nodeBuckets(),
+				NativeHistogramBucketFactor: 1.1, NativeHistogramMaxBucketNumber: 160,
+			}, []string{"route"})
+			reg.MustRegister(vec)
+			values := spread(1000)
+			for r := range 8 {
+				for _, v := range values {
+					vec.WithLabelValues(strconv.Itoa(r)).Observe(v)
+				}
+			}
+			srv := newRegistryServer(b, reg, text)
+			s := &Scraper{URLs: []string{srv.URL}}
+			ctx := b.Context()
+			at, k := time.Duration(0), 0
+			scrape := func() []Point {
+				for r := range 8 {
+					for range 4 {
+						vec.WithLabelValues(strconv.Itoa(r)).Observe(values[k%len(values)])
+						k += 7
+					}
+				}
+				at += 5 * time.Second
+				return s.Scrape(ctx, at)
+			}
+			for range 12 {
+				scrape()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if points := scrape(); len(points) != 1+8*5 {
+					b.Fatalf("%d points, want 41", len(points))
+				}
+			}
+		})
 	}
 }

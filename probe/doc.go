@@ -9,14 +9,20 @@
 //
 //   - Scraper scrapes Prometheus metrics endpoints (latlab graph nodes serve
 //     latlab_*_seconds histograms on /metrics) every Interval and computes,
-//     per histogram family and label group, what
-//     histogram_quantile(q, sum by (le, …) (rate(x_bucket[1m]))) would show in
-//     Prometheus for q = 0.5, 0.9 and 0.99, plus p100 (the highest bucket that
-//     grew in the window) and the observation rate: a filter's p90/p99/p100
-//     over time beside its queue wait, without running a Prometheus server.
-//     Quantile, P100 and the rates follow Prometheus's own code (see
-//     Quantile), including counter resets, extrapolation to the window's
-//     edges and its treatment of non-monotonic buckets.
+//     per histogram family and label group, what Prometheus would show for
+//     q = 0.5, 0.9 and 0.99 over a 1 m window, plus p100 (the highest bucket
+//     that grew in the window) and the observation rate: a filter's
+//     p90/p99/p100 over time beside its queue wait, without running a
+//     Prometheus server. Native histograms are preferred: the Scraper asks
+//     for the protobuf exposition, and where the histograms carry native
+//     (exponential) buckets, as latlab's nodes' do, it computes
+//     histogram_quantile(q, sum by (…) (rate(x[1m]))) from those, whose
+//     buckets are 9% wide; elsewhere, and for targets that serve only text,
+//     histogram_quantile(q, sum by (le, …) (rate(x_bucket[1m]))) from the
+//     classic buckets, which may be several times wider. The quantiles and
+//     rates follow Prometheus's own code (see Quantile), including counter
+//     resets, extrapolation to the window's edges and its treatment of
+//     non-monotonic buckets.
 //   - Process samples the CPU use (in % of one core and in % of the cores its
 //     affinity allows, which a CPU budget such as "target CPU under 75%" is
 //     checked against) and the resident memory of given processes and of

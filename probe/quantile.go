@@ -186,3 +186,113 @@ func p100Of(b []Bucket) float64 {
 func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(math.Round(q*1e6)/1e4, 'f', -1, 64)
 }
+
+// nativeQuantile returns the q-quantile of the buckets of a native
+// histogram holding count observations, as PromQL's histogram_quantile
+// computes it for one (promql.HistogramQuantile): the rank is q·count,
+// counted from the lowest bucket for q < 0.5 and as (1−q)·count from the
+// highest one otherwise, skipping empty buckets. Inside the bucket it falls
+// in the quantile is interpolated exponentially, that is linearly in the
+// logarithm of the value, since the bucket boundaries are linear there: the
+// middle of (1, 2] is √2. In the zero bucket it is interpolated linearly.
+//
+// When the buckets hold fewer observations than count (NaN observations are
+// counted but have no bucket), the rank is always counted from the lowest
+// bucket, and a rank past the highest yields that bucket's upper bound.
+// Unlike Prometheus, a bucket with an infinite bound (for observations of
+// ±Inf) yields its finite bound rather than ±Inf, as the +Inf bucket of a
+// classic histogram does. It is NaN when no bucket holds an observation, and
+// follows Quantile for q NaN, below 0 or above 1. buckets are ascending, as
+// nativeHist.ranges returns them.
+func nativeQuantile(q float64, buckets []bucketRange, count float64) float64 {
+	switch {
+	case math.IsNaN(q):
+		return math.NaN()
+	case q < 0:
+		return math.Inf(-1)
+	case q > 1:
+		return math.Inf(+1)
+	}
+	var inBuckets float64
+	for _, b := range buckets {
+		inBuckets += b.count
+	}
+	if !(inBuckets > 0) {
+		return math.NaN()
+	}
+	if !(count > 0) {
+		count = inBuckets
+	}
+	forward := q < 0.5 || (inBuckets < count && !almostEqual(inBuckets, count, smallDeltaTolerance))
+	var (
+		b          bucketRange
+		rank, seen float64
+	)
+	if forward {
+		rank = q * count
+		for _, x := range buckets {
+			if x.count == 0 {
+				continue
+			}
+			b = x
+			if seen += x.count; seen >= rank {
+				break
+			}
+		}
+	} else {
+		rank = (1 - q) * count
+		for i := len(buckets) - 1; i >= 0; i-- {
+			if buckets[i].count == 0 {
+				continue
+			}
+			b = buckets[i]
+			if seen += b.count; seen >= rank {
+				break
+			}
+		}
+	}
+	seen = min(seen, count)
+	if seen < rank {
+		return finiteBound(b.upper, b.lower)
+	}
+	if forward {
+		rank -= seen - b.count
+	} else {
+		rank = seen - rank
+	}
+	fraction := rank / b.count
+	switch {
+	case math.IsInf(b.upper, +1):
+		return b.lower
+	case math.IsInf(b.lower, -1):
+		return b.upper
+	case b.lower <= 0 && b.upper >= 0:
+		return b.lower + (b.upper-b.lower)*fraction
+	}
+	logLower, logUpper := math.Log2(math.Abs(b.lower)), math.Log2(math.Abs(b.upper))
+	if b.lower > 0 {
+		return math.Exp2(logLower + (logUpper-logLower)*fraction)
+	}
+	return -math.Exp2(logUpper + (logLower-logUpper)*(1-fraction))
+}
+
+// nativeP100 returns the upper bound of the highest native bucket holding
+// an observation: fed the rates of a window, the highest bucket that grew in
+// it. For the bucket of +Inf observations it is that bucket's lower bound,
+// math.MaxFloat64. It is NaN without observations.
+func nativeP100(buckets []bucketRange) float64 {
+	for i := len(buckets) - 1; i >= 0; i-- {
+		if b := buckets[i]; b.count > 0 {
+			return finiteBound(b.upper, b.lower)
+		}
+	}
+	return math.NaN()
+}
+
+// finiteBound returns bound unless it is infinite, and else the other bound.
+func finiteBound(bound, other float64) float64 {
+	if math.IsInf(bound, 0) {
+		return other
+	}
+	return bound
+}

@@ -14,24 +14,37 @@ type sample struct {
 // (extrapolatedRate in promql/functions.go, for a float counter without
 // start timestamps). s holds the samples inside the window (end-rng, end],
 // oldest first; ok is false when there are fewer than two, in which case
-// Prometheus returns no value either.
-//
-// The increase is last − first plus, at every decrease (a counter reset), the
-// value before it. It is then extrapolated towards the window's edges: all the
-// way when the first or last sample lies within 1.1 average sample intervals
-// of the edge, by half an interval otherwise, and never past the point where
-// the counter would have been zero.
+// Prometheus returns no value either. It is the increase (see increase)
+// times the extrapolation factor (see extrapolation).
 func rate(s []sample, end, rng int64) (r float64, ok bool) {
 	if len(s) < 2 {
 		return 0, false
 	}
-	first, last := s[0], s[len(s)-1]
-	result := last.v - first.v
+	inc := increase(s)
+	return inc * extrapolation(s, inc, end, rng), true
+}
+
+// increase returns last − first plus, at every decrease (a counter reset),
+// the value before it.
+func increase(s []sample) float64 {
+	result := s[len(s)-1].v - s[0].v
 	for i := 1; i < len(s); i++ {
 		if s[i].v < s[i-1].v {
 			result += s[i-1].v
 		}
 	}
+	return result
+}
+
+// extrapolation returns the factor that turns inc, the increase of a counter
+// over the samples s (at least two), into its rate over the window
+// (end-rng, end]. The increase is extrapolated towards the window's edges:
+// all the way when the first or last sample lies within 1.1 average sample
+// intervals of the edge, by half an interval otherwise, and never past the
+// point where the counter, s[0].v at the first sample, would have been
+// zero.
+func extrapolation(s []sample, inc float64, end, rng int64) float64 {
+	first, last := s[0], s[len(s)-1]
 	var (
 		durationToStart = float64(first.t-(end-rng)) / 1000
 		durationToEnd   = float64(end-last.t) / 1000
@@ -43,8 +56,8 @@ func rate(s []sample, end, rng int64) (r float64, ok bool) {
 		durationToStart = averageInterval / 2
 	}
 	durationToZero := durationToStart
-	if result > 0 && first.v >= 0 {
-		durationToZero = sampledInterval * (first.v / result)
+	if inc > 0 && first.v >= 0 {
+		durationToZero = sampledInterval * (first.v / inc)
 	}
 	if durationToZero < durationToStart {
 		durationToStart = durationToZero
@@ -56,8 +69,7 @@ func rate(s []sample, end, rng int64) (r float64, ok bool) {
 	if sampledInterval != 0 {
 		factor = (sampledInterval + durationToStart + durationToEnd) / sampledInterval
 	}
-	factor /= (time.Duration(rng) * time.Millisecond).Seconds()
-	return result * factor, true
+	return factor / (time.Duration(rng) * time.Millisecond).Seconds()
 }
 
 // trim drops the samples at or before start, which fall out of a window

@@ -9,12 +9,17 @@ import (
 )
 
 // windows keeps the recent cumulative bucket counts of every scraped
-// histogram and evaluates, per family and group,
+// histogram, and its native buckets when it has them, and evaluates, per
+// family and group,
 //
 //	histogram_quantile(q, sum by (le, <by>) (rate(x_bucket[window])))
 //
-// plus p100 and sum by (<by>) (rate(x_count[window])). It is not safe for
-// concurrent use; Scraper serializes calls.
+// or, when every histogram of the group has native buckets in the window,
+//
+//	histogram_quantile(q, sum by (<by>) (rate(x[window])))
+//
+// over those, plus p100 and sum by (<by>) (rate(x_count[window])). It is not
+// safe for concurrent use; Scraper serializes calls.
 type windows struct {
 	window    int64    // milliseconds
 	by        []string // labels to group by besides le; nil keeps all
@@ -25,12 +30,14 @@ type windows struct {
 }
 
 // histSeries is one histogram (a family and a label set without le) as
-// scraped over time: one counter per bucket bound, and its _count.
+// scraped over time: one counter per bucket bound, its _count, and its
+// native buckets if it has any.
 type histSeries struct {
 	group   *group
 	bounds  []float64 // ascending
 	buckets [][]sample
 	count   []sample
+	native  *nativeSeries
 }
 
 // group is what one output label set sums over.
@@ -40,10 +47,13 @@ type group struct {
 	names  []string // series names: one per quantile, then p100, then rate
 
 	// Per evaluation.
-	buckets  []Bucket
-	rate     float64
-	hasRate  bool
-	hasInput bool
+	buckets []Bucket
+	rate    float64
+	hasRate bool
+	inputs  int           // series with samples in the window
+	natives []*nativeHist // the rated native buckets of its series
+	native  nativeHist    // their sum
+	ranges  []bucketRange // and its buckets with their bounds
 }
 
 func newWindows(window time.Duration, by []string, quantiles []float64) *windows {
@@ -61,12 +71,7 @@ func newWindows(window time.Duration, by []string, quantiles []float64) *windows
 // histogram had no _count. Samples not later than the series' last are
 // dropped, as Prometheus drops out-of-order samples.
 func (w *windows) add(t int64, family string, labels map[string]string, buckets []Bucket, count float64) {
-	key := labelsKey(family, labels)
-	s := w.series[key]
-	if s == nil {
-		s = &histSeries{group: w.group(family, labels)}
-		w.series[key] = s
-	}
+	s := w.seriesOf(family, labels)
 	for _, b := range buckets {
 		i, found := slices.BinarySearch(s.bounds, b.UpperBound)
 		if !found {
@@ -78,6 +83,17 @@ func (w *windows) add(t int64, family string, labels map[string]string, buckets 
 	if count >= 0 {
 		s.count = appendSample(s.count, t, count)
 	}
+}
+
+// seriesOf returns the series of a histogram, adding it on first sight.
+func (w *windows) seriesOf(family string, labels map[string]string) *histSeries {
+	key := labelsKey(family, labels)
+	s := w.series[key]
+	if s == nil {
+		s = &histSeries{group: w.group(family, labels)}
+		w.series[key] = s
+	}
+	return s
 }
 
 // appendSample appends v at t, summing into a sample already at t (a bound
@@ -120,12 +136,14 @@ func (w *windows) group(family string, labels map[string]string) *group {
 }
 
 // evaluate computes the window ending at t ms (Prometheus's range (t−window,
-// t]) and returns its points, sorted by group. Series with no sample left in
-// the window are forgotten.
+// t]) and returns its points, sorted by group. A group whose series all have
+// native buckets in the window, at least two scrapes of each, is evaluated
+// from those (see nativeQuantile); any other from the classic buckets (see
+// Quantile). Series with no sample left in the window are forgotten.
 func (w *windows) evaluate(t int64) []Point {
 	start := t - w.window
 	for _, g := range w.groups {
-		g.buckets, g.hasRate, g.rate, g.hasInput = g.buckets[:0], false, 0, false
+		g.buckets, g.hasRate, g.rate, g.inputs, g.natives = g.buckets[:0], false, 0, 0, g.natives[:0]
 	}
 	for key, s := range w.series {
 		empty := true
@@ -141,15 +159,21 @@ func (w *windows) evaluate(t int64) []Point {
 			s.group.rate += r
 			s.group.hasRate = true
 		}
-		if empty && len(s.count) == 0 {
+		if s.native != nil && !s.native.trim(start) {
+			s.native = nil
+		}
+		if empty && len(s.count) == 0 && s.native == nil {
 			delete(w.series, key)
 			continue
 		}
-		s.group.hasInput = true
+		s.group.inputs++
+		if s.native != nil && s.native.rates(t, w.window) {
+			s.group.natives = append(s.group.natives, &s.native.rated)
+		}
 	}
 	w.keys = w.keys[:0]
 	for key, g := range w.groups {
-		if g.hasInput {
+		if g.inputs > 0 {
 			w.keys = append(w.keys, key)
 		} else {
 			delete(w.groups, key)
@@ -160,7 +184,9 @@ func (w *windows) evaluate(t int64) []Point {
 	var points []Point
 	for _, key := range w.keys {
 		g := w.groups[key]
-		if b, ok := normalize(g.buckets); ok {
+		if len(g.natives) == g.inputs {
+			points = w.appendNative(points, g, at)
+		} else if b, ok := normalize(g.buckets); ok {
 			for i, q := range w.quantiles {
 				points = appendValue(points, g, g.names[i], at, quantileOf(q, b))
 			}
@@ -171,6 +197,16 @@ func (w *windows) evaluate(t int64) []Point {
 		}
 	}
 	return points
+}
+
+// appendNative appends the quantiles and p100 of g's native buckets.
+func (w *windows) appendNative(points []Point, g *group, at time.Duration) []Point {
+	g.native.sum(g.natives)
+	g.ranges = g.native.ranges(g.ranges[:0])
+	for i, q := range w.quantiles {
+		points = appendValue(points, g, g.names[i], at, nativeQuantile(q, g.ranges, g.native.count))
+	}
+	return appendValue(points, g, g.names[len(w.quantiles)], at, nativeP100(g.ranges))
 }
 
 // appendValue appends a metrics point unless v is NaN: a window without
