@@ -15,7 +15,7 @@ import (
 // calls. Quantiles are seconds, nearest rank over the samples, and NaN
 // when n/a: from fewer than 1/(1−q) samples.
 type HopStat struct {
-	Caller, Callee string // Caller is "" for the graph's entry
+	Caller, Callee string // Caller is "" for the graph's entry, called by the load generator
 	Kind           string // network or framework
 	Count          int    // samples
 	P50, P90, P99  float64
@@ -51,6 +51,21 @@ func Hops(points []store.ProbePoint) []HopStat {
 			-cmp.Compare(a.Kind, b.Kind))
 	})
 	return out
+}
+
+// OrphanSpans returns how many server spans the trace probe left out of
+// every hop among points because the parent span they name never reached
+// it (Probe "traces", Series orphan_spans_total, summed over callees): a
+// report can say that so many spans without their parent were left out.
+// Such a span's caller is unknown; it is not the load generator's.
+func OrphanSpans(points []store.ProbePoint) int {
+	var n float64
+	for _, p := range points {
+		if p.Probe == "traces" && p.Series == "orphan_spans_total" && p.Value > 0 && !math.IsInf(p.Value, 1) {
+			n += p.Value
+		}
+	}
+	return int(math.Round(n))
 }
 
 // nearestRank returns quantile q of the ascending values vs: the smallest

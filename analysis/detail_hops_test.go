@@ -50,6 +50,44 @@ func TestHops(t *testing.T) {
 	}
 }
 
+func TestOrphanSpans(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	point := func(probe, series, callee string, v float64) store.ProbePoint {
+		return store.ProbePoint{Probe: probe, Series: series, Labels: map[string]string{"callee": callee}, Time: t0, Value: v}
+	}
+	tests := []struct {
+		name   string
+		points []store.ProbePoint
+		want   int
+	}{
+		{"none", nil, 0},
+		{"two runs and two callees", []store.ProbePoint{
+			point("traces", "orphan_spans_total", "branch", 3),
+			point("traces", "orphan_spans_total", "leaf", 2),
+			point("traces", "orphan_spans_total", "branch", 1),
+			point("traces", "framework_seconds", "leaf", 4), // a hop, not a count
+			point("metrics", "orphan_spans_total", "leaf", 9),
+		}, 6},
+		{"not a count", []store.ProbePoint{
+			point("traces", "orphan_spans_total", "leaf", math.NaN()),
+			point("traces", "orphan_spans_total", "leaf", -1),
+			point("traces", "orphan_spans_total", "leaf", math.Inf(1)),
+			point("traces", "orphan_spans_total", "leaf", 1),
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := OrphanSpans(tt.points); got != tt.want {
+				t.Errorf("OrphanSpans = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	// Orphans are no hop.
+	if got := Hops([]store.ProbePoint{point("traces", "orphan_spans_total", "leaf", 1)}); len(got) != 0 {
+		t.Errorf("Hops of an orphan count = %v, want none", got)
+	}
+}
+
 func TestNearestRank(t *testing.T) {
 	vs := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	for _, tc := range []struct {

@@ -172,6 +172,13 @@ func (n *Node) Close() error {
 // instrument is the outermost layer of every request: it counts it in
 // flight, times it into latlab_server_request_duration_seconds and, with
 // tracing on, continues the caller's trace in a server span.
+// observerRoute says whether route serves the tools that watch a node
+// (health checks, scrapes, profiles) rather than requests under test: those
+// are measured but not traced, so a trace is always a request's.
+func observerRoute(route string) bool {
+	return route == "/healthz" || route == "/metrics" || route == "/debug/pprof/"
+}
+
 func (n *Node) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -179,7 +186,7 @@ func (n *Node) instrument(next http.Handler) http.Handler {
 		defer n.m.inFlight.Dec()
 		route := routeLabel(r.URL.Path)
 		var span trace.Span
-		if n.tr.on {
+		if n.tr.on && !observerRoute(route) {
 			ctx := n.tr.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 			ctx, span = n.tr.startSpan(ctx, r.Method+" "+route, trace.SpanKindServer,
 				attribute.String("http.request.method", r.Method),

@@ -28,13 +28,17 @@ const (
 
 // Span is what a TraceReceiver keeps of one received span. ParentID is all
 // zeros for a root span; Service is the resource's service.name, or
-// "unknown_service" when the sender did not set one.
+// "unknown_service" when the sender did not set one; Route is the span's
+// http.route attribute, "" when it has none; Received is when the
+// receiver got it.
 type Span struct {
 	TraceID          [16]byte
 	SpanID, ParentID [8]byte
 	Service, Name    string
+	Route            string
 	Kind             SpanKind
 	Start, End       time.Time
+	Received         time.Time
 }
 
 // Duration returns End − Start.
@@ -54,10 +58,20 @@ type TraceReceiver struct {
 	// to the sender as rejected and counted by Rejected. 0 means 1,000,000.
 	MaxSpans int
 
+	// ParentWait is how long HopsBetween and PointsBetween wait, from a
+	// server span's arrival, for the parent it names when the receiver
+	// does not hold that parent yet: a parent ends after its children, so
+	// it often comes in its service's next export. 0 means one second,
+	// five times the 200 ms export interval latlab gives graph nodes; a
+	// negative value means not to wait.
+	ParentWait time.Duration
+
 	mu       sync.Mutex
 	spans    []Span // appended to only: snapshots of it stay valid
+	epoch    int    // counts Forget calls, which replace spans
+	arrived  chan struct{}
 	rejected int
-	names    map[string]string // interned service and span names
+	names    map[string]string // interned service, span and route names
 }
 
 // NewTraceReceiver returns a receiver with the default limits.
@@ -81,10 +95,16 @@ func (r *TraceReceiver) add(spans []Span, invalid int) int {
 	if r.names == nil {
 		r.names = map[string]string{}
 	}
+	now := time.Now()
 	for _, s := range spans[:kept] {
 		// Interning: a run has a few names but up to a million spans.
-		s.Service, s.Name = r.intern(s.Service), r.intern(s.Name)
+		s.Service, s.Name, s.Route = r.intern(s.Service), r.intern(s.Name), r.intern(s.Route)
+		s.Received = now
 		r.spans = append(r.spans, s)
+	}
+	if kept > 0 && r.arrived != nil {
+		close(r.arrived) // wakes whoever waits for a parent
+		r.arrived = nil
 	}
 	return kept
 }
@@ -105,6 +125,17 @@ func (r *TraceReceiver) snapshot() []Span {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.spans[:len(r.spans):len(r.spans)]
+}
+
+// watch returns the spans kept so far, the count of Forget calls, and a
+// channel closed when more spans arrive.
+func (r *TraceReceiver) watch() ([]Span, int, <-chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.arrived == nil {
+		r.arrived = make(chan struct{})
+	}
+	return r.spans[:len(r.spans):len(r.spans)], r.epoch, r.arrived
 }
 
 // Spans returns a copy of the spans kept so far, in order of arrival.
@@ -133,4 +164,5 @@ func (r *TraceReceiver) Forget(t time.Time) {
 		}
 	}
 	r.spans = kept
+	r.epoch++
 }

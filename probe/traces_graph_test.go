@@ -14,7 +14,8 @@ import (
 
 // TestTraceReceiverGraph sends requests through two real graph nodes,
 // root → leaf, exporting spans with OTLP/HTTP to a receiver, and checks
-// the receiver sees both hops of every request.
+// the receiver sees both hops of every request and no others: not the
+// nodes' metrics scrapes, which they trace too.
 func TestTraceReceiverGraph(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -46,17 +47,25 @@ func TestTraceReceiverGraph(t *testing.T) {
 	leafURL := start(graph.NodeConfig{Name: "leaf"})
 	rootURL := start(graph.NodeConfig{Name: "root", Downstreams: []string{leafURL}})
 
-	const requests = 5
-	begin := time.Now()
-	for range requests {
-		resp, err := http.Get(rootURL + "/busywork?ms=2")
+	get := func(url string) {
+		t.Helper()
+		resp, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET /busywork: %d", resp.StatusCode)
+			t.Fatalf("GET %s: %d", url, resp.StatusCode)
+		}
+	}
+	const requests = 5
+	begin := time.Now()
+	for i := range requests {
+		get(rootURL + "/busywork?ms=2")
+		if i%2 == 0 { // as the metrics probe does during a trial
+			get(rootURL + "/metrics")
+			get(leafURL + "/metrics")
 		}
 	}
 	// Ending Serve closes each node, which flushes its spans before
@@ -99,8 +108,14 @@ func TestTraceReceiverGraph(t *testing.T) {
 	if call.Network.P50 <= 0 {
 		t.Errorf("root→leaf network p50 %s, want above zero", call.Network.P50)
 	}
-	if got := len(rcv.Points(begin)); got != 3*requests {
+	points := rcv.Points(begin)
+	if got := len(points); got != 3*requests {
 		t.Errorf("%d points, want %d (two framework and one network per request)", got, 3*requests)
+	}
+	for _, p := range points {
+		if p.Series == "orphan_spans_total" {
+			t.Errorf("%v orphan spans of %s: want every parent found", p.Value, p.Labels["callee"])
+		}
 	}
 	if rcv.Rejected() != 0 {
 		t.Errorf("%d spans rejected", rcv.Rejected())

@@ -23,9 +23,14 @@ import (
 // framework. Children that run in parallel count once, so with sequential
 // children it is the duration minus their sum; it is never below zero.
 //
-// Caller is "" for server spans with no parent among the spans held, such
-// as the graph's entry, called by the load generator; such a hop has no
-// Network samples.
+// Caller is "" for server spans that name no parent: the graph's entry,
+// called by the load generator, which sends no traceparent. Such a hop has
+// no Network samples. A server span that names a parent the receiver does
+// not hold (its export was lost, or came too late: see
+// TraceReceiver.ParentWait) is an orphan: it is in no hop, and
+// PointsBetween counts it. Server spans of /metrics, /healthz and
+// /debug/pprof/ (their http.route), which latlab itself calls on graph
+// nodes besides the load, are in no hop either.
 type Hop struct {
 	Caller, Callee string
 
@@ -59,6 +64,19 @@ type hopSamples struct {
 	network, framework []hopSample
 }
 
+// orphans counts one service's server spans whose parent never came.
+type orphans struct {
+	n    int
+	last time.Time // the latest start among them
+}
+
+// hopSet is what hopsOf finds: the samples of every hop, and the orphans
+// of every service.
+type hopSet struct {
+	hops    map[hopKey]*hopSamples
+	orphans map[string]*orphans
+}
+
 // spanKey identifies a span across traces.
 type spanKey struct {
 	trace [16]byte
@@ -70,8 +88,10 @@ func (r *TraceReceiver) Hops() []Hop { return r.HopsBetween(time.Time{}, time.Ti
 
 // HopsBetween returns the hops of the spans that started in [start, end),
 // ordered by caller and callee. A zero start or end leaves that side open.
+// Server spans whose parent has not arrived are waited for first, for up
+// to ParentWait after their arrival.
 func (r *TraceReceiver) HopsBetween(start, end time.Time) []Hop {
-	m := hopsOf(r.snapshot(), start, end)
+	m := hopsOf(r.settled(start, end), start, end).hops
 	hops := make([]Hop, 0, len(m))
 	for k, s := range m {
 		hops = append(hops, Hop{
@@ -92,15 +112,24 @@ func (r *TraceReceiver) HopsBetween(start, end time.Time) []Hop {
 // start, for storage: Probe "traces", Series "network_seconds" or
 // "framework_seconds", Labels "caller" and "callee", T the start of the
 // span the sample came from as an offset from start, Value the time in
-// seconds. Points are ordered by T. The points of one hop share one
-// Labels map; treat it as read-only.
+// seconds. Each service with orphans (server spans left out of every hop
+// because their parent never arrived; see Hop) adds a point of Series
+// "orphan_spans_total", Labels "callee", Value their count and T the
+// start of the last of them. Points are ordered by T. The points of one
+// hop share one Labels map; treat it as read-only. Like HopsBetween, it
+// first waits up to ParentWait for missing parents.
 func (r *TraceReceiver) Points(start time.Time) []Point { return r.PointsBetween(start, time.Time{}) }
 
 // PointsBetween is Points for the spans that started in [start, end); a
 // zero end leaves the window open.
 func (r *TraceReceiver) PointsBetween(start, end time.Time) []Point {
 	var points []Point
-	for k, s := range hopsOf(r.snapshot(), start, end) {
+	set := hopsOf(r.settled(start, end), start, end)
+	for svc, o := range set.orphans {
+		points = append(points, Point{Probe: "traces", Series: "orphan_spans_total", Labels: map[string]string{"callee": svc},
+			T: o.last.Sub(start), Value: float64(o.n)})
+	}
+	for k, s := range set.hops {
 		labels := map[string]string{"caller": k.caller, "callee": k.callee}
 		for _, x := range s.network {
 			points = append(points, Point{Probe: "traces", Series: "network_seconds", Labels: labels, T: x.at.Sub(start), Value: x.d.Seconds()})
@@ -116,10 +145,10 @@ func (r *TraceReceiver) PointsBetween(start, end time.Time) []Point {
 	return points
 }
 
-// hopsOf computes the samples of every hop among spans, keeping those
-// whose span started in [start, end). A span sent twice (an exporter's
-// retry) counts once.
-func hopsOf(spans []Span, start, end time.Time) map[hopKey]*hopSamples {
+// hopsOf computes the samples of every hop among spans, and the orphans,
+// keeping those whose span started in [start, end). A span sent twice (an
+// exporter's retry) counts once.
+func hopsOf(spans []Span, start, end time.Time) hopSet {
 	n := len(spans)
 	index := make(map[spanKey]int32, n)
 	for i := range spans {
@@ -141,10 +170,7 @@ func hopsOf(spans []Span, start, end time.Time) map[hopKey]*hopSamples {
 			firstChild[p] = int32(i) + 1
 		}
 	}
-	inWindow := func(t time.Time) bool {
-		return (start.IsZero() || !t.Before(start)) && (end.IsZero() || t.Before(end))
-	}
-	hops := map[hopKey]*hopSamples{}
+	hops, lost := map[hopKey]*hopSamples{}, map[string]*orphans{}
 	hop := func(caller, callee string) *hopSamples {
 		k := hopKey{caller, callee}
 		h := hops[k]
@@ -157,22 +183,39 @@ func hopsOf(spans []Span, start, end time.Time) map[hopKey]*hopSamples {
 	var busy [][2]time.Time // scratch: the children's intervals
 	for i := range spans {
 		s := &spans[i]
-		if !unique(i) || !inWindow(s.Start) {
+		if !unique(i) || !inWindow(s.Start, start, end) {
 			continue
 		}
 		switch s.Kind {
 		case SpanKindClient:
 			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
 				child := &spans[c-1]
-				if child.Kind == SpanKindServer && child.Service != s.Service {
+				if child.Kind == SpanKindServer && child.Service != s.Service && !observerRoute(child.Route) {
 					h := hop(s.Service, child.Service)
 					h.network = append(h.network, hopSample{s.Start, s.Duration() - child.Duration()})
 				}
 			}
 		case SpanKindServer:
-			caller := ""
-			if parent[i] != 0 {
+			if observerRoute(s.Route) {
+				continue
+			}
+			caller := "" // no parent named: called by the load generator
+			switch {
+			case parent[i] != 0:
 				caller = spans[parent[i]-1].Service
+			case s.ParentID != [8]byte{}:
+				// The parent exists but is not here: whoever called, it was
+				// not the load generator.
+				o := lost[s.Service]
+				if o == nil {
+					o = &orphans{}
+					lost[s.Service] = o
+				}
+				o.n++
+				if s.Start.After(o.last) {
+					o.last = s.Start
+				}
+				continue
 			}
 			busy = busy[:0]
 			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
@@ -186,7 +229,13 @@ func hopsOf(spans []Span, start, end time.Time) map[hopKey]*hopSamples {
 			h.framework = append(h.framework, hopSample{s.Start, max(0, s.Duration()-covered(busy, s.Start, s.End))})
 		}
 	}
-	return hops
+	return hopSet{hops, lost}
+}
+
+// inWindow says whether t is in [start, end), a zero start or end leaving
+// that side open.
+func inWindow(t, start, end time.Time) bool {
+	return (start.IsZero() || !t.Before(start)) && (end.IsZero() || t.Before(end))
 }
 
 // covered returns how much of [from, to] the intervals cover, each

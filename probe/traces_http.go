@@ -208,6 +208,11 @@ func spansOf(msg *coltracepb.ExportTraceServiceRequest, fromJSON bool) (spans []
 
 func spanOf(s *tracepb.Span, service string) (Span, bool) {
 	sp := Span{Service: service, Name: s.GetName()}
+	for _, kv := range s.GetAttributes() {
+		if kv.GetKey() == "http.route" {
+			sp.Route = kv.GetValue().GetStringValue()
+		}
+	}
 	start, end, kind := s.GetStartTimeUnixNano(), s.GetEndTimeUnixNano(), s.GetKind()
 	if len(s.TraceId) != 16 || len(s.SpanId) != 8 || (len(s.ParentSpanId) != 0 && len(s.ParentSpanId) != 8) ||
 		end < start || end > math.MaxInt64 || kind < 0 || kind > tracepb.Span_SPAN_KIND_CONSUMER {

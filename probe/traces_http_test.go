@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	statuspb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -32,7 +33,9 @@ const traceJSON = `{"resourceSpans":[{
 
 func TestTraceReceiverJSON(t *testing.T) {
 	r := NewTraceReceiver()
+	before := time.Now()
 	w := tracePost(t, r, "application/json; charset=utf-8", "", []byte(traceJSON))
+	after := time.Now()
 	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("POST: %d %s %q", w.Code, w.Header().Get("Content-Type"), w.Body.Bytes())
 	}
@@ -47,8 +50,14 @@ func TestTraceReceiverJSON(t *testing.T) {
 		{TraceID: trace, SpanID: [8]byte{0xee, 0xe1, 0x9b, 0x7e, 0xc3, 0xc1, 0xb1, 0x75}, ParentID: [8]byte{0xee, 0xe1, 0x9b, 0x7e, 0xc3, 0xc1, 0xb1, 0x74},
 			Service: "root", Name: "busywork", Kind: SpanKindInternal, Start: time.Unix(1700000000, 1e6), End: time.Unix(1700000000, 9e6)},
 	}
-	if diff := cmp.Diff(want, r.Spans()); diff != "" {
+	got := r.Spans()
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Span{}, "Received")); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
+	}
+	for _, s := range got {
+		if s.Received.Before(before) || s.Received.After(after) {
+			t.Errorf("span %s received at %s, want during the POST (%s to %s)", s.Name, s.Received, before, after)
+		}
 	}
 	if diff := cmp.Diff([]Hop{{Callee: "root", Count: 1, Framework: hopDurations(2 * ms)}}, r.Hops()); diff != "" {
 		t.Errorf("hops (-want +got):\n%s", diff)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -193,6 +194,131 @@ func TestTraceHopsChain(t *testing.T) {
 	r.Forget(traceBase.Add(500 * ms))
 	if got := r.Hops(); len(got) != 3 || got[0].Count != 1 {
 		t.Errorf("after Forget, hops %+v: want the second trace's only", got)
+	}
+}
+
+// chainPoints are the points of one chainSpans(0) trace read from the
+// trace's start.
+func chainPoints() []Point {
+	leafLabels := map[string]string{"caller": "mid", "callee": "leaf"}
+	midLabels := map[string]string{"caller": "root", "callee": "mid"}
+	rootLabels := map[string]string{"caller": "", "callee": "root"}
+	p := func(series string, labels map[string]string, at time.Duration, d time.Duration) Point {
+		return Point{Probe: "traces", Series: series, Labels: labels, T: at, Value: d.Seconds()}
+	}
+	return []Point{
+		p("framework_seconds", rootLabels, 0, 20*ms),
+		p("network_seconds", midLabels, 30*ms, 5*ms),
+		p("framework_seconds", midLabels, 32*ms, 15*ms),
+		p("network_seconds", leafLabels, 50*ms, 3*ms),
+		p("framework_seconds", leafLabels, 51*ms, 7*ms),
+	}
+}
+
+// TestTraceHopsParentLater sends a trace's children before its root, as
+// services exporting on their own schedules do, and reads its points in
+// between: the reading waits for the root and gives every hop its caller.
+func TestTraceHopsParentLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := NewTraceReceiver()
+		batches := chainSpans(0)
+		tracePostSpans(t, r, 1, batches[0]) // leaf
+		tracePostSpans(t, r, 1, batches[1]) // mid, whose parent is root's client span
+		begin := time.Now()
+		got := make(chan []Point)
+		go func() { got <- r.PointsBetween(traceBase, time.Time{}) }()
+		synctest.Wait() // the reading waits for mid's parent
+		select {
+		case p := <-got:
+			t.Fatalf("points read before the parent came: %v", p)
+		default:
+		}
+		time.Sleep(200 * time.Millisecond) // the root's service exports later
+		tracePostSpans(t, r, 1, batches[2])
+		if diff := cmp.Diff(chainPoints(), <-got); diff != "" {
+			t.Errorf("points (-want +got):\n%s", diff)
+		}
+		if waited := time.Since(begin); waited != 200*time.Millisecond {
+			t.Errorf("waited %s for the parent, want until it came (200ms)", waited)
+		}
+	})
+}
+
+// TestTraceHopsOrphans reads a trace whose root never arrives, beside a
+// whole one: the orphan is left out of every hop and counted, after
+// waiting ParentWait for its parent.
+func TestTraceHopsOrphans(t *testing.T) {
+	tests := []struct {
+		name string
+		wait time.Duration
+		want time.Duration // how long the reading waits
+	}{
+		{"default wait", 0, defaultParentWait},
+		{"short wait", 300 * ms, 300 * ms},
+		{"no wait", -1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := &TraceReceiver{ParentWait: tt.wait}
+				for _, spans := range chainSpans(0) {
+					tracePostSpans(t, r, 1, spans)
+				}
+				batches := chainSpans(time.Second)
+				tracePostSpans(t, r, 2, batches[0])
+				tracePostSpans(t, r, 2, batches[1]) // root's never comes
+				begin := time.Now()
+				points := r.PointsBetween(traceBase.Add(time.Second), time.Time{})
+				if waited := time.Since(begin); waited != tt.want {
+					t.Errorf("waited %s for the parent, want %s", waited, tt.want)
+				}
+				leafLabels := map[string]string{"caller": "mid", "callee": "leaf"}
+				want := []Point{
+					{Probe: "traces", Series: "orphan_spans_total", Labels: map[string]string{"callee": "mid"}, T: 32 * ms, Value: 1},
+					{Probe: "traces", Series: "network_seconds", Labels: leafLabels, T: 50 * ms, Value: (3 * ms).Seconds()},
+					{Probe: "traces", Series: "framework_seconds", Labels: leafLabels, T: 51 * ms, Value: (7 * ms).Seconds()},
+				}
+				if diff := cmp.Diff(want, points); diff != "" {
+					t.Errorf("points of the trace without its root (-want +got):\n%s", diff)
+				}
+				// Both traces: the whole one's entry still comes from the
+				// load generator; mid's orphan comes from no one.
+				wantHops := []Hop{
+					{Caller: "", Callee: "root", Count: 1, Framework: hopDurations(20 * ms)},
+					{Caller: "mid", Callee: "leaf", Count: 2, Network: hopDurations(3*ms, 3*ms), Framework: hopDurations(7*ms, 7*ms)},
+					{Caller: "root", Callee: "mid", Count: 1, Network: hopDurations(5 * ms), Framework: hopDurations(15 * ms)},
+				}
+				if diff := cmp.Diff(wantHops, r.Hops()); diff != "" {
+					t.Errorf("hops (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+// TestTraceHopsObserverRoutes sends the root spans a graph node makes for
+// latlab's own scrapes, profiles and readiness checks: they are no hop.
+func TestTraceHopsObserverRoutes(t *testing.T) {
+	r := NewTraceReceiver()
+	for trace, route := range []string{"/metrics", "/debug/pprof/", "/healthz", "/busywork"} {
+		req := exportRequest(byte(trace+1), tspan{"leaf", kindServer, 1, 0, 0, 2 * ms})
+		req.ResourceSpans[0].ScopeSpans[0].Spans[0].Attributes = []*commonpb.KeyValue{{
+			Key: "http.route", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: route}},
+		}}
+		body, err := proto.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := tracePost(t, r, "application/x-protobuf", "", body); w.Code != http.StatusOK {
+			t.Fatalf("POST: %d %q", w.Code, w.Body.Bytes())
+		}
+	}
+	want := []Hop{{Caller: "", Callee: "leaf", Count: 1, Framework: hopDurations(2 * ms)}}
+	if diff := cmp.Diff(want, r.Hops()); diff != "" {
+		t.Errorf("hops (-want +got):\n%s", diff)
+	}
+	if got := r.Spans()[0].Route; got != "/metrics" {
+		t.Errorf("first span's route %q, want /metrics", got)
 	}
 }
 
