@@ -56,6 +56,9 @@ func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	}
 	fmt.Fprintf(ew, "\n%s\nload:     %s\nwarm-up:  %s\nin all:   %s, not counting setup, readiness and teardown\n",
 		plural(len(trials), "trial"), load, round(warm), all)
+	if c := s.CPUs; c.Load != "" || c.Targets != "" {
+		fmt.Fprintf(ew, "cpus:     %s\n", c.describe())
+	}
 	return ew.err
 }
 

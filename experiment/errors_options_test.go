@@ -3,7 +3,7 @@ package experiment
 import "testing"
 
 // TestParseSpecOptionErrors covers warm-up, plan options, side-loads,
-// probes, validity and SLO.
+// probes, validity, SLO and CPUs.
 func TestParseSpecOptionErrors(t *testing.T) {
 	testErrors(t, []errorCase{
 		{
@@ -161,6 +161,26 @@ func TestParseSpecOptionErrors(t *testing.T) {
 			name: "slo errors",
 			spec: loadBase + "slo: {errors: 2}\n",
 			want: "spec.yaml:8: slo.errors: 2 is more than 100%; write a percentage such as 75% or a ratio such as 0.75",
+		},
+		{
+			name: "cpus not a list",
+			spec: loadBase + "cpus: {load: 0, targets: one}\n",
+			want: "spec.yaml:8: cpus.targets: \"one\" is not a CPU number or range; expected a CPU list such as 0 or 2-3",
+		},
+		{
+			name: "cpus backwards range",
+			spec: loadBase + "cpus:\n  load: 3-1\n",
+			want: "spec.yaml:9: cpus.load: \"3-1\" is not a CPU range; expected a CPU list such as 0 or 2-3",
+		},
+		{
+			name: "cpus unknown field and empty",
+			spec: loadBase + "cpus: {generator: 0, load: ''}\n",
+			want: "spec.yaml:8: cpus.generator: unknown field\nspec.yaml:8: cpus.load: empty",
+		},
+		{
+			name: "cpus not a mapping",
+			spec: loadBase + "cpus: 0\n",
+			want: "spec.yaml:8: cpus: expected a mapping, got an integer",
 		},
 	})
 }

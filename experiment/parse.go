@@ -142,7 +142,7 @@ func (d *decoder) checkSize(s *Spec, root *yaml.Node, nodes map[string][2]*yaml.
 
 // topKeys are the fields of a spec.
 var topKeys = []string{"version", "name", "variants", "baseline", "load", "warmup", "runs", "order", "seed",
-	"restart", "sideloads", "probes", "validity", "slo"}
+	"restart", "sideloads", "probes", "validity", "slo", "cpus"}
 
 // options decodes the optional top-level fields but baseline.
 func (d *decoder) options(s *Spec, nodes map[string][2]*yaml.Node) {
@@ -185,6 +185,9 @@ func (d *decoder) options(s *Spec, nodes map[string][2]*yaml.Node) {
 	}
 	if kv, ok := nodes["slo"]; ok {
 		d.slo(&s.SLO, kv[1])
+	}
+	if kv, ok := nodes["cpus"]; ok {
+		d.cpus(&s.CPUs, kv[1])
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -236,4 +237,31 @@ func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 		}
 	})
 	return budget
+}
+
+// cpus decodes the cpus field: load and targets, each a CPU list.
+func (d *decoder) cpus(c *CPUs, n *yaml.Node) {
+	d.mapping(n, "cpus", func(key string, k, val *yaml.Node) {
+		f := join("cpus", key)
+		var dst *string
+		switch key {
+		case "load":
+			dst = &c.Load
+		case "targets":
+			dst = &c.Targets
+		default:
+			d.errorf(k, f, "unknown field")
+			return
+		}
+		s, ok := d.text(val, f)
+		if !ok {
+			return
+		}
+		list, err := load.ParseCPUList(s)
+		if err != nil {
+			d.errorf(val, f, "%v; expected a CPU list such as 0 or 2-3", err)
+			return
+		}
+		*dst = load.FormatCPUList(slices.Sorted(slices.Values(list)))
+	})
 }

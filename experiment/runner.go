@@ -33,10 +33,11 @@ type Runner struct {
 	Progress   io.Writer // a live status line; nil shows none
 	NodeOutput io.Writer // graph nodes' and setup commands' output; nil discards
 
-	traces    *probe.TraceReceiver
-	tracesURL string
-	siblings  map[string][]*record.Result // earlier runs of a variant and level in this process
-	total     int                         // trials in the plan
+	traces     *probe.TraceReceiver
+	tracesURL  string
+	targetCPUs []int                       // where variants' processes start; nil means latlab's own
+	siblings   map[string][]*record.Result // earlier runs of a variant and level in this process
+	total      int                         // trials in the plan
 }
 
 // Outcome is what Run did.
@@ -56,6 +57,9 @@ type Outcome struct {
 // and returns with Outcome.Interrupted set.
 func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	var out Outcome
+	if err := r.pin(); err != nil {
+		return out, err
+	}
 	exp, resumed, err := r.experiment(ctx)
 	if err != nil {
 		return out, err

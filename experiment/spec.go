@@ -33,6 +33,7 @@ type Spec struct {
 	Probes    Probes     `spec:"probes"`
 	Validity  Validity   `spec:"validity"`
 	SLO       SLO        `spec:"slo"`
+	CPUs      CPUs       `spec:"cpus"`
 
 	sums map[string]string // sha256 of each referenced file, by path as written
 }
@@ -54,6 +55,16 @@ func (s *Spec) Variant(name string) *Variant {
 		}
 	}
 	return nil
+}
+
+// CPUs keeps the load generator and the targets apart, as CPU lists such
+// as "0" or "2-3" (normalised; "" means not pinned). Load pins latlab
+// itself, its load, probes and writer; Targets pins the graph nodes and the
+// start, setup and teardown commands from their first instruction. With
+// only Load given, the targets get the CPUs latlab may use but those.
+type CPUs struct {
+	Load    string `spec:"load"`
+	Targets string `spec:"targets"`
 }
 
 // A Variant is one system under test: a synthetic graph that latlab starts

@@ -39,7 +39,7 @@ func (l *live) metricsURLs() []string {
 func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
 	l := &live{v: v, level: t, nodes: map[string]string{}}
 	if v.Topology != nil {
-		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout}
+		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout, CPUs: r.targetCPUs}
 		if r.traces != nil {
 			opts.Args = append(opts.Args, "--otlp-endpoint", r.tracesURL)
 			// Export spans every 200 ms rather than 5 s, so that a trial's
@@ -97,10 +97,11 @@ func (r *Runner) start(l *live) error {
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := graph.Spawn(cmd); err != nil {
+	if err := graph.SpawnOn(cmd, r.targetCPUs); err != nil {
 		return err
 	}
 	l.started, l.exited = cmd, make(chan struct{})
+	l.pids = append(l.pids, cmd.Process.Pid) // sh execs the command: this is its process
 	go func() {
 		_ = cmd.Wait()
 		close(l.exited)
@@ -160,7 +161,15 @@ func (r *Runner) shell(ctx context.Context, command string) error {
 	cmd.Stderr = io.MultiWriter(out, &limited{w: &tail, n: 2048})
 	cmd.WaitDelay = 2 * time.Second
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Run(); err != nil && !isWaitDelay(err) {
+	var err error
+	if r.targetCPUs != nil {
+		if err = graph.SpawnOn(cmd, r.targetCPUs); err == nil {
+			err = cmd.Wait()
+		}
+	} else {
+		err = cmd.Run()
+	}
+	if err != nil && !isWaitDelay(err) {
 		if s := strings.TrimSpace(tail.String()); s != "" {
 			return fmt.Errorf("%w: %s", err, s)
 		}

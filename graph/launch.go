@@ -24,6 +24,7 @@ type LaunchOptions struct {
 	Ready  time.Duration // how long a node may take to answer /healthz; 0 means 30 s
 	Output io.Writer     // where nodes' stdout and stderr go; nil discards them
 	Env    []string      // more environment variables for every node, KEY=value
+	CPUs   []int         // start every node on these CPUs and have it keep to them; nil means latlab's
 }
 
 // A Cluster is a graph running as local processes.
@@ -108,6 +109,9 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 				args = append(args, "--peer", p.Name+"="+urls[p.Name])
 			}
 		}
+		if len(o.CPUs) > 0 {
+			args = append(args, "--cpus", cpuArg(o.CPUs))
+		}
 		args = append(args, o.Args...)
 		cmd := exec.Command(o.Binary, args...)
 		cmd.Stdout, cmd.Stderr = prefixed(o.Output, s.Name), prefixed(o.Output, s.Name)
@@ -116,7 +120,7 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 			cmd.Env = append(os.Environ(), o.Env...)
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-		if err := Spawn(cmd); err != nil {
+		if err := SpawnOn(cmd, o.CPUs); err != nil {
 			c.Stop()
 			return nil, fmt.Errorf("service %s: starting %s: %w", s.Name, o.Binary, err)
 		}

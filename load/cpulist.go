@@ -36,3 +36,25 @@ func ParseCPUList(s string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// FormatCPUList writes cpus as ParseCPUList reads them, with runs of
+// consecutive CPUs as ranges: [0 1 2 5] is "0-2,5".
+func FormatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(cpus[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(cpus[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}

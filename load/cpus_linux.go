@@ -36,3 +36,18 @@ func PinCPUs(cpus []int) error {
 	}
 	return nil
 }
+
+// AllowedCPUs lists the CPUs the calling thread may run on, in order.
+func AllowedCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("reading the CPUs this process may use: %w", err)
+	}
+	var out []int
+	for c := 0; c < len(set)*64 && len(out) < set.Count(); c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/latlab/latlab/load"
+)
+
+// pin applies the spec's cpus: latlab itself goes to the load CPUs, and
+// the variants' processes will start on the target CPUs, by default the
+// CPUs latlab may use but the load's. It fails, before any load, when a
+// CPU is not one this process may use.
+func (r *Runner) pin() error {
+	c := r.Spec.CPUs
+	if c.Load == "" && c.Targets == "" {
+		return nil
+	}
+	allowed, err := load.AllowedCPUs()
+	if err != nil {
+		return fmt.Errorf("%s: cpus: %w", r.Spec.File, err)
+	}
+	list := func(field, s string) ([]int, error) {
+		if s == "" {
+			return nil, nil
+		}
+		cpus, err := load.ParseCPUList(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cpus.%s: %w", r.Spec.File, field, err)
+		}
+		for _, cpu := range cpus {
+			if !slices.Contains(allowed, cpu) {
+				return nil, fmt.Errorf("%s: cpus.%s: CPU %d is not one latlab may use here (it may use %s)",
+					r.Spec.File, field, cpu, load.FormatCPUList(allowed))
+			}
+		}
+		return cpus, nil
+	}
+	loadCPUs, err := list("load", c.Load)
+	if err != nil {
+		return err
+	}
+	targets, err := list("targets", c.Targets)
+	if err != nil {
+		return err
+	}
+	if targets == nil {
+		for _, cpu := range allowed {
+			if !slices.Contains(loadCPUs, cpu) {
+				targets = append(targets, cpu)
+			}
+		}
+	}
+	if loadCPUs != nil {
+		if err := load.PinCPUs(loadCPUs); err != nil {
+			return fmt.Errorf("%s: cpus.load: %w", r.Spec.File, err)
+		}
+	}
+	r.targetCPUs = targets
+	return nil
+}
+
+// describe says where the generator and the targets run.
+func (c CPUs) describe() string {
+	targets := c.Targets
+	if targets == "" {
+		targets = "the others"
+	}
+	loadCPUs := c.Load
+	if loadCPUs == "" {
+		loadCPUs = "any"
+	}
+	return fmt.Sprintf("latlab on %s, targets on %s", loadCPUs, targets)
+}
