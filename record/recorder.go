@@ -72,6 +72,7 @@ type counters struct {
 	codes                 map[int]int64
 	classes               [numClasses]int64
 	firstIntended         time.Duration
+	lastSent              time.Duration
 	lastDone              time.Duration
 	any                   bool
 }
@@ -96,7 +97,7 @@ func (c *counters) reset() {
 	c.completed, c.errors, c.unsuccessful, c.bytesIn, c.bytesOut = 0, 0, 0, 0, 0
 	clear(c.codes)
 	c.classes = [numClasses]int64{}
-	c.firstIntended, c.lastDone, c.any = 0, 0, false
+	c.firstIntended, c.lastSent, c.lastDone, c.any = 0, 0, 0, false
 }
 
 // add folds o into c.
@@ -119,9 +120,8 @@ func (c *counters) add(o *counters) {
 		if !c.any || o.firstIntended < c.firstIntended {
 			c.firstIntended = o.firstIntended
 		}
-		if o.lastDone > c.lastDone {
-			c.lastDone = o.lastDone
-		}
+		c.lastSent = max(c.lastSent, o.lastSent)
+		c.lastDone = max(c.lastDone, o.lastDone)
 		c.any = true
 	}
 }
@@ -247,9 +247,8 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	if !c.any || s.Intended < c.firstIntended {
 		c.firstIntended = s.Intended
 	}
-	if s.Done > c.lastDone {
-		c.lastDone = s.Done
-	}
+	c.lastSent = max(c.lastSent, s.Sent)
+	c.lastDone = max(c.lastDone, s.Done)
 	c.any = true
 	if keep && r.kept.Add(1) <= r.cfg.KeepRaw {
 		sh.raw.add(s)

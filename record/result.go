@@ -31,6 +31,7 @@ type Result struct {
 	ErrorExample map[string]string // error class → the first error of that class
 
 	FirstIntended time.Duration // earliest intended send
+	LastSent      time.Duration // latest actual send of a completed request
 	LastDone      time.Duration // latest completion
 
 	Latency *hdr.Histogram // completion − intended send
@@ -59,6 +60,43 @@ func (r *Result) Duration() time.Duration {
 		return 0
 	}
 	return r.LastDone - r.FirstIntended
+}
+
+// SendRate returns the requests sent per second. In the open loop the
+// schedule defines the window: n requests due 1/rate apart span (n−1)/rate
+// from the first intended send to the last actual one, so the rate is
+// (n−1) over that span, and a generator that fell behind shows as a lower
+// rate. A run of 10 requests at 10/s is 10/s, not 10 over the 0.9 s
+// between its first and last request. Other modes have no schedule: the
+// rate is the sends over Duration, as wrk counts requests per second.
+func (r *Result) SendRate() float64 {
+	if w := r.sendWindow(); w > 0 {
+		return float64(r.Sent) / w.Seconds()
+	}
+	return 0
+}
+
+// Throughput returns the successful responses per second, over the longer
+// of the send window (see SendRate) and Duration: a target that keeps up
+// answers at the rate requests were sent, one that fell behind at the rate
+// it got through them.
+func (r *Result) Throughput() float64 {
+	if w := max(r.sendWindow(), r.Duration()); w > 0 {
+		return float64(r.Successes()) / w.Seconds()
+	}
+	return 0
+}
+
+// sendWindow is the time the sends took: in the open loop the span from the
+// first intended send to the last actual one, stretched by one mean gap
+// (n/(n−1)); otherwise Duration.
+func (r *Result) sendWindow() time.Duration {
+	n := r.Requests
+	span := r.LastSent - r.FirstIntended
+	if r.Mode != "open" || n < 2 || span <= 0 {
+		return r.Duration()
+	}
+	return time.Duration(float64(span) * float64(n) / float64(n-1))
 }
 
 // Successes returns the responses whose code counts as success.
@@ -95,9 +133,8 @@ func (r *Result) addInterval(in Interval, c *counters) {
 			r.FirstIntended = c.firstIntended
 		}
 		r.seen = true
-		if c.lastDone > r.LastDone {
-			r.LastDone = c.lastDone
-		}
+		r.LastSent = max(r.LastSent, c.lastSent)
+		r.LastDone = max(r.LastDone, c.lastDone)
 	}
 	if in.InFlightMax > r.InFlightMax {
 		r.InFlightMax = in.InFlightMax

@@ -165,10 +165,8 @@ func Summarize(r *Result) Summary {
 	if r.TLS != nil {
 		s.TLSHandshake = NewDist(r.TLS)
 	}
-	if d > 0 {
-		s.Rate = float64(r.Sent) / d
-		s.Throughput = float64(r.Successes()) / d
-	}
+	s.Rate = r.SendRate()
+	s.Throughput = r.Throughput()
 	for _, in := range r.Intervals {
 		s.Intervals = append(s.Intervals, IntervalJSON{
 			StartSec:     in.Start.Seconds(),

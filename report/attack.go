@@ -106,9 +106,8 @@ func loadLine(res *record.Result) string {
 // warnings says when the numbers may describe the generator, not the target.
 func warnings(res *record.Result) []string {
 	var out []string
-	d := res.Duration().Seconds()
-	if res.TargetRate > 0 && d > 0 && !res.Interrupted {
-		if got := float64(res.Sent) / d; got < minAchieved*res.TargetRate {
+	if res.TargetRate > 0 && !res.Interrupted {
+		if got := res.SendRate(); got > 0 && got < minAchieved*res.TargetRate {
 			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
 				Rate(got), 100*got/res.TargetRate, Rate(res.TargetRate)))
 		}

@@ -43,8 +43,12 @@ type Experiment struct {
 	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
 	Knees          []Knee                 // one per variant when an SLO is given
 	Violations     []Violation            // SLO limits broken, in Levels order
+	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
 	Warnings       []string
 	Runs           RunCounts
+	// Probes summarise the probes of every counted run per variant ×
+	// level; nil until LoadProbes reads them.
+	Probes []ProbeStat
 
 	variants []string
 	runs     map[int64]analysis.Run
@@ -114,6 +118,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		}
 		r.Violations = r.violations()
 	}
+	r.Expectations = r.expectations()
 	return r, nil
 }
 
@@ -178,7 +183,8 @@ func variantOrder(exp *analysis.Experiment) []string {
 type specFields struct {
 	Baseline string `yaml:"baseline"`
 	Variants []struct {
-		Name string `yaml:"name"`
+		Name   string            `yaml:"name"`
+		Expect map[string]string `yaml:"expect"`
 	} `yaml:"variants"`
 	Validity struct {
 		CPUBudget string `yaml:"cpu_budget"` // "75%" or 0.75

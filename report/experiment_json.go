@@ -25,6 +25,12 @@ type ExperimentJSON struct {
 	SLO            *SLOJSON       `json:"slo"`   // null without an SLO
 	Knees          []KneeJSON     `json:"knees"` // empty without an SLO
 	Warnings       []string       `json:"warnings"`
+	// Expectations set the spec's expect: beside what was measured;
+	// empty when no variant has expect:.
+	Expectations []ExpectationJSON `json:"expectations"`
+	// Probes summarise every probe series per variant × level; null when
+	// the probes were not read (see Experiment.LoadProbes).
+	Probes []ProbeJSON `json:"probes"`
 }
 
 // ExperimentInfoJSON names the experiment and counts its runs.
@@ -135,6 +141,42 @@ type KneeJSON struct {
 	FailedConcurrency *int     `json:"failed_concurrency"`
 }
 
+// ExpectationJSON is one percentile of a variant's expect: at one level;
+// see Expectation. The interval is what the verdict was judged on: the
+// 95% CI of the median ("95% CI"), else the range of the runs.
+type ExpectationJSON struct {
+	Variant         string   `json:"variant"`
+	Rate            float64  `json:"rate"`
+	Concurrency     int      `json:"concurrency"`
+	Percentile      string   `json:"percentile"` // p50, p99.9, max, or as the spec wrote it when not read
+	ExpectedSeconds float64  `json:"expected_seconds"`
+	Runs            int      `json:"runs"` // counted runs with a value
+	MeasuredSeconds *float64 `json:"measured_seconds"`
+	LoSeconds       *float64 `json:"lo_seconds"`
+	HiSeconds       *float64 `json:"hi_seconds"`
+	Interval        string   `json:"interval"` // "95% CI", "range of 5 runs", "1 run"; "" when n/a
+	Ratio           *float64 `json:"ratio"`    // measured / expected
+	DiffSeconds     *float64 `json:"diff_seconds"`
+	Verdict         string   `json:"verdict"` // within, above, below, n/a
+	Note            string   `json:"note"`    // why n/a
+}
+
+// ProbeJSON is one probe series of a variant at a level; see ProbeStat.
+// Median and max are in the unit the series name gives (seconds for
+// _seconds, bytes for _bytes, per second for :rate).
+type ProbeJSON struct {
+	Variant     string            `json:"variant"`
+	Rate        float64           `json:"rate"`
+	Concurrency int               `json:"concurrency"`
+	Probe       string            `json:"probe"`
+	Series      string            `json:"series"`
+	Labels      map[string]string `json:"labels"`
+	Median      float64           `json:"median"`
+	Max         float64           `json:"max"`
+	Runs        int               `json:"runs"`
+	Points      int               `json:"points"`
+}
+
 // JSON returns the report as ExperimentJSON.
 func (r *Experiment) JSON() ExperimentJSON {
 	e, c := r.Exp, r.Runs
@@ -186,6 +228,24 @@ func (r *Experiment) JSON() ExperimentJSON {
 				kj.FailedRate, kj.FailedConcurrency = &k.Failed.Rate, &k.Failed.Concurrency
 			}
 			out.Knees = append(out.Knees, kj)
+		}
+	}
+	out.Expectations = []ExpectationJSON{}
+	for _, e := range r.Expectations {
+		ej := ExpectationJSON{Variant: e.Variant, Rate: e.Rate, Concurrency: e.Concurrency, Percentile: e.Name,
+			ExpectedSeconds: e.Expected, Runs: e.Runs, MeasuredSeconds: num(e.Measured), LoSeconds: num(e.Lo), HiSeconds: num(e.Hi),
+			Interval: e.Interval(), Ratio: num(e.Ratio()), DiffSeconds: num(e.Diff()), Verdict: e.Verdict, Note: e.Note}
+		out.Expectations = append(out.Expectations, ej)
+	}
+	if r.Probes != nil {
+		out.Probes = []ProbeJSON{}
+		for _, p := range r.Probes {
+			labels := p.Labels
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			out.Probes = append(out.Probes, ProbeJSON{Variant: p.Variant, Rate: p.Rate, Concurrency: p.Concurrency, Probe: p.Probe,
+				Series: p.Series, Labels: labels, Median: p.Median, Max: p.Max, Runs: p.Runs, Points: p.Points})
 		}
 	}
 	return out

@@ -25,7 +25,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // a 95% CI of the median; three a side could not reach significance even
 // within one quantile's Holm family: see TestExperimentFewRuns). filter is 50 µs slower than plain, proxy 100 µs;
 // 200/s adds 20 µs to all; proxy fails 1 request in 150 at 200/s. Run 3 of
-// filter at 200/s is flagged and 100 µs slower still.
+// filter at 200/s is flagged and 100 µs slower still. proxy and filter
+// have expect:, filter with a percentile latlab does not read (p75).
 var (
 	fixtureVariants = []string{"plain", "proxy", "filter"}
 	fixtureRates    = []float64{100, 200}
@@ -35,7 +36,8 @@ var (
 const (
 	fixtureReps    = 6
 	fixtureSamples = 1000
-	fixtureSpec    = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n  - name: filter\n"
+	fixtureSpec    = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n" +
+		"  - name: proxy\n    expect: {p50: 350µs}\n  - name: filter\n    expect: {p50: 290µs, p75: 300µs, p99.0: 500us}\n"
 )
 
 // fixtureRun records one run through a real Recorder: fixtureSamples

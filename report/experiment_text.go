@@ -12,8 +12,9 @@ import (
 
 // WriteText writes the report for a terminal: a header, the summary table
 // per variant × level, the flags raised, the overhead table against the
-// baseline, the SLO's knees and violations when an SLO is given, and the
-// warnings.
+// baseline, the spec's expect: against what was measured, the SLO's knees
+// and violations when an SLO is given, the probe summary when LoadProbes
+// has read the probes, and the warnings.
 func (r *Experiment) WriteText(w io.Writer) error {
 	var b strings.Builder
 	e := r.Exp
@@ -41,7 +42,9 @@ func (r *Experiment) WriteText(w io.Writer) error {
 	r.summaryText(&b)
 	r.flagsText(&b)
 	r.overheadText(&b)
+	r.expectText(&b)
 	r.sloText(&b)
+	r.probeText(&b)
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "\nwarning: %s", warn)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,9 +11,10 @@ import (
 )
 
 // TestHTMLInBrowser opens the rich fixture's report in headless Chromium:
-// every plot must be laid out with data drawn, and the page must log no
-// error. It saves screenshots of the page and of each section in
-// $LATLAB_SCREENSHOTS, else in a temporary folder.
+// every plot must be laid out with data drawn, the probe plots (small
+// multiples, one per filter, rate and process series) with every series
+// drawn, and the page must log no error. It saves screenshots of the page
+// and of each section in $LATLAB_SCREENSHOTS, else in a temporary folder.
 func TestHTMLInBrowser(t *testing.T) {
 	browsertest.Chromium(t)
 	dir := t.TempDir()
@@ -32,6 +34,23 @@ func TestHTMLInBrowser(t *testing.T) {
 		if p.Points == 0 || p.Series == 0 || p.Paths == 0 || p.Width < 200 || p.Height < 100 {
 			t.Errorf("plot %s is not rendered with data: %+v", p.ID, p)
 		}
+	}
+	probes := 0
+	for _, p := range page.Plots {
+		if !strings.HasPrefix(p.ID, "probe-") {
+			continue
+		}
+		probes++
+		if p.Paths != p.Series || p.Width < 400 {
+			t.Errorf("probe plot %s: %d of %d series drawn, %.0f px wide; want all, at least 400 px", p.ID, p.Paths, p.Series, p.Width)
+		}
+	}
+	// Two filters and their rate, CPU and memory.
+	if probes != 5 {
+		t.Errorf("the browser found %d probe plots; want 5", probes)
+	}
+	if !slices.Contains(page.Sections, "probes") {
+		t.Errorf("no probes section among %v", page.Sections)
 	}
 	if len(page.Problems) > 0 {
 		t.Errorf("the page logged %d problem(s):\n%s", len(page.Problems), strings.Join(page.Problems, "\n"))

@@ -17,7 +17,7 @@ import (
 // The rich fixture is a study as latlab run stores it, for the HTML
 // report: three variants at three rates, five runs each, every run with a
 // warm-up, per-second intervals, raw samples, process and filter metrics,
-// traces and a CPU profile. proxy adds 40 µs, filter 90 µs and drifts
+// traces and a CPU profile. Its spec has no expect:. proxy adds 40 µs, filter 90 µs and drifts
 // upward in its runs at 400/s.
 var (
 	richVariants = []string{"plain", "proxy", "filter"}
@@ -94,20 +94,41 @@ func richProfiles(rep int, start time.Time) []store.Profile {
 			{Function: "github.com/latlab/latlab/middleware.Delay", Flat: 2e6, Cum: 3e6}}}}
 }
 
-// richProbes are a run's side measurements: the target's CPU against its
-// budget, a filter's latency quantiles from its metrics, and trace hops.
-func richProbes(rng *rand.Rand, variant string, start time.Time) []store.ProbePoint {
+// richProbes are a run's side measurements: the target's and latlab's
+// CPU against the budget and their memory; for filter, two filters'
+// latency quantiles and observation rates from the target's metrics, one
+// taking microseconds and one a hundred times longer; and trace hops.
+func richProbes(rng *rand.Rand, variant string, rate float64, start time.Time) []store.ProbePoint {
 	var out []store.ProbePoint
-	proc := map[string]string{"pid": "4242", "role": "target", "comm": "latlab-node"}
+	procs := []map[string]string{{"pid": "4242", "role": "target", "comm": "latlab-node"}, {"pid": "4100", "role": "latlab", "comm": "latlab"}}
+	filters := []struct {
+		labels map[string]string
+		scale  float64
+	}{
+		{map[string]string{"filter": "delay", "instance": "127.0.0.1:9100"}, 1},
+		{map[string]string{"filter": "passthrough", "instance": "127.0.0.1:9100"}, 0.02},
+	}
+	quantiles := []struct {
+		name  string
+		value float64
+	}{{"p90", 80e-6}, {"p99", 95e-6}, {"p100", 140e-6}}
 	for s := range richSeconds {
 		at := start.Add(time.Duration(s) * time.Second)
-		out = append(out, store.ProbePoint{Probe: "process", Series: "cpu_allowed_percent", Labels: proc, Time: at, Value: 30 + 10*rng.Float64()},
-			store.ProbePoint{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: float64(40<<20 + rng.IntN(1<<20))})
-		if variant == "filter" {
-			f := map[string]string{"filter": "delay"}
-			for q, v := range map[string]float64{"p90": 80e-6, "p99": 95e-6, "p100": 140e-6} {
-				out = append(out, store.ProbePoint{Probe: "metrics", Series: "latlab_filter_duration_seconds:" + q, Labels: f, Time: at, Value: v * (1 + 0.1*rng.Float64())})
+		for i, proc := range procs {
+			out = append(out, store.ProbePoint{Probe: "process", Series: "cpu_allowed_percent", Labels: proc, Time: at, Value: 30 + 10*rng.Float64() - 20*float64(i)},
+				store.ProbePoint{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: float64(40<<20 + rng.IntN(1<<20) + i<<23)})
+		}
+		if variant != "filter" {
+			continue
+		}
+		out = append(out, store.ProbePoint{Probe: "metrics", Series: "up", Labels: map[string]string{"instance": "127.0.0.1:9100"}, Time: at, Value: 1})
+		for _, f := range filters {
+			for _, q := range quantiles {
+				out = append(out, store.ProbePoint{Probe: "metrics", Series: "latlab_filter_duration_seconds:" + q.name, Labels: f.labels, Time: at,
+					Value: q.value * f.scale * (1 + 0.1*rng.Float64())})
 			}
+			out = append(out, store.ProbePoint{Probe: "metrics", Series: "latlab_filter_duration_seconds:rate", Labels: f.labels, Time: at,
+				Value: rate * (0.95 + 0.1*rng.Float64())})
 		}
 	}
 	hop := map[string]string{"caller": "gateway", "callee": "root"}
@@ -148,7 +169,7 @@ func richDB(path string) error {
 				}
 				warm := richPhase(rng, start.Add(-time.Second), v, rate, 1, false, false)
 				res := richPhase(rng, start, v, rate, richSeconds, drift, true)
-				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), richProfiles(rep, start)); err != nil {
+				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, rate, start), richProfiles(rep, start)); err != nil {
 					return fmt.Errorf("run %d: %w", pos, err)
 				}
 				pos++

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/latlab/latlab/analysis"
@@ -22,14 +23,30 @@ type htmlView struct {
 
 type htmlFact struct{ Name, Value string }
 
-// An htmlSection is one heading of the page with its text, tables and
-// plots, in that order.
+// An htmlSection is one heading of the page with its text, tables, plots
+// and groups of small plots, in that order.
 type htmlSection struct {
 	ID, Title string
 	Intro     []string
 	Tables    []htmlTable
 	Plots     []template.HTML // inline <svg> elements
+	Groups    []htmlPlotGroup
 	Notes     []string
+}
+
+// An htmlPlotGroup is a subheading of a section with small plots, several
+// to a row.
+type htmlPlotGroup struct {
+	Title, Intro string
+	Code         bool // the title is a name, such as a metric's, set as code
+	Plots        []htmlPlot
+}
+
+// An htmlPlot is one small plot; a wide one takes a row of its own, room
+// for a legend of many lines beside the data instead of over it.
+type htmlPlot struct {
+	SVG  template.HTML
+	Wide bool
 }
 
 type htmlTable struct {
@@ -67,6 +84,9 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 		return v
 	}
 	v.Sections = append(v.Sections, r.summarySection(), r.overheadSection())
+	if len(r.Expectations) > 0 {
+		v.Sections = append(v.Sections, r.expectSection())
+	}
 	if !sloEmpty(r.SLO) {
 		v.Sections = append(v.Sections, r.sloSection())
 	}
@@ -146,6 +166,31 @@ func (r *Experiment) overheadSection() htmlSection {
 		t.Rows = append(t.Rows, row)
 	}
 	s.Tables = append(s.Tables, t)
+	return s
+}
+
+// expectSection sets the spec's expect: beside what was measured.
+func (r *Experiment) expectSection() htmlSection {
+	s := htmlSection{ID: "expect", Title: "Expected against measured",
+		Intro: []string{"The spec's expect: against the median over runs, judged on its 95% CI (below 6 runs, the range of the runs): " +
+			"within when the expected value lies inside that interval, above or below when all of the interval does."}}
+	t := htmlTable{Head: []string{"variant", "level", "stat", "expected", "measured", "interval", "ratio", "difference", "verdict"}}
+	for _, e := range r.Expectations {
+		m := expectMeasured(e)
+		verdict := htmlCell{Text: e.Verdict, Title: e.Note}
+		if e.Verdict == VerdictNA {
+			verdict.Class = "dim"
+		}
+		t.Rows = append(t.Rows, []htmlCell{{Text: e.Variant}, {Text: e.Level.String(), Class: "num"}, {Text: e.Name},
+			{Text: seconds(e.Expected), Class: "num"}, {Text: m.measured, Class: "num"}, {Text: orDash(m.interval), Class: "num"},
+			{Text: m.ratio, Class: "num"}, {Text: m.diff, Class: "num"}, verdict})
+	}
+	s.Tables = append(s.Tables, t)
+	for _, e := range r.Expectations {
+		if n := e.Variant + " " + e.Name + ": " + e.Note; e.Note != "" && !slices.Contains(s.Notes, n) {
+			s.Notes = append(s.Notes, n)
+		}
+	}
 	return s
 }
 

@@ -46,6 +46,7 @@ func (r *Experiment) rateSection() htmlSection {
 			er.Lo, er.Hi = append(er.Lo, lo), append(er.Hi, hi)
 		}
 		lat.Series = append(lat.Series, p50, p99)
+		lat.Series = append(lat.Series, r.expectMarkers(v, i, x)...)
 		errs.Series = append(errs.Series, er)
 	}
 	if allZero(errs.Series) {
@@ -56,6 +57,9 @@ func (r *Experiment) rateSection() htmlSection {
 	if ciRuns {
 		lat.Note = "line: median over runs; band: 95% CI of the median (range of the runs below 6 runs)"
 	}
+	if len(r.Expectations) > 0 {
+		lat.Note += "; thick bars: the spec's expect:"
+	}
 	lat.Rules = r.sloRules()
 	s.Plots = append(s.Plots, svg(lat))
 	if len(r.Overheads) > 0 {
@@ -63,6 +67,39 @@ func (r *Experiment) rateSection() htmlSection {
 	}
 	s.Plots = append(s.Plots, svg(errs))
 	return s
+}
+
+// expectMarkers mark variant v's expect: at p50 and p99, the quantiles
+// the latency plot draws: at each level it ran, a short thick bar across
+// the level in the variant's colour i, on the x axis x.
+func (r *Experiment) expectMarkers(v string, i int, x plot.Axis) []plot.Series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, l := range r.Levels {
+		lo, hi = min(lo, levelX(l.Level)), max(hi, levelX(l.Level))
+	}
+	// Half a bar: 3% of the axis, or of the level itself when it is alone.
+	half := func(x float64) (float64, float64) { d := 0.03 * (hi - lo); return x - d, x + d }
+	switch {
+	case x.Scale == plot.Log:
+		f := math.Pow(hi/lo, 0.03)
+		half = func(x float64) (float64, float64) { return x / f, x * f }
+	case hi == lo:
+		half = func(x float64) (float64, float64) { return x * 0.97, x * 1.03 }
+	}
+	var out []plot.Series
+	for _, stat := range []string{"p50", "p99"} {
+		s := plot.Series{Name: v + " " + stat + " expected", Color: i, Width: 4}
+		for _, e := range r.Expectations {
+			if e.Variant == v && e.Name == stat {
+				a, b := half(levelX(e.Level))
+				s.Points = append(s.Points, plot.Point{X: a, Y: e.Expected}, plot.Point{X: b, Y: e.Expected}, plot.Point{X: math.NaN(), Y: math.NaN()})
+			}
+		}
+		if len(s.Points) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // overheadChart draws each variant's p50 and p99 overhead against the

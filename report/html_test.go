@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/report/plot"
 )
 
 // writeRichHTML writes the rich fixture's HTML report.
@@ -32,13 +34,15 @@ var (
 	reSection = regexp.MustCompile(`<section id="([^"]+)">\s*<h2>([^<]*)</h2>`)
 	reSVG     = regexp.MustCompile(`<svg [^>]*>`)
 	reAttr    = regexp.MustCompile(`\b(id|data-series|data-points)="([^"]*)"`)
-	reHead    = regexp.MustCompile(`<thead><tr>(.*?)</tr></thead>`)
 	reTag     = regexp.MustCompile(`<[^>]+>`)
+	// rePart finds what htmlStructure lists, in page order.
+	rePart = regexp.MustCompile(`<thead><tr>(.*?)</tr></thead>|<svg [^>]*>|<h3>(.*?)</h3>`)
 )
 
-// htmlStructure lists a page's sections, plots (with their series and
-// point counts) and table heads: what the golden file pins, without the
-// pixel coordinates that any change of layout moves.
+// htmlStructure lists a page's sections, table heads, plot groups and
+// plots (with their series and point counts) in page order: what the
+// golden file pins, without the pixel coordinates that any change of
+// layout moves.
 func htmlStructure(page []byte) string {
 	var b strings.Builder
 	s := string(page)
@@ -50,18 +54,36 @@ func htmlStructure(page []byte) string {
 		}
 		body := s[m[1]:end]
 		fmt.Fprintf(&b, "section %s: %s\n", s[m[2]:m[3]], s[m[4]:m[5]])
-		for _, h := range reHead.FindAllStringSubmatch(body, -1) {
-			fmt.Fprintf(&b, "  table: %s\n", strings.TrimSpace(reTag.ReplaceAllString(strings.ReplaceAll(h[1], "</th>", " | "), "")))
-		}
-		for _, tag := range reSVG.FindAllString(body, -1) {
-			attrs := map[string]string{}
-			for _, a := range reAttr.FindAllStringSubmatch(tag, -1) {
-				attrs[a[1]] = a[2]
+		for _, m := range rePart.FindAllStringSubmatch(body, -1) {
+			switch {
+			case m[1] != "":
+				fmt.Fprintf(&b, "  table: %s\n", strings.TrimSpace(reTag.ReplaceAllString(strings.ReplaceAll(m[1], "</th>", " | "), "")))
+			case m[2] != "":
+				fmt.Fprintf(&b, "  group: %s\n", reTag.ReplaceAllString(m[2], ""))
+			default:
+				attrs := map[string]string{}
+				for _, a := range reAttr.FindAllStringSubmatch(m[0], -1) {
+					attrs[a[1]] = a[2]
+				}
+				fmt.Fprintf(&b, "  plot %s: %s series, %s points\n", attrs["id"], attrs["data-series"], attrs["data-points"])
 			}
-			fmt.Fprintf(&b, "  plot %s: %s series, %s points\n", attrs["id"], attrs["data-series"], attrs["data-points"])
 		}
 	}
 	return b.String()
+}
+
+// plotAttrs returns the id, data-series and data-points of every plot of
+// page, by id.
+func plotAttrs(page string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, tag := range reSVG.FindAllString(page, -1) {
+		attrs := map[string]string{}
+		for _, a := range reAttr.FindAllStringSubmatch(tag, -1) {
+			attrs[a[1]] = a[2]
+		}
+		out[attrs["id"]] = attrs
+	}
+	return out
 }
 
 func TestHTMLStructure(t *testing.T) {
@@ -92,8 +114,9 @@ func TestHTMLSelfContained(t *testing.T) {
 func TestHTMLEveryPlotHasData(t *testing.T) {
 	page := string(writeRichHTML(t, HTMLOptions{}))
 	want := []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate", "cdf", "pdf", "time-latency-",
-		"time-throughput-", "time-inflight-", "trend-", "probe-cpu_allowed_percent", "probe-latlab_filter_duration_seconds",
-		"hops", "profile-"}
+		"time-throughput-", "time-inflight-", "trend-", "probe-cpu_allowed_percent", "probe-rss_bytes",
+		"probe-latlab_filter_duration_seconds-filter_delay", "probe-latlab_filter_duration_seconds-filter_passthrough",
+		"probe-latlab_filter_duration_seconds-rate", "hops", "profile-"}
 	var ids []string
 	for _, tag := range reSVG.FindAllString(page, -1) {
 		attrs := map[string]string{}
@@ -119,6 +142,84 @@ func TestHTMLEveryPlotHasData(t *testing.T) {
 			t.Errorf("the page has no %s", sec)
 		}
 	}
+}
+
+// TestHTMLProbePlots checks the probe plots of the rich fixture, whose
+// filter variant has two filters fifty times apart and their rates: one
+// plot per filter, on a scale that fits it, the rate on a per-second plot
+// of its own, no plot beyond a legend's lines, and every line named in its
+// plot's legend.
+func TestHTMLProbePlots(t *testing.T) {
+	r, d, _ := richWithProbes(t)
+	groups, notes := r.probeCharts(r.representatives(d))
+	if len(notes) > 0 {
+		t.Errorf("lines left out: %q", notes)
+	}
+	var titles []string
+	for _, g := range groups {
+		for _, c := range g.charts {
+			titles = append(titles, g.title+": "+c.Title)
+			if len(c.Series) == 0 || len(c.Series) > maxProbeSeries {
+				t.Errorf("%s: %d series; want 1 to %d", c.Title, len(c.Series), maxProbeSeries)
+			}
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, s := range c.Series {
+				if len(s.Points) == 0 || s.Name == "" {
+					t.Errorf("%s: series %q has %d points", c.Title, s.Name, len(s.Points))
+				}
+				for _, p := range s.Points {
+					lo, hi = min(lo, p.Y), max(hi, p.Y)
+				}
+			}
+			switch {
+			case strings.HasPrefix(c.Title, "observations per second"):
+				if c.Y.Unit != plot.PerSecond {
+					t.Errorf("%s: y unit %v; want per second", c.Title, c.Y.Unit)
+				}
+			case strings.HasPrefix(c.Title, "filter="):
+				// Quantiles of one filter lie within a factor of a few; the
+				// two filters together span fifty.
+				if c.Y.Unit != plot.Seconds || !(hi/lo < 10) {
+					t.Errorf("%s: y unit %v, values %g to %g; want seconds of one filter", c.Title, c.Y.Unit, lo, hi)
+				}
+			}
+		}
+	}
+	want := []string{"latlab_filter_duration_seconds: filter=delay (filter)", "latlab_filter_duration_seconds: filter=passthrough (filter)",
+		"latlab_filter_duration_seconds: observations per second (filter)",
+		"Processes: CPU, share of the CPUs allowed", "Processes: resident memory"}
+	if diff := cmp.Diff(want, titles); diff != "" {
+		t.Errorf("probe plots (-want +got):\n%s", diff)
+	}
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page, d); err != nil {
+		t.Fatal(err)
+	}
+	reLegend := regexp.MustCompile(`(?s)<g class="legend">(.*?)</g>`)
+	svgs := probeSVGs(page.String())
+	if len(svgs) != len(titles) {
+		t.Errorf("the page has %d probe plots; want %d", len(svgs), len(titles))
+	}
+	for id, svg := range svgs {
+		attrs := plotAttrs(svg)[id]
+		m := reLegend.FindStringSubmatch(svg)
+		if m == nil {
+			t.Errorf("%s: no legend", id)
+			continue
+		}
+		if n := strings.Count(m[1], "<text"); fmt.Sprint(n) != attrs["data-series"] {
+			t.Errorf("%s: %d legend entries for %s series", id, n, attrs["data-series"])
+		}
+	}
+}
+
+// probeSVGs returns the page's probe plots by id.
+func probeSVGs(page string) map[string]string {
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?s)<svg [^>]*id="(probe-[^"]*)".*?</svg>`).FindAllStringSubmatch(page, -1) {
+		out[m[1]] = m[0]
+	}
+	return out
 }
 
 func TestHTMLLevel(t *testing.T) {

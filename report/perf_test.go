@@ -77,7 +77,7 @@ func perfDB(ctx context.Context, path string) error {
 				}
 				warm := perfPhase(rng, start.Add(-time.Second), v, rate, int(rate), false, false)
 				res := perfPhase(rng, start, v, rate, perfRequests, drift, true)
-				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, start), richProfiles(rep, start)); err != nil {
+				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, rate, start), richProfiles(rep, start)); err != nil {
 					return fmt.Errorf("run %d: %w", pos, err)
 				}
 				pos++

@@ -30,6 +30,17 @@ func TestDuration(t *testing.T) {
 	}
 }
 
+func TestRate(t *testing.T) {
+	for _, tt := range []struct {
+		in   float64
+		want string
+	}{{99.99998, "100/s"}, {99.99, "99.99/s"}, {100.4, "100/s"}, {12.345, "12.35/s"}, {0, "0.00/s"}} {
+		if got := Rate(tt.in); got != tt.want {
+			t.Errorf("Rate(%g) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestAttackText(t *testing.T) {
 	r := record.NewRecorder(time.Now(), record.Config{})
 	for i := 0; i < 1000; i++ {

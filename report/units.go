@@ -40,9 +40,10 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 }
 
-// Rate formats a per-second rate.
+// Rate formats a per-second rate: whole from 100/s up, else with two
+// decimals. A rate that rounds to 100/s, such as 99.99998, is whole too.
 func Rate(r float64) string {
-	if r >= 100 {
+	if r >= 99.995 {
 		return fmt.Sprintf("%.0f/s", r)
 	}
 	return fmt.Sprintf("%.2f/s", r)

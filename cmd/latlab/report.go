@@ -165,6 +165,11 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return usagef("--baseline: %v", err)
 	}
+	if format == "text" || format == "json" {
+		if err := r.LoadProbes(ctx, db); err != nil {
+			return err
+		}
+	}
 	var out bytes.Buffer
 	switch {
 	case format == "html":

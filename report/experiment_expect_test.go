@@ -1,0 +1,205 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/analysis"
+)
+
+func TestSpecExpect(t *testing.T) {
+	tests := []struct {
+		name     string
+		spec     string
+		want     map[string][]specPercentile
+		variants []string
+	}{
+		{"sorted, named as reported", "version: 1\nvariants:\n  - name: a\n    expect: {p99.0: 5ms, p50: 1ms, p100: 2s, p75: 3ms}\n  - name: b\n",
+			map[string][]specPercentile{"a": {{"p50", 0.5, time.Millisecond}, {"p75", 0.75, 3 * time.Millisecond},
+				{"p99", 0.99, 5 * time.Millisecond}, {"max", 1, 2 * time.Second}}}, []string{"a", "b"}},
+		{"bad entries left out", "variants:\n  - name: a\n    expect: {p50: soon, q9: 1ms, p0: 1ms, p101: 1ms, p90: -2ms, p99.9: 2us}\n",
+			map[string][]specPercentile{"a": {{"p99.9", 0.999, 2 * time.Microsecond}}}, []string{"a"}},
+		{"anchor", "e: &e {p50: 1ms}\nvariants:\n  - {name: a, expect: *e}\n",
+			map[string][]specPercentile{"a": {{"p50", 0.5, time.Millisecond}}}, []string{"a"}},
+		// A bad expect: costs neither the variants nor their order.
+		{"not a mapping", "variants:\n  - name: a\n    expect: [1, 2]\n  - name: b\n    expect: {p50: {x: 1}, p90: 1ms}\n",
+			map[string][]specPercentile{"b": {{"p90", 0.9, time.Millisecond}}}, []string{"a", "b"}},
+		{"none", "version: 1\nvariants:\n  - name: a\n", map[string][]specPercentile{}, []string{"a"}},
+		{"an attack's command line", "latlab attack http://127.0.0.1:8080/ -c 50", map[string][]specPercentile{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := specExpect(tt.spec)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(specPercentile{})); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if vs := specVariants(tt.spec); !cmp.Equal(vs, tt.variants) {
+				t.Errorf("variants %v; want %v", vs, tt.variants)
+			}
+		})
+	}
+}
+
+// TestExpectJudge judges made-up cells: on the 95% CI from 6 runs, on the
+// range of the runs below, never on the median alone.
+func TestExpectJudge(t *testing.T) {
+	ms := func(xs ...float64) []float64 {
+		for i := range xs {
+			xs[i] /= 1e3
+		}
+		return xs
+	}
+	tests := []struct {
+		name     string
+		values   []float64
+		expected float64 // ms
+		want     string
+		interval string
+	}{
+		{"inside the CI", ms(1, 2, 3, 4, 5, 6, 7), 4.5, VerdictWithin, "95% CI"},
+		{"CI above", ms(1, 2, 3, 4, 5, 6, 7), 0.5, VerdictAbove, "95% CI"},
+		{"CI below", ms(1, 2, 3, 4, 5, 6, 7), 7.5, VerdictBelow, "95% CI"},
+		{"median off, range covers", ms(1, 2, 3), 2.9, VerdictWithin, "range of 3 runs"},
+		{"range above", ms(1, 2, 3), 0.9, VerdictAbove, "range of 3 runs"},
+		{"range below", ms(1, 2, 3), 3.1, VerdictBelow, "range of 3 runs"},
+		{"one run, equal", ms(2), 2, VerdictWithin, "1 run"},
+		{"one run, above", ms(2), 1, VerdictAbove, "1 run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := analysis.Cell{Stat: analysis.Stats[0], Values: tt.values}
+			c.Median, c.Lo, c.Hi, c.CIOK = analysis.MedianCI(c.Values)
+			e := Expectation{Expected: tt.expected / 1e3}
+			e.judge(c)
+			if e.Verdict != tt.want || e.Interval() != tt.interval {
+				t.Errorf("verdict %s on %q [%g, %g]; want %s on %q", e.Verdict, e.Interval(), e.Lo, e.Hi, tt.want, tt.interval)
+			}
+			if e.Measured != c.Median || e.Runs != len(tt.values) {
+				t.Errorf("measured %g of %d runs; want the median %g of %d", e.Measured, e.Runs, c.Median, len(tt.values))
+			}
+		})
+	}
+}
+
+// TestExpectations checks the fixture's expect: against its levels: a row
+// per level and percentile, the measured side the level's own cell, the
+// verdict what the interval says, and a percentile latlab does not read
+// n/a with a reason.
+func TestExpectations(t *testing.T) {
+	r := newFixture(t, fixture(t), ExperimentOptions{})
+	want := map[string][]string{"proxy": {"p50"}, "filter": {"p50", "p75", "p99"}}
+	var got []string
+	seen := map[string]bool{}
+	for _, e := range r.Expectations {
+		got = append(got, e.Variant+" "+e.Level.String()+" "+e.Name)
+		var level analysis.LevelResult
+		for _, l := range r.Levels {
+			if l.Variant == e.Variant && l.Level == e.Level {
+				level = l
+			}
+		}
+		c, read := level.Cell(e.Name)
+		if !read {
+			if e.Verdict != VerdictNA || !strings.Contains(e.Note, e.Name) || !math.IsNaN(e.Measured) {
+				t.Errorf("%s %s %s: verdict %s, note %q, measured %g; want n/a naming it", e.Variant, e.Level, e.Name, e.Verdict, e.Note, e.Measured)
+			}
+			continue
+		}
+		if e.Measured != c.Median || e.Runs != len(c.Values) || e.CIOK != c.CIOK || e.CIOK != (len(level.RunIDs) >= 6) {
+			t.Errorf("%s %s %s: measured %g of %d runs (CI %v); want the cell's %g of %d (CI %v)", e.Variant, e.Level, e.Name,
+				e.Measured, e.Runs, e.CIOK, c.Median, len(c.Values), c.CIOK)
+		}
+		verdict := VerdictWithin
+		switch {
+		case e.Lo > e.Expected:
+			verdict = VerdictAbove
+		case e.Hi < e.Expected:
+			verdict = VerdictBelow
+		}
+		if e.Verdict != verdict || !(e.Lo <= e.Measured && e.Measured <= e.Hi) {
+			t.Errorf("%s %s %s: %s with %g in [%g, %g] against %g; want %s", e.Variant, e.Level, e.Name, e.Verdict, e.Measured, e.Lo, e.Hi, e.Expected, verdict)
+		}
+		seen[e.Verdict] = true
+	}
+	var wantRows []string
+	for _, l := range r.Levels {
+		for _, name := range want[l.Variant] {
+			wantRows = append(wantRows, l.Variant+" "+l.Level.String()+" "+name)
+		}
+	}
+	if diff := cmp.Diff(wantRows, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	for _, v := range []string{VerdictWithin, VerdictAbove, VerdictBelow} {
+		if !seen[v] {
+			t.Errorf("no row judged %s: the fixture should cover every verdict", v)
+		}
+	}
+}
+
+// TestExpectationsAbsent checks that a spec without expect: adds nothing:
+// the text report is the one with expect: less its table, the JSON the
+// same less its rows, and the HTML page has no such section nor markers.
+func TestExpectationsAbsent(t *testing.T) {
+	with := fixture(t)
+	without := *with
+	without.Spec = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n  - name: filter\n"
+	a, b := newFixture(t, with, ExperimentOptions{}), newFixture(t, &without, ExperimentOptions{})
+	if len(a.Expectations) == 0 || len(b.Expectations) != 0 {
+		t.Fatalf("%d and %d expectations; want some with expect:, none without", len(a.Expectations), len(b.Expectations))
+	}
+	var ta, tb, block strings.Builder
+	if err := a.WriteText(&ta); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteText(&tb); err != nil {
+		t.Fatal(err)
+	}
+	a.expectText(&block)
+	if diff := cmp.Diff(strings.Replace(ta.String(), block.String(), "", 1), tb.String()); diff != "" || block.Len() == 0 {
+		t.Errorf("text without expect: is not the text with it less its table (-with +without):\n%s", diff)
+	}
+	ja, jb := a.JSON(), b.JSON()
+	if jb.Expectations == nil || len(jb.Expectations) != 0 {
+		t.Errorf("JSON expectations %v; want []", jb.Expectations)
+	}
+	ja.Expectations = jb.Expectations
+	if diff := cmp.Diff(ja, jb); diff != "" {
+		t.Errorf("JSON without expect: differs beyond its expectations (-with +without):\n%s", diff)
+	}
+	var raw bytes.Buffer
+	if err := b.WriteJSON(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw.Bytes(), &keys); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(keys["expectations"]); got != "[]" {
+		t.Errorf(`"expectations": %s; want []`, got)
+	}
+	for _, tt := range []struct {
+		r       *Experiment
+		section bool
+		series  string
+	}{{a, true, "9"}, {b, false, "6"}} {
+		var page bytes.Buffer
+		if err := tt.r.WriteHTML(&page, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := page.String()
+		if got := strings.Contains(s, `<section id="expect">`); got != tt.section {
+			t.Errorf("expect section shown: %v; want %v", got, tt.section)
+		}
+		// p50 and p99 per variant, and a marker per expected p50 or p99.
+		if got := plotAttrs(s)["latency-vs-rate"]["data-series"]; got != tt.series {
+			t.Errorf("latency-vs-rate: %s series; want %s", got, tt.series)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/report/plot"
+	"github.com/latlab/latlab/store"
+)
+
+func TestProbeLabels(t *testing.T) {
+	at := time.Unix(0, 0)
+	proc := func(pid, role, comm string) store.ProbePoint {
+		return store.ProbePoint{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": pid, "role": role, "comm": comm}, Time: at}
+	}
+	metric := func(series string, labels map[string]string) store.ProbePoint {
+		return store.ProbePoint{Probe: "metrics", Series: series, Labels: labels, Time: at}
+	}
+	run := []store.ProbePoint{
+		proc("900", "target", "latlab"), proc("1000", "target", "latlab"), proc("950", "latlab", "latlab"),
+		proc("900", "target", "latlab"),
+		metric("f_seconds:p99", map[string]string{"filter": "a", "instance": "127.0.0.1:1"}),
+		metric("f_seconds:rate", map[string]string{"filter": "b", "instance": "127.0.0.1:1"}),
+		metric("g_seconds:p99", map[string]string{"instance": "127.0.0.1:1"}),
+		metric("g_seconds:p99", map[string]string{"instance": "127.0.0.1:2"}),
+		metric("h", nil),
+		{Probe: "process", Series: "up", Labels: map[string]string{"pid": "7"}}, {Probe: "process", Series: "up", Labels: map[string]string{"pid": "3"}},
+	}
+	want := []map[string]string{
+		{"role": "target", "comm": "latlab", "n": "1"}, {"role": "target", "comm": "latlab", "n": "2"}, {"role": "latlab", "comm": "latlab"},
+		{"role": "target", "comm": "latlab", "n": "1"},
+		{"filter": "a"}, {"filter": "b"},
+		{"instance": "127.0.0.1:1"}, {"instance": "127.0.0.1:2"},
+		nil,
+		{"n": "2"}, {"n": "1"},
+	}
+	if diff := cmp.Diff(want, probeLabels(run)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, tt := range []struct {
+		labels map[string]string
+		want   string
+	}{
+		{want[0], "target latlab #1"}, {want[2], "load generator"}, {map[string]string{"comm": "nginx"}, "nginx"},
+		{map[string]string{"route": "/", "code": "200"}, "code=200 route=/"}, {nil, ""},
+	} {
+		if got := labelText(tt.labels); got != tt.want {
+			t.Errorf("labelText(%v) = %q; want %q", tt.labels, got, tt.want)
+		}
+	}
+}
+
+// richWithProbes opens the rich fixture and builds its report with the
+// probes read, and its detail.
+func richWithProbes(t *testing.T) (*Experiment, *Detail, *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	path, err := loadRich()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	exp, err := analysis.Load(ctx, db, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewExperiment(exp, ExperimentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Probes != nil {
+		t.Fatalf("%d probe stats before LoadProbes; want nil", len(r.Probes))
+	}
+	if err := r.LoadProbes(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	d, err := LoadDetail(ctx, db, r, HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, d, db
+}
+
+// TestProbeSummary checks the rich fixture's probe summary against its
+// stored points: every series of every counted run, each run reduced to
+// its median and maximum, the medians' median and the highest maximum;
+// flagged runs and liveness left out, pids and a lone instance too.
+func TestProbeSummary(t *testing.T) {
+	r, _, db := richWithProbes(t)
+	ctx := context.Background()
+	type key struct{ variant, level, series, labels string }
+	want := map[key][2]float64{}
+	runs := map[key]int{}
+	for _, l := range r.Levels {
+		perRun := map[key][][]float64{}
+		for _, id := range l.RunIDs {
+			points, err := db.Probes(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals := map[key][]float64{}
+			for _, p := range points {
+				if p.Series == "up" {
+					continue
+				}
+				labels := map[string]string{}
+				for k, v := range p.Labels {
+					if k != "pid" && k != "instance" {
+						labels[k] = v
+					}
+				}
+				k := key{l.Variant, l.Level.String(), p.Series, fmt.Sprint(labels)}
+				vals[k] = append(vals[k], p.Value)
+			}
+			for k, vs := range vals {
+				perRun[k] = append(perRun[k], vs)
+			}
+		}
+		for k, rs := range perRun {
+			var meds []float64
+			hi := rs[0][0]
+			for _, vs := range rs {
+				meds = append(meds, median(slices.Clone(vs)))
+				hi = max(hi, slices.Max(vs))
+			}
+			want[k], runs[k] = [2]float64{median(meds), hi}, len(rs)
+		}
+	}
+	got := map[key][2]float64{}
+	for _, p := range r.Probes {
+		k := key{p.Variant, p.Level.String(), p.Series, fmt.Sprint(p.Labels)}
+		got[k] = [2]float64{p.Median, p.Max}
+		if p.Runs != runs[k] {
+			t.Errorf("%v: %d runs; want %d", k, p.Runs, runs[k])
+		}
+		if p.Variant == "filter" && p.Rate == 400 {
+			t.Errorf("%v: summarised from flagged runs", k)
+		}
+	}
+	if len(got) != len(r.Probes) {
+		t.Errorf("%d probe stats for %d distinct series", len(r.Probes), len(got))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("probe stats (-want +got):\n%s", diff)
+	}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Probes []ProbeJSON `json:"probes"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Probes) != len(r.Probes) {
+		t.Errorf("JSON has %d probes; want %d", len(j.Probes), len(r.Probes))
+	}
+}
+
+// TestProbeText pins the probe tables of the rich fixture's text report.
+func TestProbeText(t *testing.T) {
+	r, _, _ := richWithProbes(t)
+	var b strings.Builder
+	r.probeText(&b)
+	golden(t, "probes.txt", b.String())
+	var all strings.Builder
+	if err := r.WriteText(&all); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(all.String(), b.String()) {
+		t.Errorf("the text report lacks its probe tables")
+	}
+}
+
+// TestProbeChartsSplit checks that a plot of more lines than a legend
+// holds is drawn once per variant, and that lines one variant still has
+// beyond the cap are counted in the plot and named in the notes.
+func TestProbeChartsSplit(t *testing.T) {
+	r := &Experiment{variants: []string{"a", "b"}}
+	plotOf := func(variants []int, n int) *probePlot {
+		pl := &probePlot{title: "observations per second", family: "f_seconds", kind: ratePlot}
+		for _, v := range variants {
+			for i := range n {
+				pl.lines = append(pl.lines, &probeLine{variant: v, sub: fmt.Sprintf("route=/%02d", i), pts: []plot.Point{{X: 0, Y: 1}}})
+			}
+		}
+		return pl
+	}
+	charts, notes := r.probePlotCharts(plotOf([]int{0, 1}, 8))
+	if len(charts) != 2 || len(notes) != 0 {
+		t.Fatalf("16 lines of 2 variants: %d charts, notes %q; want 2, none", len(charts), notes)
+	}
+	for i, c := range charts {
+		if len(c.Series) != 8 || c.Note != "" || !strings.HasSuffix(c.Title, "("+r.variants[i]+")") {
+			t.Errorf("chart %d: %q, %d series, note %q; want variant %s's 8 lines", i, c.Title, len(c.Series), c.Note, r.variants[i])
+		}
+	}
+	if charts[0].ID == charts[1].ID {
+		t.Errorf("both charts have id %s", charts[0].ID)
+	}
+	charts, notes = r.probePlotCharts(plotOf([]int{1}, maxProbeSeries+2))
+	if len(charts) != 1 || len(charts[0].Series) != maxProbeSeries {
+		t.Fatalf("%d lines of one variant: %d charts; want one of %d lines", maxProbeSeries+2, len(charts), maxProbeSeries)
+	}
+	if want := fmt.Sprintf("%d of %d series drawn", maxProbeSeries, maxProbeSeries+2); !strings.Contains(charts[0].Note, want) {
+		t.Errorf("note %q; want it to say %q", charts[0].Note, want)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "route=/12, route=/13") {
+		t.Errorf("notes %q; want the two lines left out named", notes)
+	}
+}
