@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/perf/benchfmt"
@@ -151,6 +152,9 @@ func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*analysis.BenchC
 		if fl.set {
 			return nil, usagef("%s is for results databases; %s and %s are go test -bench outputs", fl.name, oldIn.arg, newIn.arg)
 		}
+	}
+	if filepath.Clean(oldIn.path) == filepath.Clean(newIn.path) {
+		return nil, usagef("%s is both the old and the new results: give two files, such as go test -bench's output before and after a change", oldIn.arg)
 	}
 	c, err := analysis.CompareBench(oldIn.path, newIn.path, analysis.BenchOptions{Holm: f.holm})
 	if err != nil {

@@ -341,6 +341,7 @@ func TestCompareBadInput(t *testing.T) {
 		{"not bench", []string{notBench, good}, []string{notBench + ":1: not go test -bench output"}},
 		{"missing", []string{filepath.Join(dir, "nope.txt"), good}, []string{"nope.txt: no such file"}},
 		{"one arg", []string{good}, []string{"compare takes two inputs", "got 1"}},
+		{"same file", []string{good, filepath.Join(dir, ".", "good.txt")}, []string{good + " is both the old and the new results"}},
 		{"format", []string{good, good, "--format", "html"}, []string{`--format "html"`}},
 		{"mixed", []string{good, results}, []string{good + " is go test -bench output but " + results + " is a results database"}},
 		{"mixed variant", []string{results + ":plain", good}, []string{results + ":plain is a results database but " + good + " is go test -bench output"}},
