@@ -52,6 +52,12 @@ name), and writes:
     are one family, the p99 rows another);
   - with --slo, each variant's knee (the highest level meeting the SLO)
     and the rows that break it;
+  - for each variant whose spec gives expect: (such as p50: 30ms), the
+    expected against the measured value with its CI, and whether the
+    expectation is within it, above or below;
+  - a summary of the probes per variant × level: each windowed quantile
+    of the scraped histograms (median over the runs, and max), the
+    targets' and latlab's CPU and memory;
   - warnings: too few runs or samples, differences below the measurement
     floor.
 
