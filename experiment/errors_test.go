@@ -233,6 +233,11 @@ func TestParseSpecErrors(t *testing.T) {
 			want: "spec.yaml:8: variants[0].expect.median: unknown field: expected a percentile such as p50, p99 or p99.9",
 		},
 		{
+			name: "expect a percentile no report reads",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    expect: {p50: 30ms, p75: 40ms}\n",
+			want: "spec.yaml:8: variants[0].expect.p75: latlab reports p50, p90, p95, p99, p99.9 and p100 (the maximum) only",
+		},
+		{
 			name: "baseline unknown",
 			spec: loadBase + "baseline: b\n",
 			want: "spec.yaml:8: baseline: no variant is called \"b\"",

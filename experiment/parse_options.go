@@ -14,15 +14,10 @@ import (
 // percentileRE matches a percentile's name, such as p99 or p99.9.
 var percentileRE = regexp.MustCompile(`^p([0-9]{1,3}(\.[0-9]{1,6})?)$`)
 
-// percentiles decodes a mapping of percentiles to latencies, such as
+// percentilesOr decodes a mapping of percentiles to latencies, such as
 // {p50: 30ms, p99: 50ms}, sorted by quantile. Other keys are left to
 // other, which reports whether it took them; nil takes none. what names a
 // value in errors.
-func (d *decoder) percentiles(n *yaml.Node, path, what string) []Percentile {
-	return d.percentilesOr(n, path, what, nil)
-}
-
-// percentilesOr is percentiles with other.
 func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []Percentile {
 	var out []Percentile
 	lines := map[float64]int{}
@@ -71,21 +66,30 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 // are those latlab reports and judges (analysis.Stats): a limit on any
 // other could never be met.
 func (d *decoder) slo(s *SLO, n *yaml.Node) {
+	unjudged := d.unreported("slo", "latlab reports and judges")
 	s.Latency = d.percentilesOr(n, "slo", "bound", func(key string, k, v *yaml.Node) bool {
 		if key != "errors" {
-			if m := percentileRE.FindStringSubmatch(key); m != nil {
-				if q, err := hundredth(m[1]); err == nil && q > 0 && q <= 1 && !judged(q) {
-					d.errorf(k, join("slo", key), "latlab reports and judges p50, p90, p95, p99, p99.9 and p100 (the maximum) only")
-					return true
-				}
-			}
-			return false
+			return unjudged(key, k, v)
 		}
 		if r, ok := d.percent(v, "slo.errors", false, 1); ok {
 			s.Errors = &r
 		}
 		return true
 	})
+}
+
+// unreported returns a percentilesOr hook that rejects, under path, a
+// percentile the reports do not read from every run.
+func (d *decoder) unreported(path, does string) func(key string, k, v *yaml.Node) bool {
+	return func(key string, k, _ *yaml.Node) bool {
+		if m := percentileRE.FindStringSubmatch(key); m != nil {
+			if q, err := hundredth(m[1]); err == nil && q > 0 && q <= 1 && !judged(q) {
+				d.errorf(k, join(path, key), "%s p50, p90, p95, p99, p99.9 and p100 (the maximum) only", does)
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // judged reports whether quantile q is one of analysis.Stats, which an

@@ -42,7 +42,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 			overScope = scope{line: k.Line, path: f}
 			over, _ = d.entries(val, f, overScope)
 		case "expect":
-			v.Expect = d.percentiles(val, f, "percentile")
+			v.Expect = d.percentilesOr(val, f, "percentile", d.unreported(f, "latlab reports"))
 		default:
 			d.errorf(k, f, "unknown field")
 		}
