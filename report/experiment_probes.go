@@ -75,7 +75,7 @@ func summarizeProbes(levels []analysis.LevelResult, points map[int64][]store.Pro
 			labels := probeLabels(run)
 			perRun := map[string][]float64{}
 			for i, p := range run {
-				if p.Series == "up" || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+				if p.Series == "up" || observerRoute(p) || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
 					continue
 				}
 				key := p.Probe + "\x00" + p.Series + "\x00" + labelKey(labels[i])
@@ -136,8 +136,9 @@ func statOrder(stat string) float64 {
 // probeLabels returns the labels of each of one run's points as reports
 // group them. A process is named by its role and command; when several
 // share both, the pid's rank among them is kept as label n, since a pid
-// changes from run to run. A family scraped from one instance only drops
-// its instance label, which may change from run to run too.
+// changes from run to run. A family scraped from one instance only, or
+// labelled by service as graph nodes are, drops its instance label, which
+// may change from run to run too.
 func probeLabels(run []store.ProbePoint) []map[string]string {
 	pids := map[string][]int{}         // role and comm → pids
 	instances := map[string][]string{} // probe and family → instances
@@ -174,8 +175,8 @@ func probeLabels(run []store.ProbePoint) []map[string]string {
 			}
 		default:
 			f, _, _ := strings.Cut(p.Series, ":")
-			if len(instances[p.Probe+"\x00"+f]) <= 1 {
-				drop = "instance"
+			if _, named := p.Labels["service"]; named || len(instances[p.Probe+"\x00"+f]) <= 1 {
+				drop = "instance" // a graph node's service label names it for good
 			}
 		}
 		var l map[string]string
@@ -197,6 +198,17 @@ func probeLabels(run []store.ProbePoint) []map[string]string {
 		out[i] = l
 	}
 	return out
+}
+
+// observerRoute says whether p measures a graph node's answers to the
+// tools that watch it — scrapes, health checks, profiles — rather than to
+// the load: those are left out of summaries and plots.
+func observerRoute(p store.ProbePoint) bool {
+	switch p.Labels["route"] {
+	case "/metrics", "/healthz", "/debug/pprof/":
+		return true
+	}
+	return false
 }
 
 // labelKey identifies a label set.

@@ -34,6 +34,8 @@ func TestProbeLabels(t *testing.T) {
 		metric("g_seconds:p99", map[string]string{"instance": "127.0.0.1:2"}),
 		metric("h", nil),
 		{Probe: "process", Series: "up", Labels: map[string]string{"pid": "7"}}, {Probe: "process", Series: "up", Labels: map[string]string{"pid": "3"}},
+		metric("s_seconds:p99", map[string]string{"service": "root", "instance": "127.0.0.1:3"}),
+		metric("s_seconds:p99", map[string]string{"service": "leaf", "instance": "127.0.0.1:4"}),
 	}
 	want := []map[string]string{
 		{"role": "target", "comm": "latlab", "n": "1"}, {"role": "target", "comm": "latlab", "n": "2"}, {"role": "latlab", "comm": "latlab"},
@@ -42,6 +44,7 @@ func TestProbeLabels(t *testing.T) {
 		{"instance": "127.0.0.1:1"}, {"instance": "127.0.0.1:2"},
 		nil,
 		{"n": "2"}, {"n": "1"},
+		{"service": "root"}, {"service": "leaf"},
 	}
 	if diff := cmp.Diff(want, probeLabels(run)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -221,5 +224,26 @@ func TestProbeChartsSplit(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "route=/12, route=/13") {
 		t.Errorf("notes %q; want the two lines left out named", notes)
+	}
+}
+
+// TestProbeSummaryLeavesOutObservers checks that a graph node's answers to
+// scrapes and health checks are neither summarised nor drawn.
+func TestProbeSummaryLeavesOutObservers(t *testing.T) {
+	at := time.Unix(0, 0)
+	point := func(route string, v float64) store.ProbePoint {
+		return store.ProbePoint{Probe: "metrics", Series: "latlab_server_request_duration_seconds:p99",
+			Labels: map[string]string{"route": route, "service": "root"}, Time: at, Value: v}
+	}
+	run := []store.ProbePoint{point("/", 0.001), point("/metrics", 0.002), point("/healthz", 0.003), point("/debug/pprof/", 0.004)}
+	levels := []analysis.LevelResult{{Variant: "a", RunIDs: []int64{1}}}
+	stats := summarizeProbes(levels, map[int64][]store.ProbePoint{1: run})
+	if len(stats) != 1 || stats[0].Labels["route"] != "/" || stats[0].Median != 0.001 {
+		t.Errorf("summary %+v, want the / route alone", stats)
+	}
+	for _, p := range run {
+		if got, want := probeDrawn(p), p.Labels["route"] == "/"; got != want {
+			t.Errorf("route %s drawn: %v, want %v", p.Labels["route"], got, want)
+		}
 	}
 }

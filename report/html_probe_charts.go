@@ -159,7 +159,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
 // table has them), nor liveness, nor the count of CPUs allowed.
 func probeDrawn(p store.ProbePoint) bool {
-	return p.Probe != "traces" && p.Series != "up" && p.Series != "cpus_allowed"
+	return p.Probe != "traces" && p.Series != "up" && p.Series != "cpus_allowed" && !observerRoute(p)
 }
 
 // probeGroupKey names the group p is drawn in: its metric family, or the
