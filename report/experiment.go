@@ -59,6 +59,7 @@ type RunCounts struct {
 	Total    int // stored, with or without a result
 	Done     int // went to their end
 	Flagged  int // carry at least one validity flag
+	LeftOut  int // done and flagged, left out of the aggregates (0 with IncludeFlagged)
 	Failed   int // failed or interrupted, with or without a result
 	NoResult int // failed before measuring anything
 }
@@ -93,6 +94,9 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		}
 		if len(run.Flags) > 0 {
 			r.Runs.Flagged++
+			if run.Status == store.Done && !run.Valid() && !opt.IncludeFlagged {
+				r.Runs.LeftOut++
+			}
 		}
 	}
 	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged})

@@ -44,6 +44,7 @@ type ExperimentInfoJSON struct {
 	RunsTotal         int       `json:"runs_total"`
 	RunsDone          int       `json:"runs_done"`
 	RunsFlagged       int       `json:"runs_flagged"`
+	RunsLeftOut       int       `json:"runs_left_out"` // done and flagged, not counted in the aggregates
 	RunsFailed        int       `json:"runs_failed"` // failed or interrupted
 	RunsWithoutResult int       `json:"runs_without_result"`
 }
@@ -183,7 +184,7 @@ func (r *Experiment) JSON() ExperimentJSON {
 	out := ExperimentJSON{
 		Experiment: ExperimentInfoJSON{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt.UTC(), SpecHash: e.SpecHash,
 			Host: e.Provenance.Host, LatlabVersion: e.Provenance.LatlabVersion, RunsTotal: c.Total, RunsDone: c.Done,
-			RunsFlagged: c.Flagged, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult},
+			RunsFlagged: c.Flagged, RunsLeftOut: c.LeftOut, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult},
 		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
 		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...),
 	}

@@ -23,7 +23,7 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "Host        %s, latlab %s\n", orDash(p.Host), orDash(p.LatlabVersion))
 	}
 	c := r.Runs
-	fmt.Fprintf(&b, "Runs        %d stored: %d done, %d flagged, %d failed or interrupted", c.Total, c.Done, c.Flagged, c.Failed)
+	fmt.Fprintf(&b, "Runs        %d stored: %d done, %d flagged (%d left out), %d failed or interrupted", c.Total, c.Done, c.Flagged, c.LeftOut, c.Failed)
 	if c.NoResult > 0 {
 		fmt.Fprintf(&b, " (%d without a result)", c.NoResult)
 	}

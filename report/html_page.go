@@ -71,7 +71,7 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 		v.Facts = append(v.Facts, htmlFact{"Host", fmt.Sprintf("%s, latlab %s", orDash(p.Host), orDash(p.LatlabVersion))})
 	}
 	c := r.Runs
-	runs := fmt.Sprintf("%d stored: %d done, %d flagged, %d failed or interrupted", c.Total, c.Done, c.Flagged, c.Failed)
+	runs := fmt.Sprintf("%d stored: %d done, %d flagged (%d left out), %d failed or interrupted", c.Total, c.Done, c.Flagged, c.LeftOut, c.Failed)
 	if c.NoResult > 0 {
 		runs += fmt.Sprintf(" (%d without a result)", c.NoResult)
 	}
@@ -114,13 +114,18 @@ func (r *Experiment) summarySection() htmlSection {
 			row = append(row, htmlCell{Text: cellText(c), Class: "num"})
 		}
 		var flags, why []string
+		excluding := false // a flag that leaves runs out, not only a note on their percentiles
 		for _, f := range r.Flags(l.Variant, l.Level) {
+			excluding = excluding || f.Name != "too_few_samples"
 			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
 			why = append(why, fmt.Sprintf("%s, e.g. run %d: %s", f.Name, f.RunID, f.Example))
 		}
 		flagCell := htmlCell{Text: orDash(strings.Join(flags, ", ")), Title: strings.Join(why, "\n")}
-		if len(flags) > 0 {
+		switch {
+		case excluding:
 			flagCell.Class = "bad"
+		case len(flags) > 0:
+			flagCell.Class = "dim"
 		}
 		row = append(row, htmlCell{Text: achievedText(l.Achieved), Class: "num"}, htmlCell{Text: errorsText(l), Class: "num"},
 			htmlCell{Text: fmt.Sprint(len(l.RunIDs)), Class: "num"}, htmlCell{Text: fmt.Sprint(l.Excluded), Class: "num"}, flagCell)

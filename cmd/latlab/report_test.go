@@ -99,7 +99,7 @@ func TestReportText(t *testing.T) {
 	dur := `~?\d[\d.]*(ns|µs|ms|s)`
 	for _, want := range []string{
 		`Experiment  filter-overhead, id 1, created .*`,
-		`Runs        30 stored: 30 done, 1 flagged, 0 failed or interrupted`,
+		`Runs        30 stored: 30 done, 1 flagged \(1 left out\), 0 failed or interrupted`,
 		// spec order, not run order; flagged run left out and counted
 		`plain +100/s c=64 +(` + dur + ` +){6}100/s +0\.00% +5 +0 +-`,
 		`proxy +200/s c=64 +(` + dur + ` +){6}200/s +0\.67% +5 +0 +-`,
