@@ -62,6 +62,13 @@ func TestTelemetryMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
+		if mf.GetName() == "latlab_server_request_duration_seconds" {
+			for _, m := range mf.GetMetric() {
+				if s := m.GetHistogram().Schema; s == nil || *s != 5 {
+					t.Errorf("latlab_server_request_duration_seconds native schema %v, want 5 (buckets 2.2%% wide)", s)
+				}
+			}
+		}
 		if mf.GetName() != "latlab_work_ratio" {
 			continue
 		}
@@ -70,8 +77,8 @@ func TestTelemetryMetrics(t *testing.T) {
 			if h.GetSampleSum() < 1 {
 				t.Errorf("work ratio sum %v: measured work shorter than asked", h.GetSampleSum())
 			}
-			if h.Schema == nil {
-				t.Error("latlab_work_ratio is not a native histogram too")
+			if h.Schema != nil {
+				t.Error("latlab_work_ratio is a native histogram: its classic buckets are the finer ones")
 			}
 		}
 	}

@@ -85,7 +85,7 @@ func TestHistogramShape(t *testing.T) {
 		b := h.GetBucket()
 		got[name] = shape{len(b), b[0].GetUpperBound(), b[len(b)-1].GetUpperBound(), h.GetSchema(), h.GetZeroThreshold() > 0}
 	}
-	want := shape{Buckets: 25, First: 10e-6, Last: 10, NativeSchema: 3, ZeroThreshold: true}
+	want := shape{Buckets: 25, First: 10e-6, Last: 10, NativeSchema: 5, ZeroThreshold: true}
 	if diff := cmp.Diff(map[string]shape{filterDuration: want, waitDuration: want}, got); diff != "" {
 		t.Errorf("histograms (-want +got):\n%s", diff)
 	}

@@ -38,8 +38,8 @@ const maxScrapeBytes = 64 << 20
 // for native histograms: the rank is counted from the bottom for q < 0.5
 // and from the top otherwise, and the quantile interpolated inside its
 // bucket on a logarithmic scale (linearly in the zero bucket); p100 is the
-// upper bound of the highest bucket that grew. Native buckets are narrow, 9%
-// wide for the bucket factor 1.1 latlab's nodes use, so p100 and the
+// upper bound of the highest bucket that grew. Native buckets are narrow,
+// 2.2% wide for the bucket factor latlab's nodes use, so p100 and the
 // quantiles between two classic buckets come out within a few percent. As
 // in Prometheus, the histogram was reset when its count or any bucket went
 // down, all its buckets share one extrapolation, and histograms of different
