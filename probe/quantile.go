@@ -36,13 +36,8 @@ var minNormal = math.Float64frombits(0x0010000000000000)
 // q > 1, NaN without a +Inf bucket, with fewer than two buckets, or with no
 // observations. Quantile does not modify buckets.
 func Quantile(q float64, buckets []Bucket) float64 {
-	switch {
-	case math.IsNaN(q):
-		return math.NaN()
-	case q < 0:
-		return math.Inf(-1)
-	case q > 1:
-		return math.Inf(+1)
+	if v, special := outOfRange(q); special {
+		return v
 	}
 	var buf [64]Bucket
 	b, ok := normalize(append(buf[:0], buckets...))
@@ -205,13 +200,8 @@ func quantileName(q float64) string {
 // follows Quantile for q NaN, below 0 or above 1. buckets are ascending, as
 // nativeHist.ranges returns them.
 func nativeQuantile(q float64, buckets []bucketRange, count float64) float64 {
-	switch {
-	case math.IsNaN(q):
-		return math.NaN()
-	case q < 0:
-		return math.Inf(-1)
-	case q > 1:
-		return math.Inf(+1)
+	if v, special := outOfRange(q); special {
+		return v
 	}
 	var inBuckets float64
 	for _, b := range buckets {
@@ -295,4 +285,18 @@ func finiteBound(bound, other float64) float64 {
 		return other
 	}
 	return bound
+}
+
+// outOfRange gives Prometheus's answer for a q that is no quantile: NaN
+// for NaN, -Inf below 0, +Inf above 1; special is false for 0 ≤ q ≤ 1.
+func outOfRange(q float64) (v float64, special bool) {
+	switch {
+	case math.IsNaN(q):
+		return math.NaN(), true
+	case q < 0:
+		return math.Inf(-1), true
+	case q > 1:
+		return math.Inf(+1), true
+	}
+	return 0, false
 }
