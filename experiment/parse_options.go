@@ -250,9 +250,9 @@ func (d *decoder) cpus(c *CPUs, n *yaml.Node) {
 		var dst *string
 		switch key {
 		case "load":
-			dst = &c.Load
+			dst, c.loadLine = &c.Load, val.Line
 		case "targets":
-			dst = &c.Targets
+			dst, c.targetsLine = &c.Targets, val.Line
 		default:
 			d.errorf(k, f, "unknown field")
 			return

@@ -141,9 +141,9 @@ func TestParseSpecValues(t *testing.T) {
 			func(s *Spec) any { return [2]float64{s.Validity.MaxErrorRatio, s.Validity.MaxTrend} }, [2]float64{0.05, 2.5}},
 		{"slo sorted", "load: {rates: [1]}\nslo: {p99.9: 80ms, p50: 10ms, errors: 0%}\n", func(s *Spec) any { return s.SLO },
 			SLO{Latency: []Percentile{{"p50", 0.5, 10 * time.Millisecond}, {"p99.9", 0.999, 80 * time.Millisecond}}, Errors: ptr(0.0)}},
-		{"cpus normalised", "load: {rates: [1]}\ncpus: {load: 0, targets: '3, 1-2'}\n", func(s *Spec) any { return s.CPUs },
-			CPUs{Load: "0", Targets: "1-3"}},
-		{"cpus load only", "load: {rates: [1]}\ncpus: {load: 2-3}\n", func(s *Spec) any { return s.CPUs }, CPUs{Load: "2-3"}},
+		{"cpus normalised", "load: {rates: [1]}\ncpus: {load: 0, targets: '3, 1-2'}\n", func(s *Spec) any { return [2]string{s.CPUs.Load, s.CPUs.Targets} },
+			[2]string{"0", "1-3"}},
+		{"cpus load only", "load: {rates: [1]}\ncpus: {load: 2-3}\n", func(s *Spec) any { return [2]string{s.CPUs.Load, s.CPUs.Targets} }, [2]string{"2-3", ""}},
 		{"anchors", "x: &r [1, 2]\nload: {rates: *r}\n", nil, nil},
 	}
 	for _, tt := range tests {

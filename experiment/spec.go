@@ -65,6 +65,8 @@ func (s *Spec) Variant(name string) *Variant {
 type CPUs struct {
 	Load    string `spec:"load"`
 	Targets string `spec:"targets"`
+
+	loadLine, targetsLine int // where each was written, for errors found at run time
 }
 
 // A Variant is one system under test: a synthetic graph that latlab starts

@@ -100,7 +100,8 @@ median itself. An interrupted run still exits 130.`,
 			}
 			out, err := r.Run(ctx)
 			var changed *experiment.ChangedError
-			if errors.As(err, &changed) {
+			var cpus *experiment.CPUError
+			if errors.As(err, &changed) || errors.As(err, &cpus) {
 				return usageError{fmt.Errorf("%s: %w", output, err)}
 			}
 			if err != nil {

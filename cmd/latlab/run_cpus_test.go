@@ -90,3 +90,24 @@ cpus: {load: %d}
 		}
 	}
 }
+
+// TestRunCPUsNotHere asks for a CPU this machine does not let latlab use:
+// a usage error naming the spec's line and field, before any load.
+func TestRunCPUsNotHere(t *testing.T) {
+	allowed, err := load.AllowedCPUs()
+	if err != nil {
+		t.Skip(err)
+	}
+	missing := allowed[len(allowed)-1] + 1
+	dir := t.TempDir()
+	spec := writeIn(t, dir, "spec.yaml", fmt.Sprintf(`version: 1
+name: nowhere
+variants: [{name: a, target: "http://127.0.0.1:9/"}]
+load: {mode: open, rates: [10], duration: 1s}
+cpus:
+  load: 0
+  targets: %d
+`, missing))
+	code, stdout, stderr := runCLI(t, "run", spec, "-o", filepath.Join(dir, "r.db"))
+	checkUsageError(t, code, stdout, stderr, fmt.Sprintf("spec.yaml:7: cpus.targets: CPU %d is not one latlab may use here", missing))
+}
