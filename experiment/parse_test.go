@@ -12,7 +12,7 @@ import (
 
 // specOpts compare specs by what they say, not what they read.
 var specOpts = cmp.Options{
-	cmpopts.IgnoreUnexported(Spec{}, Load{}),
+	cmpopts.IgnoreUnexported(Spec{}, Load{}, CPUs{}),
 	cmpopts.IgnoreFields(Variant{}, "Topology"),
 }
 

@@ -45,7 +45,7 @@ type ExperimentInfoJSON struct {
 	RunsDone          int       `json:"runs_done"`
 	RunsFlagged       int       `json:"runs_flagged"`
 	RunsLeftOut       int       `json:"runs_left_out"` // done and flagged, not counted in the aggregates
-	RunsFailed        int       `json:"runs_failed"` // failed or interrupted
+	RunsFailed        int       `json:"runs_failed"`   // failed or interrupted
 	RunsWithoutResult int       `json:"runs_without_result"`
 }
 
