@@ -158,6 +158,18 @@ func (a *axisLayout) fits(horizontal bool) bool {
 	return true
 }
 
+// resolution is the smallest step a unit's labels can show: 1 ns, 1 byte;
+// 0 for units without one.
+func (u Unit) resolution() float64 {
+	switch u {
+	case Seconds:
+		return 1e-9
+	case Bytes:
+		return 1
+	}
+	return 0
+}
+
 // resolve picks the ends and about d ticks of ax over e.
 func resolve(ax Axis, e extent, d int) axisLayout {
 	switch ax.Scale {
@@ -195,6 +207,11 @@ func resolveLinear(ax Axis, e extent, d int) axisLayout {
 		hi = fhi
 	}
 	lo, hi = widen(lo, hi, okLo, okHi)
+	if r := ax.Unit.resolution(); hi-lo < r && !okHi {
+		// Differences finer than the unit's smallest step (a
+		// nanosecond, a byte) are noise: show one step.
+		hi = lo + r
+	}
 	f := newTickFormat(ax.Unit, max(math.Abs(lo), math.Abs(hi)))
 	a, b := lo/f.factor, hi/f.factor
 	step := niceStep((b - a) / float64(d))

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -125,5 +126,27 @@ func TestNines(t *testing.T) {
 	want := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLinearBelowResolution checks that values all finer than a unit's
+// smallest step (a native histogram's zero bucket reads 1e-39 s) give an
+// axis one step wide with distinct labels, not ticks that all read "0".
+func TestLinearBelowResolution(t *testing.T) {
+	for _, tc := range []struct {
+		unit Unit
+		hi   float64
+	}{{Seconds, 1e-9}, {Bytes, 1}} {
+		a := resolveLinear(Axis{Unit: tc.unit, ZeroBased: true}, extent{lo: 1e-40, hi: 3e-39, n: 4}, 5)
+		if a.lo != 0 || math.Abs(a.hi-tc.hi) > 1e-9*tc.hi {
+			t.Errorf("unit %v: axis %g..%g, want 0..%g", tc.unit, a.lo, a.hi, tc.hi)
+		}
+		seen := map[string]bool{}
+		for _, tk := range a.ticks {
+			if seen[tk.label] {
+				t.Errorf("unit %v: tick label %q twice in %v", tc.unit, tk.label, a.ticks)
+			}
+			seen[tk.label] = true
+		}
 	}
 }
