@@ -38,6 +38,11 @@ the last committed run; a changed spec is refused, with what changed, unless
 --new starts another experiment in the same file. The first Ctrl-C stops the
 trial under way, stores it marked interrupted and tears the variants down.
 
+The spec's cpus: field keeps the generator off the targets' cores: cpus:
+{load: 0} runs latlab on CPU 0 and starts every graph node, start, setup and
+teardown command on the other CPUs (or on cpus: {targets: ...}); --dry-run
+shows it.
+
 The spec's slo: field (such as slo: {p99: 50ms, errors: 1%}) makes the run a
 gate for CI pipelines; --slo 'p99<50ms,errors<1%' on the command line
 overrides it, and --slo '' judges nothing. Once the plan has run, or been
