@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/record"
@@ -43,10 +44,11 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 	}
 }
 
-// levelText says a trial's load level.
+// levelText says a trial's load level as the spec gives it: 40/s, 2.5/s,
+// c=300.
 func levelText(t Trial) string {
 	if t.Rate > 0 {
-		return report.Rate(t.Rate)
+		return strconv.FormatFloat(t.Rate, 'g', -1, 64) + "/s"
 	}
 	return fmt.Sprintf("c=%d", t.Concurrency)
 }
