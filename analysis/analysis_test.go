@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,5 +255,32 @@ func TestOverheadsHolmFamilies(t *testing.T) {
 		if !c.Significant {
 			t.Errorf("%s %s %s: P %v PAdj %v; want significant", c.Variant, c.Level, c.Name, c.P, c.PAdj)
 		}
+	}
+}
+
+// TestOverheadBorderline checks the warning when the interpolated 95%
+// interval and the exact test disagree, with per-run p50s (in µs) of a
+// real 5-against-5 comparison: one variant run sits among the baseline's,
+// so U = 22 of 25 (p = 0.056), while the interval, interpolated between
+// the exact 96.8% and 94.4% levels, stays above 0.
+func TestOverheadBorderline(t *testing.T) {
+	us := func(v ...float64) []float64 {
+		for i := range v {
+			v[i] *= 1e-6
+		}
+		return v
+	}
+	d := Overhead(us(1610.751, 1591.295, 1454.079, 1623.039, 1617.919), us(1523.711, 1406.975, 1390.591, 1498.111, 1510.399))
+	if d.Significant || d.AbsLo <= 0 {
+		t.Fatalf("p=%.3g, interval [%g, %g]: want a non-significant test and an interval above 0", d.P, d.AbsLo, d.AbsHi)
+	}
+	if !slices.ContainsFunc(d.Warnings, func(w string) bool {
+		return strings.Contains(w, "excludes 0 while the exact test does not reject")
+	}) {
+		t.Errorf("no borderline warning in %q", d.Warnings)
+	}
+	clear := Overhead(us(1700, 1710, 1720, 1730, 1740), us(1500, 1510, 1520, 1530, 1540))
+	if slices.ContainsFunc(clear.Warnings, func(w string) bool { return strings.Contains(w, "borderline") }) {
+		t.Errorf("a clear difference warns %q", clear.Warnings)
 	}
 }

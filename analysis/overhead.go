@@ -85,6 +85,15 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 	if d.N < MinRuns || d.BaselineN < MinRuns {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs, fewer than %d a side: the test is exact but weak and the interval wide", d.N, d.BaselineN, MinRuns))
 	}
+	if excludes0 := d.AbsLo > 0 || d.AbsHi < 0; d.CIOK && excludes0 != (d.P < Alpha) {
+		// The interval is interpolated to 95% between two exact levels; the
+		// test is exact at its own: near the edge the two can disagree.
+		verdict := "excludes 0 while the exact test does not reject"
+		if !excludes0 {
+			verdict = "includes 0 while the exact test rejects"
+		}
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the 95%% interval %s (p=%.3g): a borderline difference, interpolated between the exact levels %d against %d runs allow", verdict, d.P, d.N, d.BaselineN))
+	}
 	for _, err := range c.Warnings {
 		d.Warnings = append(d.Warnings, err.Error())
 	}
