@@ -101,21 +101,7 @@ func (p *barPlan) placeLabel(g *barGeo, left bool) {
 // draw writes the laid-out chart into b.
 func (p *barPlan) draw(b *bytes.Buffer) {
 	c, a, w := p.b, p.area, &svgWriter{b}
-	name := c.Title
-	if name == "" {
-		name = "chart"
-	}
-	w.open("svg").str(` xmlns="http://www.w3.org/2000/svg" class="plot"`)
-	if c.ID != "" {
-		w.attr("id", c.ID)
-	}
-	w.num("width", p.w).num("height", p.h).str(` viewBox="0 0 `).n(p.w).sp().n(p.h).str(`"`)
-	w.str(` role="img"`).attr("aria-label", name)
-	w.str(` data-series="` + itoa(p.series) + `" data-points="` + itoa(p.points) + `"`)
-	w.str(` font-family="system-ui, sans-serif" font-size="11">` + "\n")
-	if c.Title != "" {
-		w.str("<title>").text(c.Title).str("</title>\n")
-	}
+	w.svgOpen(c.Title, c.ID, p.w, p.h, p.series, p.points)
 	w.str(`<rect width="100%" height="100%" fill="#fff"/>` + "\n")
 	p.writeGrid(w)
 	if p.x.zero {

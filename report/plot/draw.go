@@ -8,21 +8,7 @@ import (
 // write draws the laid-out chart into b.
 func (p *plan) write(b *bytes.Buffer) {
 	c, a, w := p.c, p.area, &svgWriter{b}
-	name := c.Title
-	if name == "" {
-		name = "chart"
-	}
-	w.open("svg").str(` xmlns="http://www.w3.org/2000/svg" class="plot"`)
-	if c.ID != "" {
-		w.attr("id", c.ID)
-	}
-	w.num("width", p.w).num("height", p.h).str(` viewBox="0 0 `).n(p.w).sp().n(p.h).str(`"`)
-	w.str(` role="img"`).attr("aria-label", name)
-	w.str(` data-series="` + itoa(p.series) + `" data-points="` + itoa(p.points) + `"`)
-	w.str(` font-family="system-ui, sans-serif" font-size="11">` + "\n")
-	if c.Title != "" {
-		w.str("<title>").text(c.Title).str("</title>\n")
-	}
+	w.svgOpen(c.Title, c.ID, p.w, p.h, p.series, p.points)
 
 	clip := p.prefix + "-clip"
 	w.str("<defs>").open("clipPath").attr("id", clip).str(">").open("rect")

@@ -71,6 +71,27 @@ func appendNum(b []byte, v float64) []byte {
 }
 
 // itoa formats i in decimal.
+// svgOpen writes a plot's <svg> element, sized w×h and labelled by title
+// ("chart" without one), with the data-series and data-points counts that
+// tests and the browser check read, and its <title>.
+func (w *svgWriter) svgOpen(title, id string, width, height float64, series, points int) {
+	name := title
+	if name == "" {
+		name = "chart"
+	}
+	w.open("svg").str(` xmlns="http://www.w3.org/2000/svg" class="plot"`)
+	if id != "" {
+		w.attr("id", id)
+	}
+	w.num("width", width).num("height", height).str(` viewBox="0 0 `).n(width).sp().n(height).str(`"`)
+	w.str(` role="img"`).attr("aria-label", name)
+	w.str(` data-series="` + itoa(series) + `" data-points="` + itoa(points) + `"`)
+	w.str(` font-family="system-ui, sans-serif" font-size="11">` + "\n")
+	if title != "" {
+		w.str("<title>").text(title).str("</title>\n")
+	}
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // idPrefix returns the prefix of the ids inside c's svg element: its ID
