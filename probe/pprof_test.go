@@ -76,9 +76,11 @@ func TestCaptureProfileCPU(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("burnCPU not among the top functions: %+v", p.Top)
 	}
-	// It spun for the whole second: most of its samples are its own.
-	if f := p.Top[i]; f.Flat < f.Cum/2 || f.Cum < int64(200*time.Millisecond) {
-		t.Errorf("burnCPU %+v: want ≥ 200 ms cumulative, mostly flat", f)
+	// It spun for the whole second, whatever share of the machine it got:
+	// it leads the profile, most of its samples are its own, and it holds
+	// most of what this otherwise idle process spent.
+	if f := p.Top[i]; i != 0 || f.Flat < f.Cum/2 || f.Cum < p.Total/2 {
+		t.Errorf("burnCPU %+v at %d of the top, total %d: want first, mostly flat, at least half the total", f, i, p.Total)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -37,6 +38,16 @@ func startSleep(t *testing.T) *exec.Cmd {
 	return cmd
 }
 
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func TestProcessSelfBusy(t *testing.T) {
 	var stop atomic.Bool
 	done := make(chan struct{})
@@ -52,15 +63,25 @@ func TestProcessSelfBusy(t *testing.T) {
 		<-done
 		<-done
 	}()
+	// The probe reads the process's CPU time from /proc between its two
+	// samples; getrusage brackets each sample, so whatever share of the
+	// machine the goroutines got, the probe's figure lies between what the
+	// kernel counted over the inner and the outer span, give or take a
+	// clock tick (10 ms) at each end of /proc's coarser count.
 	p := &Process{Self: true}
+	t0, r0 := time.Now(), cpuTime(t)
 	p.Sample(0)
+	t1, r1 := time.Now(), cpuTime(t)
 	time.Sleep(500 * time.Millisecond)
+	t2, r2 := time.Now(), cpuTime(t)
 	points := p.Sample(500 * time.Millisecond)
+	t3, r3 := time.Now(), cpuTime(t)
 	self := strconv.Itoa(os.Getpid())
-	// Two spinning goroutines use up to two cores; on a machine busy with
-	// other work they still get far more than the sleeping child's ~0%.
-	if got := values(points, "cpu_percent")[self]; got <= 20 {
-		t.Errorf("cpu_percent of a process spinning two goroutines = %v, want > 20", got)
+	const tick = 10 * time.Millisecond
+	lo := 100 * (r2 - r1 - 2*tick).Seconds() / t3.Sub(t0).Seconds()
+	hi := 100 * (r3 - r0 + 2*tick).Seconds() / t2.Sub(t1).Seconds()
+	if got := values(points, "cpu_percent")[self]; got < lo || got > hi || got <= 0 {
+		t.Errorf("cpu_percent of a process spinning two goroutines = %v, want in [%.3g, %.3g] (getrusage) and > 0", got, lo, hi)
 	}
 	cpus := values(points, "cpus_allowed")[self]
 	if cpus < 1 {
