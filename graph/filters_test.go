@@ -3,6 +3,7 @@ package graph
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestFilters(t *testing.T) {
     filters:
       - fairqueue: {concurrency: 4, queues: 8, handsize: 2, queue_length: 10,
                     levels: [{name: workload, shares: 3, users: [alice]}, {name: global, shares: 1}]}
-      - delay: {user: slowpoke, duration: 30ms}
+      - delay: {user: slowpoke, duration: 200ms}
       - passthrough: {}
       - passthrough: {}
 `), t.TempDir())
@@ -41,11 +42,16 @@ func TestFilters(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	if d := do("slowpoke"); d < 30*time.Millisecond {
-		t.Errorf("the delayed user took %s, want at least the 30ms delay", d)
+	// The delay is long enough that an undelayed request, however slow a
+	// busy machine makes it, does not take as long.
+	const delay = 200 * time.Millisecond
+	slow := do("slowpoke")
+	if slow < delay {
+		t.Errorf("the delayed user took %s, want at least the %s delay", slow, delay)
 	}
-	if d := do("alice"); d > 25*time.Millisecond {
-		t.Errorf("another user took %s, want no delay", d)
+	fast := do("alice")
+	if fast >= delay {
+		t.Errorf("another user took %s, want no delay", fast)
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
@@ -62,9 +68,16 @@ func TestFilters(t *testing.T) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
-	// The delay filter's own latency holds the 30ms it added once.
-	if !strings.Contains(body, `latlab_request_filter_duration_seconds_sum{filter="delay"} 0.03`) {
-		i := strings.Index(body, `latlab_request_filter_duration_seconds_sum{filter="delay"}`)
-		t.Errorf("delay filter sum: %.80s, want about 0.03", body[max(i, 0):])
+	// The delay filter's own latency holds the delay it added once, and no
+	// more than the two requests took in all.
+	const sumName = `latlab_request_filter_duration_seconds_sum{filter="delay"} `
+	i := strings.Index(body, sumName)
+	if i < 0 {
+		t.Fatalf("metrics lack %s", sumName)
+	}
+	line, _, _ := strings.Cut(body[i+len(sumName):], "\n")
+	sum, err := strconv.ParseFloat(line, 64)
+	if err != nil || sum < delay.Seconds() || sum > (slow+fast).Seconds() {
+		t.Errorf("delay filter sum %q, want between the delay %s and the requests' %s", line, delay, slow+fast)
 	}
 }

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -85,42 +84,36 @@ func TestRoutePprof(t *testing.T) {
 
 func TestRouteServerTiming(t *testing.T) {
 	_, srvs := chain(t, "root", "leaf")
+	// What a node guarantees whatever the machine's load: work lasts at
+	// least what was asked, the downstream at least the leaf's work, and
+	// the total holds both (work never counts the downstream's time). How
+	// close to the asked time work ends is a speed claim, measured by the
+	// package's benchmarks (BenchmarkWorkSpin10ms, BenchmarkBusyworkChain).
 	tests := []struct {
-		path                 string
-		workMin, workMax     float64 // ms, on the root
-		downstream, totalMin float64
+		path                          string
+		workMin, downstream, totalMin float64 // ms, on the root
 	}{
-		{"/busywork?ms=5", 5, 7, 5, 10},
-		{"/sleep?ms=5", 5, 15, 5, 10},
-		{"/", 0, 0.5, 0, 0},
+		{"/busywork?ms=5", 5, 5, 10},
+		{"/sleep?ms=5", 5, 5, 10},
+		{"/", 0, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			// Every answer must be plausible; on a busy machine a node can
-			// be descheduled mid-work, so the upper bound need only hold
-			// for the best of a few.
-			best := math.Inf(1)
-			for range 5 {
-				a := get(t, srvs[0].URL+tt.path)
-				st := parseServerTiming(a.header.Get("Server-Timing"))
-				work, down, total := st["work"], st["downstream"], st["total"]
-				if len(st) != 3 {
-					t.Fatalf("Server-Timing %q, want work, downstream and total", a.header.Get("Server-Timing"))
-				}
-				if work < tt.workMin {
-					t.Errorf("work %.3f ms, want ≥ %v", work, tt.workMin)
-				}
-				if down < tt.downstream {
-					t.Errorf("downstream %.3f ms, want ≥ %v (the leaf's work)", down, tt.downstream)
-				}
-				if total < tt.totalMin || total < work+down {
-					t.Errorf("total %.3f ms, want ≥ %v and ≥ work + downstream (%.3f)", total, tt.totalMin, work+down)
-				}
-				if best = min(best, work); best <= tt.workMax {
-					return
-				}
+			a := get(t, srvs[0].URL+tt.path)
+			st := parseServerTiming(a.header.Get("Server-Timing"))
+			work, down, total := st["work"], st["downstream"], st["total"]
+			if len(st) != 3 {
+				t.Fatalf("Server-Timing %q, want work, downstream and total", a.header.Get("Server-Timing"))
 			}
-			t.Errorf("work at best %.3f ms, want ≤ %v", best, tt.workMax)
+			if work < tt.workMin {
+				t.Errorf("work %.3f ms, want ≥ %v", work, tt.workMin)
+			}
+			if down < tt.downstream {
+				t.Errorf("downstream %.3f ms, want ≥ %v (the leaf's work)", down, tt.downstream)
+			}
+			if total < tt.totalMin || total < work+down {
+				t.Errorf("total %.3f ms, want ≥ %v and ≥ work + downstream (%.3f)", total, tt.totalMin, work+down)
+			}
 		})
 	}
 }

@@ -155,7 +155,7 @@ type runner struct {
 	end    time.Duration   // on the package clock; 0 means none
 	limit  int64
 	seq    counter
-	unsent int64 // written by the dispatcher, read after it returns
+	unsent atomic.Int64 // due before the end, never sent
 
 	stopped  atomic.Bool
 	nap      bool // sleepUntil may nap on its thread: there is a P to spare
@@ -210,7 +210,7 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 	r.wg.Wait()
 	r.halt()
 	res := r.rec.Stop()
-	res.Unsent = r.unsent
+	res.Unsent = r.unsent.Load()
 	return res
 }
 
@@ -368,7 +368,7 @@ func (r *runner) open(m Open) {
 // schedule shows in the result instead of shrinking silently. An interrupt
 // is the user's choice and counts nothing.
 func (r *runner) countUnsent(p Pacer, i int64) {
-	if r.end == 0 || r.ctx.Err() != nil {
+	if !r.timedOut() {
 		return
 	}
 	for ; r.limit <= 0 || i < r.limit; i++ {
@@ -376,8 +376,14 @@ func (r *runner) countUnsent(p Pacer, i int64) {
 		if !ok || r.start+off >= r.end {
 			return
 		}
-		r.unsent++
+		r.unsent.Add(1)
 	}
+}
+
+// timedOut reports whether the phase stopped at its deadline rather than
+// at the user's interrupt: only then do requests left unsent count.
+func (r *runner) timedOut() bool {
+	return r.end > 0 && r.ctx.Err() == nil
 }
 
 func (r *runner) openWorker(id int64, jobs <-chan job, first job) {
@@ -388,8 +394,17 @@ func (r *runner) openWorker(id int64, jobs <-chan job, first job) {
 	r.iterate(sess, s, id, 0, first.seq, first.due)
 	for iter := int64(1); ; iter++ {
 		j, ok := <-jobs
-		if !ok || r.stopped.Load() {
+		if !ok {
 			return
+		}
+		if r.stopped.Load() {
+			// The phase ended between the hand-off and now. The request was
+			// due before the end and will not be sent: it counts as unsent,
+			// never lost. The dispatcher closes jobs once it returns.
+			if r.timedOut() {
+				r.unsent.Add(1)
+			}
+			continue
 		}
 		r.iterate(sess, s, id, iter, j.seq, j.due)
 	}

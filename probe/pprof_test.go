@@ -77,10 +77,11 @@ func TestCaptureProfileCPU(t *testing.T) {
 		t.Fatalf("burnCPU not among the top functions: %+v", p.Top)
 	}
 	// It spun for the whole second, whatever share of the machine it got:
-	// it leads the profile, most of its samples are its own, and it holds
-	// most of what this otherwise idle process spent.
-	if f := p.Top[i]; i != 0 || f.Flat < f.Cum/2 || f.Cum < p.Total/2 {
-		t.Errorf("burnCPU %+v at %d of the top, total %d: want first, mostly flat, at least half the total", f, i, p.Total)
+	// it holds most of what this otherwise idle process spent. (Under the
+	// race detector much of its own time is in the instrumented atomic
+	// load it calls, so its flat share is not a guarantee.)
+	if f := p.Top[i]; f.Cum < p.Total/2 {
+		t.Errorf("burnCPU %+v, total %d: want at least half the total, cumulative", f, p.Total)
 	}
 }
 
