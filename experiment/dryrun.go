@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // WritePlan writes trials, a plan of s or what is left of one, as latlab run
@@ -112,15 +114,37 @@ func (t *totals) write(w io.Writer, trials int) {
 	if t.count == 0 {
 		return
 	}
-	fmt.Fprintf(w, "estimate: %s at a request count; a request is timed at the fixed work on its path "+
-		"(the graph's sleeps, busywork and delays for the load's user) plus %s a hop, and W workers at the "+
-		"longer of that divided by W and %s of CPU per process per request on %d CPUs. A busy machine takes longer.\n",
+	note := fmt.Sprintf("%s at a request count. A request is timed at the fixed work on its path "+
+		"(the graph's sleeps, busywork and delays for the load's user) plus %s a hop; W workers at the "+
+		"longer of that divided by W and %s of CPU per process per request on %d CPUs. A busy machine takes longer.",
 		plural(t.count, "trial ends", "trials end"), hopCost, cpuPerProcess, estimateCPUs())
 	if t.unknown > 0 {
-		fmt.Fprintf(w, "          %s an external target, a scenario, a targets file or a route other than /, whose "+
-			"work the spec does not give: each request counts as one bare hop, so they may take far longer.\n",
+		note += fmt.Sprintf(" %s an external target, a scenario, a targets file or a route other than /, whose "+
+			"work the spec does not give: each of their requests counts as one bare hop, so they may take far longer.",
 			plural(t.unknown, "trial loads", "trials load"))
 	}
+	fmt.Fprint(w, wrap("estimate: ", note, 78))
+}
+
+// wrap writes text after the label, broken into lines of at most width
+// characters where it can be, each next line indented as far as the label.
+func wrap(label, text string, width int) string {
+	var b strings.Builder
+	b.WriteString(label)
+	col := len(label)
+	for i, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + strings.Repeat(" ", len(label)))
+			col = len(label)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String() + "\n"
 }
 
 // level describes the load of t under l, such as "200/s" or "c=50".
