@@ -5,8 +5,12 @@ BENCHCOUNT ?= 1
 
 .PHONY: build test bench bench-peers fuzz lint clean
 
+# The version latlab version prints: git describe's answer where git knows
+# this tree (a tag, or the commit, -dirty with uncommitted changes).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 build:
-	$(GO) build -o bin/latlab ./cmd/latlab
+	$(GO) build $(if $(VERSION),-ldflags '-X main.version=$(VERSION)') -o bin/latlab ./cmd/latlab
 
 # vet, then every test with the race detector.
 test:

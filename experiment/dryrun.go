@@ -4,62 +4,147 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // WritePlan writes trials, a plan of s or what is left of one, as latlab run
 // --dry-run shows it: one line per trial with its position, variant, load,
 // repetition, length and warm-up, then the totals and the time they take
-// (setup, readiness and teardown not counted).
+// (graph start-up, readiness and teardown not counted). A trial that ends
+// at a request count is timed by estimate, and the output says what that
+// assumes.
 func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
 		s.Name, plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, s.Baseline)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")
-	var measured, warm time.Duration
-	upTo, unknown := 0, 0 // trials that may end sooner; whose length depends on the target
-	for _, t := range trials {
-		v := s.Variant(t.Variant)
+	for _, tr := range trials {
+		v := s.Variant(tr.Variant)
 		if v == nil {
-			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", t.Position, t.Variant, t.Rep)
-			unknown++
+			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", tr.Position, tr.Variant, tr.Rep)
 			continue
 		}
 		l := &v.Load
-		d, kind := l.length(t)
-		measured += d
-		switch kind {
-		case lengthUpTo:
-			upTo++
-		case lengthUnknown:
-			unknown++
-		}
 		wu := "-"
 		if s.Warmup != nil {
-			wu = s.Warmup.Duration.String() + " at " + s.warmupLevel(l, t)
-			warm += s.Warmup.Duration
+			wu = s.Warmup.Duration.String() + " at " + s.warmupLevel(l, tr)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", t.Position, t.Variant, l.level(t), t.Rep, l.lengthText(), wu)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", tr.Position, tr.Variant, l.level(tr), tr.Rep, l.lengthText(), wu)
 	}
 	tw.Flush()
-	load, all := round(measured).String(), round(measured+warm).String()
-	switch {
-	case unknown > 0:
-		load = fmt.Sprintf("at least %s (%s until a request count, as fast as the target answers)", load, plural(unknown, "trial runs", "trials run"))
-		all = "at least " + all
-	case upTo > 0:
-		load, all = "at most "+load, "at most "+all
-	default:
-		all = "about " + all
-	}
-	fmt.Fprintf(ew, "\n%s\nload:     %s\nwarm-up:  %s\nin all:   %s, not counting setup, readiness and teardown\n",
-		plural(len(trials), "trial"), load, round(warm), all)
+	t := s.totals(trials)
+	t.write(ew, len(trials))
 	if c := s.CPUs; c.Load != "" || c.Targets != "" {
 		fmt.Fprintf(ew, "cpus:     %s\n", c.describe())
 	}
 	return ew.err
+}
+
+// totals add up the time of a plan's trials.
+type totals struct {
+	exact     time.Duration // trials whose length the spec fixes
+	estimated time.Duration // trials that end at a request count, as estimated
+	capped    time.Duration // those trials at their duration caps, when all have one
+	uncapped  int           // estimated trials without a cap
+	unknown   int           // estimated trials whose graph's work is not known
+	count     int           // estimated trials
+	warm      time.Duration
+	missing   int // trials of variants the spec no longer has
+}
+
+// totals adds up the time of trials.
+func (s *Spec) totals(trials []Trial) *totals {
+	t := &totals{}
+	for _, tr := range trials {
+		v := s.Variant(tr.Variant)
+		if v == nil {
+			t.missing++
+			continue
+		}
+		t.add(v, tr)
+		if s.Warmup != nil {
+			t.warm += s.Warmup.Duration
+		}
+	}
+	return t
+}
+
+func (t *totals) add(v *Variant, tr Trial) {
+	d, kind := estimate(v, tr)
+	if kind == lengthExact {
+		t.exact += d
+		return
+	}
+	t.count++
+	t.estimated += d
+	if v.Load.Duration > 0 {
+		t.capped += v.Load.Duration
+	} else {
+		t.uncapped++
+	}
+	if _, _, known := requestTime(v); !known {
+		t.unknown++
+	}
+}
+
+// Total is the whole plan's expected time.
+func (t *totals) Total(trials int) time.Duration {
+	return t.exact + t.estimated + t.warm + time.Duration(trials)*trialOverhead
+}
+
+func (t *totals) write(w io.Writer, trials int) {
+	between := time.Duration(trials) * trialOverhead
+	load := "about " + round(t.exact+t.estimated).String()
+	all := "about " + round(t.Total(trials)).String()
+	if t.count == 0 {
+		load = round(t.exact).String()
+	} else if t.uncapped == 0 {
+		all += ", at most " + round(t.exact+t.capped+t.warm+between).String() + " (every trial to its duration)"
+	}
+	if t.missing > 0 {
+		all += fmt.Sprintf(" and %s of variants no longer in the spec", plural(t.missing, "trial"))
+	}
+	fmt.Fprintf(w, "\n%s\nload:     %s\nwarm-up:  %s\nbetween:  %s (%s a trial: storing it, reading probes)\n"+
+		"in all:   %s, not counting graph start-up, readiness and teardown\n",
+		plural(trials, "trial"), load, round(t.warm), round(between), trialOverhead, all)
+	if t.count == 0 {
+		return
+	}
+	note := fmt.Sprintf("%s at a request count. A request is timed at the fixed work on its path "+
+		"(the graph's sleeps, busywork and delays for the load's user) plus %s a hop; W workers at the "+
+		"longer of that divided by W and %s of CPU per process per request on %d CPUs. A busy machine takes longer.",
+		plural(t.count, "trial ends", "trials end"), hopCost, cpuPerProcess, estimateCPUs())
+	if t.unknown > 0 {
+		note += fmt.Sprintf(" %s an external target, a scenario, a targets file or a route other than /, whose "+
+			"work the spec does not give: each of their requests counts as one bare hop, so they may take far longer.",
+			plural(t.unknown, "trial loads", "trials load"))
+	}
+	fmt.Fprint(w, wrap("estimate: ", note, 78))
+}
+
+// wrap writes text after the label, broken into lines of at most width
+// characters where it can be, each next line indented as far as the label.
+func wrap(label, text string, width int) string {
+	var b strings.Builder
+	b.WriteString(label)
+	col := len(label)
+	for i, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + strings.Repeat(" ", len(label)))
+			col = len(label)
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String() + "\n"
 }
 
 // level describes the load of t under l, such as "200/s" or "c=50".

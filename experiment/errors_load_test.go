@@ -13,7 +13,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "load unknown field",
 			spec: loadBase + "  rate: 100\n",
-			want: "spec.yaml:8: load.rate: unknown field",
+			want: "spec.yaml:8: load.rate: unknown field; did you mean rates?",
 		},
 		{
 			name: "mode unknown",
@@ -68,7 +68,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "ramp without every",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n  ramp: {burst: 50, evry: 30s}\n",
-			want: "spec.yaml:7: load.ramp.evry: unknown field\n" +
+			want: "spec.yaml:7: load.ramp.evry: unknown field; did you mean every?\n" +
 				"spec.yaml:7: load.ramp.every: missing",
 		},
 		{
@@ -204,7 +204,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "variant load unknown field",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {pth: /}\n",
-			want: "spec.yaml:8: variants[0].load.pth: unknown field",
+			want: "spec.yaml:8: variants[0].load.pth: unknown field; did you mean path?",
 		},
 	})
 }

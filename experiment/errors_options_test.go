@@ -34,7 +34,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "warmup unknown field",
 			spec: loadBase + "warmup: {duration: 5s, requests: 10}\n",
-			want: "spec.yaml:8: warmup.requests: unknown field",
+			want: "spec.yaml:8: warmup.requests: unknown field; expected duration, rate",
 		},
 		{
 			name: "runs zero",
@@ -75,7 +75,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "probes unknown",
 			spec: loadBase + "probes: {metric: {}}\n",
-			want: "spec.yaml:8: probes.metric: unknown field",
+			want: "spec.yaml:8: probes.metric: unknown field; did you mean metrics?",
 		},
 		{
 			name: "metrics window shorter",
@@ -133,7 +133,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "validity unknown",
 			spec: loadBase + "validity: {max_errors: 1%}\n",
-			want: "spec.yaml:8: validity.max_errors: unknown field",
+			want: "spec.yaml:8: validity.max_errors: unknown field; expected max_error_ratio, max_lag_p99, min_achieved, cpu_budget, max_trend",
 		},
 		{
 			name: "validity percentage",
@@ -175,7 +175,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "cpus unknown field and empty",
 			spec: loadBase + "cpus: {generator: 0, load: ''}\n",
-			want: "spec.yaml:8: cpus.generator: unknown field\nspec.yaml:8: cpus.load: empty",
+			want: "spec.yaml:8: cpus.generator: unknown field; expected load, targets\nspec.yaml:8: cpus.load: empty",
 		},
 		{
 			name: "cpus not a mapping",

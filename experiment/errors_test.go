@@ -143,9 +143,19 @@ func TestParseSpecErrors(t *testing.T) {
 			want: "spec.yaml:8: variants[1].name: missing",
 		},
 		{
+			name: "top-level typo",
+			spec: loadBase + "rnus: 3\n",
+			want: "spec.yaml:8: rnus: unknown field; did you mean runs?",
+		},
+		{
+			name: "top-level field far from any",
+			spec: loadBase + "repetitions: 3\n",
+			want: "spec.yaml:8: repetitions: unknown field",
+		},
+		{
 			name: "variant unknown field",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    grpah: graphs/chain.yaml\n",
-			want: "spec.yaml:8: variants[0].grpah: unknown field",
+			want: "spec.yaml:8: variants[0].grpah: unknown field; did you mean graph?",
 		},
 		{
 			name: "duplicate variant",

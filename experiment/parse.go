@@ -79,7 +79,7 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	}
 	for _, key := range sortedKeys(nodes) {
 		if !slices.Contains(topKeys, key) {
-			d.errorf(nodes[key][0], key, "unknown field")
+			d.errorf(nodes[key][0], key, "%s", yamlfile.UnknownField(key, topKeys...))
 		}
 	}
 	if kv, ok := nodes["version"]; ok {

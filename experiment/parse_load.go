@@ -43,7 +43,7 @@ func (d *decoder) entries(n *yaml.Node, path string, sc scope) ([]entry, bool) {
 	var es []entry
 	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
 		if !slices.Contains(loadKeys, key) {
-			d.errorf(k, join(path, key), "unknown field")
+			d.errorf(k, join(path, key), "%s", yamlfile.UnknownField(key, loadKeys...))
 			return
 		}
 		es = append(es, entry{key: key, k: k, v: v, scope: sc})
@@ -256,7 +256,7 @@ func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 			r.Every, _ = d.duration(v, f)
 			every = true
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "burst", "every"))
 		}
 	})
 	if !ok {

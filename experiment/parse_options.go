@@ -136,7 +136,7 @@ func (d *decoder) warmup(s *Spec, n *yaml.Node) *Warmup {
 		case "rate":
 			d.warmupRate(s, w, v, f)
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "duration", "rate"))
 		}
 	}) {
 		return nil
@@ -193,7 +193,7 @@ func (d *decoder) sideload(n *yaml.Node, path string) (Sideload, bool) {
 			sl.Rate, _ = d.positive(v, f)
 			rate = true
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "target", "rate"))
 		}
 	}) {
 		return sl, false
@@ -237,7 +237,7 @@ func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 				v.MaxTrend = r
 			}
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend"))
 		}
 	})
 	return budget
@@ -254,7 +254,7 @@ func (d *decoder) cpus(c *CPUs, n *yaml.Node) {
 		case "targets":
 			dst, c.targetsLine = &c.Targets, val.Line
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "load", "targets"))
 			return
 		}
 		s, ok := d.text(val, f)

@@ -38,7 +38,7 @@ func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 		case "traces":
 			p.Traces, _ = d.boolean(v, f)
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "metrics", "prometheus", "process", "pprof", "traces"))
 		}
 	})
 }
@@ -69,7 +69,7 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 		case "urls":
 			m.URLs = d.urls(v, f)
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls"))
 		}
 	}) {
 		return nil
@@ -123,7 +123,7 @@ func (d *decoder) prometheus(n *yaml.Node, path string) *Prometheus {
 				d.errorf(v, f, "expected at least one query, such as p99: 'histogram_quantile(0.99, ...)'")
 			}
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "url", "step", "queries"))
 		}
 	}) {
 		return nil
@@ -165,7 +165,7 @@ func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node)
 				}
 			})
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "cpu_budget", "pids", "names"))
 		}
 	}) {
 		return nil
@@ -191,7 +191,7 @@ func (d *decoder) pprof(n *yaml.Node, path string) *Pprof {
 		case "url":
 			p.URL, _ = d.url(v, f)
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "at", "seconds", "url"))
 		}
 	}) {
 		return nil

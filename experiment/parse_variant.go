@@ -4,7 +4,12 @@ import (
 	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
+
+// variantKeys are the fields of a variant.
+var variantKeys = []string{"name", "graph", "target", "start", "setup", "teardown", "ready", "ready_timeout", "load", "expect"}
 
 // variant decodes variant i from n, with its load: base merged with its
 // overrides. It returns the line of the variant's name, and false when the
@@ -44,7 +49,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 		case "expect":
 			v.Expect = d.percentilesOr(val, f, "percentile", d.unreported(f, "latlab reports"))
 		default:
-			d.errorf(k, f, "unknown field")
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, variantKeys...))
 		}
 	}) {
 		return v, 0, false

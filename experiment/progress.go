@@ -69,5 +69,9 @@ func (r *Runner) logTrial(t Trial, f *finished) {
 	if f.err != nil {
 		line += ": " + f.err.Error()
 	}
+	if r.Trials != nil {
+		fmt.Fprintln(r.Trials, line)
+		return
+	}
 	r.logf("%s", line)
 }

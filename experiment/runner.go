@@ -29,7 +29,8 @@ type Runner struct {
 	New        bool      // start a new experiment even though the file's latest one differs
 	Version    string    // latlab's version, for provenance
 	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
-	Log        io.Writer // one line per finished trial and per problem; nil discards
+	Log        io.Writer // one line per problem, and per finished trial unless Trials is set; nil discards
+	Trials     io.Writer // one line per finished trial, as it finishes; nil means Log
 	Progress   io.Writer // a live status line; nil shows none
 	NodeOutput io.Writer // graph nodes' and setup commands' output; nil discards
 

@@ -128,7 +128,7 @@ func (d *decoder) topology(root *yaml.Node) (*Topology, error) {
 	var list *yaml.Node
 	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
 		if key != "services" {
-			return d.errorf(k, key, "unknown field")
+			return d.errorf(k, key, "%s", yamlfile.UnknownField(key, "services"))
 		}
 		list = yamlfile.Deref(v)
 		return nil

@@ -37,7 +37,7 @@ func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, error) {
 			switch f.Kind {
 			case Passthrough:
 				err = d.mapping(v, sub, func(_ string, k, _ *yaml.Node) error {
-					return d.errorf(k, sub+"."+k.Value, "unknown field")
+					return d.errorf(k, sub+"."+k.Value, "unknown field: passthrough takes none")
 				})
 			case Delay:
 				f.Delay, err = d.delay(v, sub)
@@ -82,7 +82,7 @@ func (d *decoder) delay(n *yaml.Node, path string) (*DelaySpec, error) {
 		case "duration":
 			s.Duration, err = d.duration(v, field)
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration"))
 		}
 		return err
 	})
@@ -125,7 +125,7 @@ func (d *decoder) fairQueue(n *yaml.Node, path string) (*FairQueueSpec, error) {
 			s.Levels, err = d.levels(v, field)
 			levels = v
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "concurrency", "queues", "handsize", "queue_length", "header", "levels"))
 		}
 		return err
 	})
@@ -182,7 +182,7 @@ func (d *decoder) levels(n *yaml.Node, path string) ([]Level, error) {
 					return nil
 				})
 			default:
-				err = d.errorf(k, field, "unknown field")
+				err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "shares", "users"))
 			}
 			return err
 		})

@@ -32,6 +32,10 @@ var dnsLabel = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
 // every request.
 var proxyless = []string{"script", "calls", "commands", "jobs", "load_job", "prime_max"}
 
+// serviceKeys are the fields of a service.
+var serviceKeys = []string{"name", "entry", "proxy", "port", "filters", "commands", "jobs", "load_job", "prime_max",
+	"script", "calls", "errors", "resources"}
+
 // service decodes services[i] from n, with what it refers to.
 func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
 	path := fmt.Sprintf("services[%d]", i)
@@ -78,7 +82,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
 		case "resources":
 			s.Resources, err = d.resources(v, field)
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, serviceKeys...))
 		}
 		return err
 	})
@@ -244,7 +248,7 @@ func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, error) {
 			c, err = d.integer(v, field, 100, 599)
 			e.Status = int(c)
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status"))
 		}
 		return err
 	})
@@ -269,7 +273,7 @@ func (d *decoder) resources(n *yaml.Node, path string) (*Resources, error) {
 		case "memory":
 			r.Memory, err = d.quantity(v, field)
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "cpu", "memory"))
 		}
 		return err
 	})

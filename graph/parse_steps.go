@@ -20,6 +20,16 @@ var stepKinds = []StepKind{Busywork, Prime, Sleep, Fork, Stress, Payload, Call}
 // callOptions are the keys a call step takes beside call.
 var callOptions = []string{"path", "size", "probability"}
 
+// stepKeys are every key a step mapping may hold: the step kinds, then a
+// call's options.
+func stepKeys() []string {
+	keys := make([]string, 0, len(stepKinds)+len(callOptions))
+	for _, k := range stepKinds {
+		keys = append(keys, string(k))
+	}
+	return append(keys, callOptions...)
+}
+
 // maxDuration bounds busywork, sleeps and delays; errors call it 1h.
 const maxDuration = time.Hour
 
@@ -78,7 +88,7 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, error) {
 		case slices.Contains(callOptions, key):
 			opts = append(opts, [2]*yaml.Node{k, v})
 		default:
-			return d.errorf(k, path+"."+key, "unknown field")
+			return d.errorf(k, path+"."+key, "%s", yamlfile.UnknownField(key, stepKeys()...))
 		}
 		return nil
 	})

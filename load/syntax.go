@@ -90,7 +90,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
 	var steps *yaml.Node
 	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
 		if key != "steps" {
-			return d.errorf(k, key, "unknown field")
+			return d.errorf(k, key, "%s", yamlfile.UnknownField(key, "steps"))
 		}
 		steps = yamlfile.Deref(v)
 		return nil
@@ -144,7 +144,7 @@ func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
 		case "body_file":
 			bodyFile = v
 		default:
-			err = d.errorf(k, field, "unknown field")
+			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "method", "url", "headers", "body", "body_file"))
 		}
 		return err
 	})

@@ -69,7 +69,7 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 		return nil, fmt.Errorf("%s %s: %w", op, path, err)
 	}
 	if err := checkPath(abs, readOnly); err != nil {
-		return nil, wrap(path, op, err)
+		return nil, wrap(path, op, plain(err))
 	}
 	db := &DB{path: path}
 	defer func() {
@@ -86,14 +86,14 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 		// rather than in SQLite's busy loop.
 		db.w.SetMaxOpenConns(1)
 		if err := db.migrate(ctx); err != nil {
-			return nil, wrap(path, op, err)
+			return nil, wrap(path, op, plain(err))
 		}
 		if db.r, err = readers(abs, "_query_only=1"); err != nil {
 			return nil, wrap(path, op, err)
 		}
 		return db, nil
 	}
-	if db.r, err = readers(abs, "mode=ro"); err != nil {
+	if db.r, err = readers(abs, readOnlyMode(abs)); err != nil {
 		return nil, wrap(path, op, err)
 	}
 	v, err := version(ctx, db.r)
@@ -120,7 +120,7 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 		err = fmt.Errorf("format version %d needs upgrading to %d: open it once for writing", v, FormatVersion)
 	}
 	if err != nil {
-		return nil, wrap(path, op, err)
+		return nil, wrap(path, op, plain(err))
 	}
 	return db, nil
 }
@@ -135,11 +135,27 @@ func readers(abs string, params ...string) (*sql.DB, error) {
 	return r, nil
 }
 
+// readOnlyMode is how OpenReadOnly opens the file at abs. The last
+// connection to a database in write-ahead-log mode to close checkpoints the
+// log and deletes it and its index (-wal, -shm), but only if it may write:
+// one opened mode=ro leaves both beside the file. So where the file and its
+// directory can be written, the readers open it read-write and refuse
+// writes themselves (query_only); elsewhere they open it mode=ro, and the
+// two files stay as SQLite leaves them.
+func readOnlyMode(abs string) string {
+	if unix.Access(abs, unix.W_OK) == nil && unix.Access(filepath.Dir(abs), unix.W_OK) == nil {
+		return "_query_only=1"
+	}
+	return "mode=ro"
+}
+
 // checkPath refuses what SQLite would report vaguely or only later: a missing
 // directory, a directory in the file's place, a file that cannot be written.
 func checkPath(path string, readOnly bool) error {
 	fi, err := os.Stat(path)
 	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%w: a directory", ErrNotDatabase)
 	case err == nil && !fi.Mode().IsRegular():
 		return fmt.Errorf("%w: not a regular file", ErrNotDatabase)
 	case err == nil && readOnly:

@@ -80,7 +80,11 @@
 // trial twice. The file is in WAL mode with synchronous=NORMAL: a crash of
 // the process loses nothing committed; a crash of the machine may lose the
 // last runs committed (a resumed plan runs them again) but never corrupts
-// the file. A full disk or a read-only file or directory fails the write
+// the file. While a DB is open its write-ahead log (results.db-wal) and the
+// log's index (results.db-shm) lie beside the file; Close folds the log into
+// the file and deletes both, for OpenReadOnly too where the file and its
+// folder can be written, so a clean exit leaves results.db alone. A killed
+// process leaves them, and the next open recovers from them. A full disk or a read-only file or directory fails the write
 // with ErrFull or ErrReadOnly and rolls it back. Open refuses a file that
 // is not a latlab database (ErrNotDatabase) or is in a newer format
 // (ErrTooNew), without changing it.

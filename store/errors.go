@@ -48,6 +48,30 @@ func wrap(path, op string, err error) error {
 	return fmt.Errorf("%s %s: %w", op, path, err)
 }
 
+// described is an error whose message replaces that of the error it wraps,
+// which errors.Is and errors.As still find.
+type described struct {
+	msg string
+	err error
+}
+
+func (e described) Error() string { return e.msg }
+func (e described) Unwrap() error { return e.err }
+
+// plain restates what opening a file found in a user's words rather than
+// SQLite's or the system call's: "not a SQLite file" for SQLite's "file is
+// not a database (26)", "no such file" for a stat's ENOENT.
+func plain(err error) error {
+	var se *sqlite.Error
+	switch {
+	case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
+		return described{ErrNotDatabase.Error() + ": not a SQLite file", errors.Join(ErrNotDatabase, err)}
+	case errors.Is(err, fs.ErrNotExist):
+		return described{"no such file", err}
+	}
+	return err
+}
+
 // classify maps err to one of the sentinel errors, or nil.
 func classify(err error) error {
 	var se *sqlite.Error

@@ -8,12 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 )
+
+// sqliteCode matches the "(26)" the driver appends to SQLite's messages.
+var sqliteCode = regexp.MustCompile(`\(\d+\)`)
 
 // wantErr fails t unless err is target and its message names path.
 func wantErr(t *testing.T, err, target error, path string) {
@@ -38,7 +42,7 @@ func TestOpenRefuses(t *testing.T) {
 	}{
 		{"text file", func(t *testing.T, path string) {
 			writeFile(t, path, strings.Repeat("variant,rate,p99\nplain,100,0.004\n", 100))
-		}, ErrNotDatabase, "file is not a database"},
+		}, ErrNotDatabase, "not a latlab results database: not a SQLite file"},
 		{"short text file", func(t *testing.T, path string) { writeFile(t, path, "hello\n") }, ErrNotDatabase, ""},
 		{"another program's SQLite database", func(t *testing.T, path string) {
 			db, err := sql.Open("sqlite", path)
@@ -54,7 +58,7 @@ func TestOpenRefuses(t *testing.T) {
 			if err := os.Mkdir(path, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrNotDatabase, "not a regular file"},
+		}, ErrNotDatabase, "not a latlab results database: a directory"},
 		{"newer format", func(t *testing.T, path string) {
 			db, err := Open(ctx, path)
 			if err != nil {
@@ -88,6 +92,9 @@ func TestOpenRefuses(t *testing.T) {
 				wantErr(t, err, tt.want, path)
 				if !strings.Contains(err.Error(), tt.substr) {
 					t.Errorf("error %q does not say %q", err, tt.substr)
+				}
+				if sqliteCode.MatchString(err.Error()) {
+					t.Errorf("error %q carries SQLite's result code", err)
 				}
 				if after := snapshot(t, dir); after != before {
 					t.Errorf("the directory changed:\nbefore %s\nafter  %s", before, after)

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -136,10 +138,76 @@ func TestAttackTimeout(t *testing.T) {
 	}
 }
 
+// TestVersion runs latlab version and latlab --version: the same text,
+// whose first line names the version, then the commit (or why there is
+// none) and the Go version.
 func TestVersion(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "version")
-	if code != exitOK || stderr != "" || !regexp.MustCompile(`^latlab \S+ .*go1\.\S+ \w+/\w+\n$`).MatchString(stdout) {
-		t.Errorf("exit %d, stdout %q, stderr %q; want 0, one line \"latlab VERSION ... GOVERSION OS/ARCH\", nothing", code, stdout, stderr)
+	var outs []string
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, stdout, stderr := runCLI(t, args...)
+		re := regexp.MustCompile(`^latlab \S+.*\ncommit:  .+\ngo:      go1\.\S+ \w+/\w+\n$`)
+		if code != exitOK || stderr != "" || !re.MatchString(stdout) {
+			t.Errorf("latlab %s: exit %d, stdout %q, stderr %q; want 0, the version, commit and Go lines, nothing", args[0], code, stdout, stderr)
+		}
+		outs = append(outs, stdout)
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("latlab version printed %q, latlab --version %q; want the same", outs[0], outs[1])
+	}
+}
+
+// TestDescribeBuild checks what latlab version says of builds that record
+// everything, part of it or nothing.
+func TestDescribeBuild(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "16cd6f8c0ffee"},
+		{Key: "vcs.time", Value: "2026-11-23T22:00:00Z"}, {Key: "vcs.modified", Value: "true"}}
+	for _, tt := range []struct {
+		name, version string
+		bi            *debug.BuildInfo
+		want          string
+	}{
+		{"nothing recorded", "dev", nil, "latlab dev (no version stamped at build time)\n" +
+			"commit:  unknown: built without version control information (-buildvcs=false, or not in a git checkout)\n" +
+			"go:      go1.26.0 linux/amd64\n"},
+		{"-buildvcs=false, stamped by make", "v1.2.0-3-g16cd6f8-dirty",
+			&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "latlab v1.2.0-3-g16cd6f8-dirty\n" +
+				"commit:  unknown: built without version control information (-buildvcs=false, or not in a git checkout)\n" +
+				"go:      go1.26.0 linux/amd64\n"},
+		{"go install MODULE@VERSION", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}},
+			"latlab v1.2.0\ncommit:  unknown: built without version control information (-buildvcs=false, or not in a git checkout)\n" +
+				"go:      go1.26.0 linux/amd64\n"},
+		{"from a modified checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs},
+			"latlab dev (no version stamped at build time)\n" +
+				"commit:  16cd6f8c0ffee, committed 2026-11-23T22:00:00Z, with uncommitted changes\n" +
+				"go:      go1.26.0 linux/amd64\n"},
+		{"from a clean checkout", "dev", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261123220000-16cd6f8c0ffe"},
+			Settings: append(vcs[:3:3], debug.BuildSetting{Key: "vcs.modified", Value: "false"})},
+			"latlab v0.0.0-20261123220000-16cd6f8c0ffe\n" +
+				"commit:  16cd6f8c0ffee, committed 2026-11-23T22:00:00Z, clean tree\n" +
+				"go:      go1.26.0 linux/amd64\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := describeBuild(tt.version, tt.bi, "go1.26.0 linux/amd64"); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestVersionStamped builds latlab as make build does, with the version
+// given to the linker, and checks that latlab version prints it.
+func TestVersionStamped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "latlab")
+	const v = "v9.8.7-test"
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version="+v, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "latlab "+v+"\n") {
+		t.Errorf("latlab --version: %v, %q; want it to start with \"latlab %s\"", err, out, v)
 	}
 }
 

@@ -35,7 +35,13 @@ with setup, ready and teardown commands), warms it up (stored apart), loads it
 with side-loads and probes alongside, checks the run's validity and commits
 the run in one transaction. Run the same command again and it resumes after
 the last committed run; a changed spec is refused, with what changed, unless
---new starts another experiment in the same file. The first Ctrl-C stops the
+--new starts another experiment in the same file. Each trial prints one
+line on stdout as it finishes, terminal or not (a CI log shows the run
+advancing); a live status line shows on stderr when it is a terminal, or
+with --progress. --dry-run prints the plan
+and how long it takes: exactly where the spec fixes a trial's length, and
+estimated, saying what the estimate assumes, where a trial ends at a request
+count. The first Ctrl-C stops the
 trial under way, stores it marked interrupted and tears the variants down.
 
 The spec's cpus: field keeps the generator off the targets' cores: cpus:
@@ -93,7 +99,7 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return fmt.Errorf("finding the latlab executable: %w", err)
 			}
-			r := &experiment.Runner{Spec: spec, DB: db, Binary: bin, New: fresh, Version: latlabVersion(), Samples: samples, Log: stderr}
+			r := &experiment.Runner{Spec: spec, DB: db, Binary: bin, New: fresh, Version: latlabVersion(), Samples: samples, Log: stderr, Trials: stdout}
 			if samples == 0 {
 				r.Samples = -1
 			}
