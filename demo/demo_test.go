@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,7 +66,7 @@ func TestFilesParse(t *testing.T) {
 		trials   int
 		mode     experiment.Mode
 	}{
-		{sweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 3 * 5, experiment.Open},
+		{sweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 3 * 6, experiment.Open},
 		{quickSweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 2 * 3, experiment.Open},
 		{rampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
 		{quickRampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
@@ -90,6 +91,44 @@ func TestFilesParse(t *testing.T) {
 				t.Errorf("mode %s, want %s", s.Load.Mode, tt.mode)
 			}
 		})
+	}
+}
+
+// TestDesign holds each form of the demo to its own analysis: the full
+// demo runs enough runs a level for every interval the report shows, and
+// every open-loop run of either sends enough requests for the headline's
+// percentiles, so that too_few_samples, which asks for the p90 the
+// headline reads, is raised only by a run that fell short.
+func TestDesign(t *testing.T) {
+	dir := t.TempDir()
+	if err := writeFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		spec    string
+		minRuns int
+	}{{sweepSpec, ciMedianRuns}, {quickSweepSpec, 1}} {
+		s, err := experiment.ReadSpec(filepath.Join(dir, tt.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Runs < tt.minRuns {
+			t.Errorf("%s: %d runs a level, want at least %d", tt.spec, s.Runs, tt.minRuns)
+		}
+		if (designNote(s) == "") != (s.Runs >= ciMedianRuns) {
+			t.Errorf("%s: %d runs a level, design note %q", tt.spec, s.Runs, designNote(s))
+		}
+		last := headlineStats[len(headlineStats)-1]
+		q, _ := strconv.ParseFloat(strings.TrimPrefix(last, "p"), 64)
+		if q /= 100; s.Validity.SamplesFor != q {
+			t.Errorf("%s: validity.samples_for %g, want the headline's %s", tt.spec, s.Validity.SamplesFor, last)
+		}
+		need := 10 / (1 - q)
+		for _, rate := range s.Load.Rates {
+			if got := rate * s.Load.Duration.Seconds(); got < need-1e-9 {
+				t.Errorf("%s: %g/s for %s sends %g requests, %s needs %.0f", tt.spec, rate, s.Load.Duration, got, last, need)
+			}
+		}
 	}
 }
 
@@ -168,10 +207,10 @@ func TestQuickDemo(t *testing.T) {
 			t.Errorf("%s has %d plots, want at least 8", page, n)
 		}
 	}
+	leftOut := checkNotes(t, stdout.String(), out)
 	t.Run("browser", func(t *testing.T) {
-		for _, page := range []string{out.Report, out.RampReport} {
-			checkInBrowser(t, page)
-		}
+		checkInBrowser(t, out.Report, leftOut)
+		checkInBrowser(t, out.RampReport, 0) // the ramp's report counts its flagged run
 	})
 }
 
@@ -208,6 +247,23 @@ func checkStored(t *testing.T, out Outcome) {
 			t.Errorf("run %d (%s %g/s rep %d): %s", r.ID, r.Variant, r.Rate, r.Rep, r.Status)
 		}
 		count[fmt.Sprintf("%s %g", r.Variant, r.Rate)]++
+		// Every run measured the machine: its load and what other
+		// processes took of the CPUs.
+		points, err := db.Probes(ctx, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		machine := map[string]int{}
+		for _, p := range points {
+			if p.Probe == "machine" {
+				machine[p.Series]++
+			}
+		}
+		for _, series := range []string{"load1", "cpus", "other_cpu_percent", "steal_percent"} {
+			if machine[series] == 0 {
+				t.Errorf("run %d has no machine %s point; it has %v", r.ID, series, machine)
+			}
+		}
 	}
 	want := map[string]int{}
 	for _, v := range []string{"chain", "chain-proxy", "chain-filter"} {
@@ -249,17 +305,9 @@ func checkStored(t *testing.T, out Outcome) {
 	}
 }
 
-// checkHeadline checks what the demo printed, and the overheads it
-// printed them from: the filtered chain's p90 is bob's, 10 ms later; its
-// p50 is alice's, not delayed.
-func checkHeadline(t *testing.T, stdout string, out Outcome) {
+// sweepReport analyses the demo experiment of out as its report does.
+func sweepReport(t *testing.T, out Outcome) *report.Experiment {
 	t.Helper()
-	for _, want := range []string{"Overhead against chain", "chain-proxy   50/s", "chain-filter  100/s",
-		"Ramp: chain-filter stepped up to 300 requests in flight", out.Report, out.RampReport} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("the headline lacks %q:\n%s", want, stdout)
-		}
-	}
 	ctx := context.Background()
 	db, err := store.OpenReadOnly(ctx, out.DB)
 	if err != nil {
@@ -274,6 +322,50 @@ func checkHeadline(t *testing.T, stdout string, out Outcome) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// checkNotes checks that the headline and the report say what the quick
+// demo cannot show, and, when runs were flagged and left out, how many,
+// with what the machine probe measured, whatever the machine's load. It
+// returns how many runs the report left out.
+func checkNotes(t *testing.T, stdout string, out Outcome) int {
+	t.Helper()
+	r := sweepReport(t, out)
+	page, err := os.ReadFile(out.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := []string{"quick: 3 runs a level, too few for a 95% CI", "latlab demo runs 6"}
+	if r.Runs.LeftOut > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d runs were flagged and left out (", r.Runs.LeftOut, r.Runs.Done),
+			"the load average reached", "other processes used", "--include-flagged")
+	} else if strings.Contains(stdout, "flagged and left out") {
+		t.Errorf("no run was left out, yet the headline says some were:\n%s", stdout)
+	}
+	for _, want := range notes {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the headline lacks %q:\n%s", want, stdout)
+		}
+		if !strings.Contains(string(page), want) {
+			t.Errorf("%s lacks %q", out.Report, want)
+		}
+	}
+	return r.Runs.LeftOut
+}
+
+// checkHeadline checks what the demo printed, and the overheads it
+// printed them from: the filtered chain's p90 is bob's, 10 ms later; its
+// p50 is alice's, not delayed.
+func checkHeadline(t *testing.T, stdout string, out Outcome) {
+	t.Helper()
+	for _, want := range []string{"Overhead against chain", "chain-proxy   50/s", "chain-filter  100/s",
+		"Ramp: chain-filter stepped up to 300 requests in flight", out.Report, out.RampReport} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the headline lacks %q:\n%s", want, stdout)
+		}
+	}
+	r := sweepReport(t, out)
 	seen := 0
 	for _, c := range r.Overheads {
 		if c.Variant != "chain-filter" {
