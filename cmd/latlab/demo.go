@@ -22,7 +22,8 @@ func newDemo(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run a small study on this machine, from a service graph to an HTML report",
 		Long: `demo runs a whole latlab study on this machine with nothing installed but
 latlab, in about four minutes on two cores (--quick: under 90 s; it took
-68 s on a 2-core machine with stress-ng --cpu 2 beside it).
+68 s and 72 s on a 2-core machine at load average 10 to 26 with stress-ng
+--cpu 2 beside it).
 
 It writes its inputs into the folder -o (default ./latlab-demo): three
 topologies of a 3-node chain (root → branch → leaf, 2 ms of CPU each) as
