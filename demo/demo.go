@@ -126,7 +126,7 @@ func Run(ctx context.Context, opt Options, w io.Writer) (Outcome, error) {
 	// The reports are written whatever the caller's context: the load is
 	// over, and they take a second or two.
 	rctx := context.WithoutCancel(ctx)
-	heads, err := writeReports(rctx, db, &out)
+	heads, err := writeReports(rctx, db, &out, sweep, filepath.Join(dir, sweepName))
 	if err != nil {
 		return out, err
 	}

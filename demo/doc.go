@@ -9,8 +9,9 @@
 //   - demo: the variants chain (root → branch → leaf, 2 ms of CPU each),
 //     chain-proxy (one more hop, a pure reverse proxy) and chain-filter
 //     (fair-queue admission with each filter's own latency tracked and a
-//     10 ms delay for user bob), in open loop at three rates, five times
-//     each with warm-up, in a shuffled order;
+//     10 ms delay for user bob), in open loop at three rates, six times
+//     each with warm-up, in a shuffled order: the runs the report's
+//     intervals need, each long enough for the p90 the headline reads;
 //   - demo-ramp: a closed-loop step-up ramp that drives chain-filter to
 //     300 requests in flight, filling the fair queue's seats and queues.
 //
@@ -19,7 +20,10 @@
 // overhead of each variant against chain at p50 and p90 with 95%
 // intervals, and the ramp's latency at the top. Quick runs the same
 // variants and ramp with fewer rates, fewer repetitions and shorter runs,
-// in under 90 s, for CI.
+// in under 90 s, for CI; its headline and report say that three runs a
+// level are too few for any interval. When runs were flagged and left
+// out, both say how many, what the machine probe measured during them
+// (how busy the machine was) and what to do.
 //
 //	out, err := demo.Run(ctx, demo.Options{Dir: "latlab-demo", Log: os.Stderr}, os.Stdout)
 //	if err != nil {

@@ -51,8 +51,14 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 	}
 	tw.Flush()
 	switch {
-	case runs < 4:
-		fmt.Fprintf(&b, "\n%d valid runs a side: too few for a 95%% CI (4) or a test (5); the full demo runs 5.\n", runs)
+	case len(rs.notes) > 0:
+		// What the design cannot show, and the runs left out: the
+		// report's first warnings.
+		for _, n := range rs.notes {
+			b.WriteString("\n" + n + "\n")
+		}
+	case runs < ciOverheadRuns:
+		fmt.Fprintf(&b, "\n%d valid runs a side: too few for a 95%% CI (%d) or a test (%d).\n", runs, ciOverheadRuns, analysis.MinRuns)
 	case runs < analysis.MinRuns:
 		fmt.Fprintf(&b, "\n%d valid runs a side: fewer than %d, so the tests are weak and the intervals wide.\n", runs, analysis.MinRuns)
 	}

@@ -136,6 +136,16 @@ func TestParseSpecOptionErrors(t *testing.T) {
 			want: "spec.yaml:8: validity.max_errors: unknown field; expected max_error_ratio, max_lag_p99, min_achieved, cpu_budget, max_trend",
 		},
 		{
+			name: "validity samples_for",
+			spec: loadBase + "validity: {samples_for: p100}\n",
+			want: "spec.yaml:8: validity.samples_for: \"p100\": expected a percentile above p0 and below p100, such as p90 or p99",
+		},
+		{
+			name: "validity samples_for not a percentile",
+			spec: loadBase + "validity: {samples_for: 90%}\n",
+			want: "spec.yaml:8: validity.samples_for: \"90%\": expected a percentile above p0 and below p100, such as p90 or p99",
+		},
+		{
 			name: "validity percentage",
 			spec: loadBase + "validity: {max_error_ratio: abc, min_achieved: 0%}\n",
 			want: "spec.yaml:8: validity.max_error_ratio: expected a percentage such as 75%, got \"abc\"\n" +

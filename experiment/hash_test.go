@@ -62,6 +62,7 @@ variants:
 version: 1
 `},
 		{"defaults written out", hashSpec + "runs: 1\norder: interleaved\nrestart: never\nbaseline: plain\n"},
+		{"samples_for written out", strings.Replace(hashSpec, "max_error_ratio: 1%}", "max_error_ratio: 1%, samples_for: p99}", 1)},
 		{"anchors", strings.Replace(hashSpec, "rates: [100, 200]", "rates: &r [100, 200]", 1)},
 		{"equal numbers", strings.Replace(hashSpec, "rates: [100, 200]", "rates: [1e2, 200.0]", 1)},
 	}
@@ -83,6 +84,7 @@ version: 1
 		{"a variant's override", "{path: /busywork}", "{path: /busywork, method: POST}"},
 		{"warm-up", "rate: 50%", "rate: 60%"},
 		{"a default", "validity: {max_error_ratio: 1%}", "validity: {max_error_ratio: 1%, cpu_budget: 50%}"},
+		{"samples_for", "validity: {max_error_ratio: 1%}", "validity: {max_error_ratio: 1%, samples_for: p90}"},
 		{"the seed", "version: 1", "version: 1\nseed: 0"},
 	}
 	for _, tt := range changed {

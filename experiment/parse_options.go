@@ -236,11 +236,37 @@ func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 			if r, ok = d.percent(val, f, true, 100); ok {
 				v.MaxTrend = r
 			}
+		case "samples_for":
+			if q, ok := d.samplesFor(val, f); ok {
+				v.SamplesFor = q
+			}
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend"))
 		}
 	})
 	return budget
+}
+
+// samplesFor decodes validity.samples_for, a percentile below p100 such as
+// p90, as its quantile; p99, the default, is 0 (see Validity.SamplesFor).
+func (d *decoder) samplesFor(n *yaml.Node, field string) (float64, bool) {
+	s, ok := d.text(n, field)
+	if !ok {
+		return 0, false
+	}
+	m := percentileRE.FindStringSubmatch(s)
+	q := 0.0
+	if m != nil {
+		q, _ = hundredth(m[1])
+	}
+	if q <= 0 || q >= 1 {
+		d.errorf(n, field, "%q: expected a percentile above p0 and below p100, such as p90 or p99", s)
+		return 0, false
+	}
+	if q == defaultSamplesFor {
+		q = 0
+	}
+	return q, true
 }
 
 // cpus decodes the cpus field: load and targets, each a CPU list.

@@ -267,7 +267,23 @@ type Validity struct {
 	MinAchieved   float64       `spec:"min_achieved,percent"`    // generator_saturated: achieved rate below this share of the target
 	CPUBudget     float64       `spec:"cpu_budget,percent"`      // target_cpu_high: CPU above this share of the target's cores
 	MaxTrend      float64       `spec:"max_trend,percent"`       // trend: a fitted rise above this share of the median
+	// SamplesFor is the quantile too_few_samples asks enough requests
+	// for: 10/(1−q). 0 stands for 0.99, the default (p99), so that specs
+	// leaving it out keep their hash.
+	SamplesFor float64 `spec:"samples_for"`
 }
+
+// samplesQ returns the quantile too_few_samples judges: SamplesFor, or
+// 0.99.
+func (v Validity) samplesQ() float64 {
+	if v.SamplesFor == 0 {
+		return defaultSamplesFor
+	}
+	return v.SamplesFor
+}
+
+// defaultSamplesFor is the quantile too_few_samples judges by default: p99.
+const defaultSamplesFor = 0.99
 
 // Defaults of the fields a spec may leave out.
 const (

@@ -166,8 +166,8 @@ func sideloadSpan(cfg load.Config) time.Duration {
 type probeFunc func(ctx context.Context, start time.Time, emit func([]probe.Point)) error
 
 // probes returns the probes of a trial on l: metrics scraping of the
-// graph's nodes and the spec's URLs, and CPU and RSS of the graph's nodes,
-// the spec's processes and latlab itself.
+// graph's nodes and the spec's URLs, CPU and RSS of the graph's nodes,
+// the spec's processes and latlab itself, and the machine's load.
 func (r *Runner) probes(l *live) []probeFunc {
 	var out []probeFunc
 	if m := r.Spec.Probes.Metrics; m != nil {
@@ -192,7 +192,10 @@ func (r *Runner) probes(l *live) []probeFunc {
 		p := &probe.Process{PIDs: pids, Self: true}
 		out = append(out, p.Run)
 	}
-	return out
+	// Every run measures what else kept the machine busy: it explains
+	// flags such as generator_saturated when other work took the CPUs.
+	m := &probe.Machine{PIDs: pids}
+	return append(out, m.Run)
 }
 
 // profile takes a CPU and a heap profile of the variant at the spec's

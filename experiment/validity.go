@@ -24,7 +24,7 @@ const (
 	FlagErrors             = "errors"              // too many requests failed
 	FlagInconsistent       = "inconsistent"        // failures unlike the siblings' in kind or timing
 	FlagTrend              = "trend"               // latency drifted over the run
-	FlagTooFewSamples      = "too_few_samples"     // too few requests for a trustworthy p99
+	FlagTooFewSamples      = "too_few_samples"     // too few requests for a trustworthy p99 (validity.samples_for)
 )
 
 // RunCheck is what the validity checks look at for one run.
@@ -51,8 +51,9 @@ type RunCheck struct {
 //   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
 //   - inconsistent: see inconsistent below.
 //   - trend: see trendReason in validity_trend.go.
-//   - too_few_samples: p99 would be low-confidence (record.LowConfidence):
-//     fewer than 10/(1−0.99) = 1000 requests.
+//   - too_few_samples: the percentile of SamplesFor (p99 by default) would
+//     be low-confidence (record.LowConfidence): fewer than 10/(1−q)
+//     requests, 1000 for p99, 100 for p90.
 func (v Validity) Check(c RunCheck) []store.Flag {
 	r := c.Result
 	if r == nil {
@@ -77,7 +78,7 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 	add(FlagErrors, v.errorRatio(r))
 	add(FlagInconsistent, inconsistent(r, c.Siblings, success))
 	add(FlagTrend, v.trendReason(r.Raw))
-	add(FlagTooFewSamples, tooFewSamples(r.Requests))
+	add(FlagTooFewSamples, tooFewSamples(r.Requests, v.samplesQ()))
 	return flags
 }
 
@@ -172,25 +173,25 @@ type counted int64
 func (c counted) TotalCount() int64               { return int64(c) }
 func (c counted) ValueAtPercentile(float64) int64 { return 0 }
 
-// tooFewSamples gives the reason for too_few_samples, or "": it names the
-// usual percentiles that are low-confidence or n/a with n requests.
-func tooFewSamples(n int64) string {
-	if !record.LowConfidence(n, 0.99) {
+// tooFewSamples gives the reason for too_few_samples with n requests when
+// quantile q needs more, or "": it names the usual percentiles that are
+// low-confidence or n/a.
+func tooFewSamples(n int64, q float64) string {
+	if !record.LowConfidence(n, q) {
 		return ""
 	}
 	if n == 0 {
 		return "no requests completed: every percentile is n/a"
 	}
 	var low, na []string
-	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
-		name := "p" + strconv.FormatFloat(100*q, 'f', -1, 64)
-		if _, ok := record.Quantile(counted(n), q); !ok {
-			na = append(na, name)
-		} else if record.LowConfidence(n, q) {
-			low = append(low, name)
+	for _, u := range []float64{0.5, 0.9, 0.99, 0.999} {
+		if _, ok := record.Quantile(counted(n), u); !ok {
+			na = append(na, quantileName(u))
+		} else if record.LowConfidence(n, u) {
+			low = append(low, quantileName(u))
 		}
 	}
-	why := fmt.Sprintf("only %d requests, p99 needs %.0f", n, math.Ceil(10/(1-0.99)-1e-9))
+	why := fmt.Sprintf("only %d requests, %s needs %.0f", n, quantileName(q), math.Ceil(10/(1-q)-1e-9))
 	if len(low) > 0 {
 		why += ": " + strings.Join(low, ", ") + " low-confidence"
 	}
@@ -198,6 +199,11 @@ func tooFewSamples(n int64) string {
 		why += "; " + strings.Join(na, ", ") + " n/a"
 	}
 	return why
+}
+
+// quantileName names quantile q as a percentile: p90, p99.9.
+func quantileName(q float64) string {
+	return "p" + strconv.FormatFloat(100*q, 'f', -1, 64)
 }
 
 // durText formats d to four significant digits: 10.83ms, 1.234s.

@@ -194,6 +194,26 @@ func TestValidityCheck(t *testing.T) {
 	}
 }
 
+// TestCheckSamplesFor holds too_few_samples to the percentile the spec's
+// validity.samples_for names: a run of 150 requests carries a p90, not a
+// p99.
+func TestCheckSamplesFor(t *testing.T) {
+	run := buildRun(t, synth{n: 150, rate: 50, seed: 1})
+	v := DefaultValidity()
+	if got := v.Check(RunCheck{Result: run}); len(got) != 1 || got[0].Name != FlagTooFewSamples {
+		t.Fatalf("p99 by default: flags %v, want too_few_samples", got)
+	}
+	v.SamplesFor = 0.9
+	if got := v.Check(RunCheck{Result: run}); len(got) != 0 {
+		t.Errorf("samples_for p90 with 150 requests: flags %v, want none", got)
+	}
+	few := buildRun(t, synth{n: 60, rate: 50, seed: 1})
+	got := v.Check(RunCheck{Result: few})
+	if len(got) != 1 || !strings.HasPrefix(got[0].Reason, "only 60 requests, p90 needs 100: p90 low-confidence") {
+		t.Errorf("samples_for p90 with 60 requests: flags %q, want too_few_samples for p90", got)
+	}
+}
+
 func TestCheckNilResult(t *testing.T) {
 	if got := DefaultValidity().Check(RunCheck{}); got != nil {
 		t.Errorf("Check of no result = %v, want none", got)

@@ -27,6 +27,9 @@
 //     affinity allows, which a CPU budget such as "target CPU under 75%" is
 //     checked against) and the resident memory of given processes and of
 //     latlab itself; FindPIDs finds processes by name.
+//   - Machine samples how busy the whole machine is (the load average,
+//     other processes' share of the CPU time, a hypervisor's steal), so
+//     that a run flagged on a busy machine can say why.
 //   - CaptureProfile fetches a CPU or heap profile from a target's
 //     net/http/pprof handlers and keeps the raw profile with its top
 //     functions.

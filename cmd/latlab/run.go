@@ -49,6 +49,15 @@ The spec's cpus: field keeps the generator off the targets' cores: cpus:
 teardown command on the other CPUs (or on cpus: {targets: ...}); --dry-run
 shows it.
 
+Each run is checked against the spec's validity: bounds and stored with its
+flags and their reasons (generator_saturated, target_cpu_high, errors,
+inconsistent, trend, too_few_samples); latlab report leaves runs flagged
+other than too_few_samples out unless --include-flagged. too_few_samples
+asks for the requests a p99 needs (1000); a study that reads p90 at most
+says validity: {samples_for: p90} (100). Every run also measures the
+machine (load average, other processes' CPU time, steal) as probe
+"machine".
+
 The spec's slo: field (such as slo: {p99: 50ms, errors: 1%}) makes the run a
 gate for CI pipelines; --slo 'p99<50ms,errors<1%' on the command line
 overrides it, and --slo '' judges nothing. Once the plan has run, or been
