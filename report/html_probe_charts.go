@@ -320,6 +320,10 @@ func (r *Experiment) probePlotCharts(pl *probePlot) ([]*plot.Chart, []string) {
 			} else if pl.kind == quantilePlot {
 				ser.Color = quantileColor(l.sub)
 			}
+			if pl.kind == ratePlot {
+				c.Series = append(c.Series, r.windowFilling(c, ser)...)
+				continue
+			}
 			c.Series = append(c.Series, ser)
 		}
 		out = append(out, c)

@@ -12,6 +12,9 @@ import (
 // rateSection draws what changes with the load: latency, overhead and
 // errors against the level, one colour per variant.
 func (r *Experiment) rateSection() htmlSection {
+	if lv, ok := r.oneLevel(); ok {
+		return r.oneLevelSection(lv)
+	}
 	s := htmlSection{ID: "levels", Title: "Against the load"}
 	x := r.levelAxis()
 	lat := &plot.Chart{ID: "latency-vs-rate", Title: "Latency against load: p50 (solid) and p99 (dashed)", X: x,

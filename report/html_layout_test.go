@@ -1,0 +1,61 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestHTMLOneLevel checks that a study at one level draws its variants
+// side by side as bars, not lines of one point against the load.
+func TestHTMLOneLevel(t *testing.T) {
+	page := string(writeStudyHTML(t, loadOneLevel, HTMLOptions{}))
+	if !strings.Contains(page, "Every run was at 100/s, so there is no line against the load to draw") {
+		t.Errorf("the page does not say why it draws no line against the load")
+	}
+	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate"} {
+		svg := plotSVG(page, id)
+		if svg == "" {
+			t.Errorf("no plot %s", id)
+			continue
+		}
+		if !strings.Contains(svg, `<g class="row">`) || strings.Contains(svg, "marker-mid") {
+			t.Errorf("plot %s is not drawn as bars over the variants", id)
+		}
+	}
+}
+
+// TestHTMLOneVariant checks the report of a lone variant: no overhead
+// section but a sentence saying why; hop bars of microseconds beside
+// whiskers of 100 ms on a log axis; the work ratio's p100, a bucket's
+// bound, shown as one; rates whose window is not yet full marked.
+func TestHTMLOneVariant(t *testing.T) {
+	page := string(writeStudyHTML(t, loadOneVariant, HTMLOptions{}))
+	if strings.Contains(page, `<section id="overhead">`) || strings.Contains(page, `href="#overhead"`) {
+		t.Errorf("a report of one variant has an overhead section")
+	}
+	if !strings.Contains(page, "One variant only, filter: there is no other to compare it with, so this report has no overhead section.") {
+		t.Errorf("the page does not say why it has no overhead section")
+	}
+	if hops := plotSVG(page, "hops"); !strings.Contains(hops, "(log axis)") {
+		t.Errorf("the per-hop bars, p50 of µs and p99 of 100 ms, are not on a log axis")
+	}
+	for _, v := range []string{"500.00%", "1000.00%"} {
+		if strings.Contains(page, ">"+v+"<") {
+			t.Errorf("the bucket bound %s reads as a value", v)
+		}
+	}
+	if !strings.Contains(page, ">≤ 1000.00%<") {
+		t.Errorf("the work ratio's max is not shown as a bucket bound, ≤ 1000.00%%")
+	}
+	rate := plotSVG(page, "probe-latlab_filter_duration_seconds-rate")
+	if !strings.Contains(rate, "the 2s window not yet full") || !strings.Contains(rate, `stroke-width="0.8"`) {
+		t.Errorf("the observation rates do not mark the points read before the 2s window was full:\n%s", rate)
+	}
+}
+
+// plotSVG returns the svg element of page with the given id, or "".
+func plotSVG(page, id string) string {
+	m := regexp.MustCompile(`(?s)<svg [^>]*id="` + regexp.QuoteMeta(id) + `".*?</svg>`).FindString(page)
+	return m
+}
