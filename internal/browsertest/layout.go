@@ -47,8 +47,8 @@ type ChartBox struct {
 	AreaW  float64 `json:"areaW"` // the plot area, inside the axes
 	AreaH  float64 `json:"areaH"`
 	DataW  float64 `json:"dataW"` // the union of the series and bands
-	// DataH is the height of the data and, when the y axis shows it,
-	// zero: the share of the area the data's range takes.
+	// DataH is the height of the data, rules (limits, budgets) and, when
+	// the y axis shows it, zero: the share of the area they take.
 	DataH float64 `json:"dataH"`
 }
 
@@ -103,9 +103,10 @@ const layoutJS = `(() => {
     if (axis) {
       const a = R(axis);
       let top = Infinity, bottom = -Infinity, left = Infinity, right = -Infinity;
-      for (const el of svg.querySelectorAll(".series, .band")) {
+      for (const el of svg.querySelectorAll(".series, .band, .rule")) {
         const b = R(el);
         top = Math.min(top, b.top); bottom = Math.max(bottom, b.bottom);
+        if (el.matches(".rule")) continue; // a limit spans the axis: no data
         left = Math.min(left, b.left); right = Math.max(right, b.right);
       }
       // Zero, where the y axis shows it, belongs to the data's range.
