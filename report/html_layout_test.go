@@ -4,6 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/store"
 )
 
 // TestHTMLOneLevel checks that a study at one level draws its variants
@@ -58,4 +62,31 @@ func TestHTMLOneVariant(t *testing.T) {
 func plotSVG(page, id string) string {
 	m := regexp.MustCompile(`(?s)<svg [^>]*id="` + regexp.QuoteMeta(id) + `".*?</svg>`).FindString(page)
 	return m
+}
+
+// TestProbeChartsOneTime checks that a probe series sampled once in the
+// run drawn is not drawn as a line over time, a dot at one x, but named
+// in the notes, while one sampled twice is drawn.
+func TestProbeChartsOneTime(t *testing.T) {
+	r := &Experiment{variants: []string{"a"}, Exp: &analysis.Experiment{}}
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	proc := map[string]string{"pid": "1", "role": "target", "comm": "node"}
+	run := &analysis.RunDetail{Run: analysis.Run{Trial: store.Trial{Variant: "a"}}, Probes: []store.ProbePoint{
+		{Probe: "process", Series: "cpu_allowed_percent", Labels: proc, Time: at, Value: 10},
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: 1 << 20},
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at.Add(time.Second), Value: 1 << 20},
+	}}
+	groups, notes := r.probeCharts([]*analysis.RunDetail{run})
+	var titles []string
+	for _, g := range groups {
+		for _, c := range g.charts {
+			titles = append(titles, c.Title)
+		}
+	}
+	if len(titles) != 1 || titles[0] != "resident memory" {
+		t.Errorf("charts %q; want only resident memory", titles)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "CPU, share of the CPUs allowed") {
+		t.Errorf("notes %q; want one naming the CPU plot left out", notes)
+	}
 }
