@@ -1,7 +1,9 @@
 package report
 
 import (
+	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +16,7 @@ import (
 // side by side as bars, not lines of one point against the load.
 func TestHTMLOneLevel(t *testing.T) {
 	page := string(writeStudyHTML(t, loadOneLevel, HTMLOptions{}))
-	if !strings.Contains(page, "Every run was at 100/s, so there is no line against the load to draw") {
+	if !strings.Contains(page, "Every counted run was at 100/s, so there is no line against the load to draw") {
 		t.Errorf("the page does not say why it draws no line against the load")
 	}
 	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate"} {
@@ -88,5 +90,27 @@ func TestProbeChartsOneTime(t *testing.T) {
 	}
 	if len(notes) != 1 || !strings.Contains(notes[0], "CPU, share of the CPUs allowed") {
 		t.Errorf("notes %q; want one naming the CPU plot left out", notes)
+	}
+}
+
+// TestOverheadAtOneLevel checks that overheads at one level only, the
+// others left without counted runs, are drawn as bars over the variants,
+// not as dots on a line axis.
+func TestOverheadAtOneLevel(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Overheads = slices.DeleteFunc(slices.Clone(r.Overheads), func(o analysis.Comparison) bool { return o.Rate != 100 })
+	s := r.rateSection()
+	var page strings.Builder
+	for _, p := range s.Plots {
+		page.WriteString(string(p))
+	}
+	if svg := plotSVG(page.String(), "overhead-vs-rate"); !strings.Contains(svg, `<g class="row">`) || !strings.Contains(svg, "at 100/s") {
+		t.Errorf("overheads at 100/s only are not drawn as bars at that level:\n%.300s", svg)
+	}
+	if svg := plotSVG(page.String(), "latency-vs-rate"); strings.Contains(svg, `<g class="row">`) {
+		t.Errorf("latency at three levels is drawn as bars, not against the load")
 	}
 }

@@ -9,19 +9,40 @@ import (
 	"github.com/latlab/latlab/report/plot"
 )
 
-// oneLevel returns the level every result of r is at, when there is
-// only one: a line against the load would then be a single point.
+// oneLevel returns the level every counted run of r is at (every run,
+// when none is counted), when there is only one: a line against the load
+// would then be a single point.
 func (r *Experiment) oneLevel() (analysis.Level, bool) {
-	if len(r.Levels) == 0 {
-		return analysis.Level{}, false
-	}
-	lv := r.Levels[0].Level
-	for _, l := range r.Levels {
-		if l.Level != lv {
-			return analysis.Level{}, false
+	var levels []analysis.Level
+	for _, counted := range []bool{true, false} {
+		for _, l := range r.Levels {
+			if (len(l.RunIDs) > 0 || !counted) && !slices.Contains(levels, l.Level) {
+				levels = append(levels, l.Level)
+			}
+		}
+		if len(levels) > 0 {
+			break
 		}
 	}
-	return lv, true
+	if len(levels) != 1 {
+		return analysis.Level{}, false
+	}
+	return levels[0], true
+}
+
+// overheadLevel returns the level of r's overheads, when every one with
+// a value is at one level.
+func (r *Experiment) overheadLevel() (analysis.Level, bool) {
+	var levels []analysis.Level
+	for _, o := range r.Overheads {
+		if !math.IsNaN(o.Abs) && !slices.Contains(levels, o.Level) {
+			levels = append(levels, o.Level)
+		}
+	}
+	if len(levels) != 1 {
+		return analysis.Level{}, false
+	}
+	return levels[0], true
 }
 
 // oneLevelSection draws, when every run was at one level lv, what the
@@ -29,7 +50,7 @@ func (r *Experiment) oneLevel() (analysis.Level, bool) {
 // over the variants.
 func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 	s := htmlSection{ID: "levels", Title: "At the one level, " + lv.String(),
-		Intro: []string{"Every run was at " + lv.String() + ", so there is no line against the load to draw: " +
+		Intro: []string{"Every counted run was at " + lv.String() + ", so there is no line against the load to draw: " +
 			"these bars set the variants side by side at that level."}}
 	lat := &plot.Bars{ID: "latency-vs-rate", Title: "Latency at " + lv.String() + ": p50 and p99",
 		Value:  plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true},
@@ -40,7 +61,7 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 	ciRuns := false
 	for _, v := range r.variants {
 		for _, l := range r.Levels {
-			if l.Variant != v || len(l.RunIDs) == 0 {
+			if l.Variant != v || l.Level != lv {
 				continue
 			}
 			lat.Categories = append(lat.Categories, v)

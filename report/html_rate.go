@@ -65,7 +65,10 @@ func (r *Experiment) rateSection() htmlSection {
 	}
 	lat.Rules = r.sloRules()
 	s.Plots = append(s.Plots, svg(lat))
-	if len(r.Overheads) > 0 {
+	if lv, ok := r.overheadLevel(); ok {
+		// Overheads at one level only: bars, not a dot on a line axis.
+		s.Plots = append(s.Plots, bars(r.overheadBars(lv)))
+	} else if len(r.Overheads) > 0 {
 		s.Plots = append(s.Plots, svg(r.overheadChart(x)))
 	}
 	s.Plots = append(s.Plots, svg(errs))
@@ -134,9 +137,9 @@ func (r *Experiment) overheadChart(x plot.Axis) *plot.Chart {
 	return c
 }
 
-// levelAxis is the x axis of plots against the load: the rate, on a log
-// scale when the rates span more than a factor of 20; the concurrency in
-// closed loop.
+// levelAxis is the x axis of plots against the load, over every level:
+// the rate, on a log scale when the rates span more than a factor of 20;
+// the concurrency in closed loop.
 func (r *Experiment) levelAxis() plot.Axis {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	closed := true
@@ -153,6 +156,12 @@ func (r *Experiment) levelAxis() plot.Axis {
 	}
 	if lo > 0 && hi/lo > 20 {
 		a.Scale, a.ZeroBased = plot.Log, false
+		a.Min = &lo
+	}
+	// One range for every plot against the load, whichever levels its
+	// data has: the plots are read side by side.
+	if hi > 0 && !math.IsInf(hi, 0) {
+		a.Max = &hi
 	}
 	return a
 }
