@@ -170,8 +170,8 @@ func (p Page) Violations() []string {
 		if c.Points == 0 {
 			continue
 		}
-		if c.Points > 1 && c.DataW < minDataWidth {
-			out = append(out, fmt.Sprintf("plot %s: its %d points span %.1f px of a %.0f px axis: a line plot of one x value", c.Plot, c.Points, c.DataW, c.AreaW))
+		if c.DataW < minDataWidth {
+			out = append(out, fmt.Sprintf("plot %s: its %d point(s) span %.1f px of a %.0f px axis: a line plot of one x value", c.Plot, c.Points, c.DataW, c.AreaW))
 		}
 		// Data at one height, zero included (a line of no errors along
 		// its axis), has nothing an axis could squash.
