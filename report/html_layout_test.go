@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -112,5 +113,30 @@ func TestOverheadAtOneLevel(t *testing.T) {
 	}
 	if svg := plotSVG(page.String(), "latency-vs-rate"); strings.Contains(svg, `<g class="row">`) {
 		t.Errorf("latency at three levels is drawn as bars, not against the load")
+	}
+}
+
+// TestNoOverheadToDraw checks that a section against the load draws no
+// empty overhead plot when no p50 or p99 overhead has a value, and says
+// so.
+func TestNoOverheadToDraw(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Overheads = slices.Clone(r.Overheads)
+	for i := range r.Overheads {
+		if n := r.Overheads[i].Name; n == "p50" || n == "p99" {
+			r.Overheads[i].Abs = math.NaN()
+		}
+	}
+	s := r.rateSection()
+	for _, p := range s.Plots {
+		if strings.Contains(string(p), `id="overhead-vs-rate"`) {
+			t.Errorf("an overhead plot with nothing to draw")
+		}
+	}
+	if !slices.Contains(s.Intro, noOverheadPlot) {
+		t.Errorf("intro %q does not say why there is no overhead plot", s.Intro)
 	}
 }

@@ -30,20 +30,20 @@ func (r *Experiment) oneLevel() (analysis.Level, bool) {
 	return levels[0], true
 }
 
-// overheadLevel returns the level of r's overheads, when every one with
-// a value is at one level.
-func (r *Experiment) overheadLevel() (analysis.Level, bool) {
+// overheadLevels returns the levels at which r has a p50 or p99
+// overhead with a value, the ones the overhead plots draw.
+func (r *Experiment) overheadLevels() []analysis.Level {
 	var levels []analysis.Level
 	for _, o := range r.Overheads {
-		if !math.IsNaN(o.Abs) && !slices.Contains(levels, o.Level) {
+		if (o.Name == "p50" || o.Name == "p99") && !math.IsNaN(o.Abs) && !slices.Contains(levels, o.Level) {
 			levels = append(levels, o.Level)
 		}
 	}
-	if len(levels) != 1 {
-		return analysis.Level{}, false
-	}
-	return levels[0], true
+	return levels
 }
+
+// noOverheadPlot says why a section against the load has no overhead plot.
+const noOverheadPlot = "No p50 or p99 overhead has a value to draw: the overhead table gives the reason for each."
 
 // oneLevelSection draws, when every run was at one level lv, what the
 // plots against the load would: latency, overhead and errors, as bars
@@ -89,8 +89,10 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 		errs.Value.Max = &top
 	}
 	s.Plots = append(s.Plots, bars(lat))
-	if len(r.Overheads) > 0 {
+	if slices.Contains(r.overheadLevels(), lv) {
 		s.Plots = append(s.Plots, bars(r.overheadBars(lv)))
+	} else if len(r.Overheads) > 0 {
+		s.Intro = append(s.Intro, noOverheadPlot)
 	}
 	s.Plots = append(s.Plots, bars(errs))
 	return s

@@ -65,11 +65,14 @@ func (r *Experiment) rateSection() htmlSection {
 	}
 	lat.Rules = r.sloRules()
 	s.Plots = append(s.Plots, svg(lat))
-	if lv, ok := r.overheadLevel(); ok {
+	switch ls := r.overheadLevels(); {
+	case len(ls) == 1:
 		// Overheads at one level only: bars, not a dot on a line axis.
-		s.Plots = append(s.Plots, bars(r.overheadBars(lv)))
-	} else if len(r.Overheads) > 0 {
+		s.Plots = append(s.Plots, bars(r.overheadBars(ls[0])))
+	case len(ls) > 1:
 		s.Plots = append(s.Plots, svg(r.overheadChart(x)))
+	case len(r.Overheads) > 0:
+		s.Intro = append(s.Intro, noOverheadPlot)
 	}
 	s.Plots = append(s.Plots, svg(errs))
 	return s
