@@ -53,7 +53,8 @@ type ChartBox struct {
 }
 
 // A Gap is the blank space beneath a plot, down to whatever comes next
-// below it in its section.
+// below it in its section, in any column: a plot shorter than the others
+// of its row leaves one.
 type Gap struct {
 	Plot  string  `json:"plot"`
 	Blank float64 `json:"blank"`
@@ -129,7 +130,9 @@ const layoutJS = `(() => {
     for (const el of sec.querySelectorAll("svg.plot, h3, p, table, ul, figure")) {
       if (el === svg || el.contains(svg) || svg.contains(el)) continue;
       const b = R(el);
-      if (b.height === 0 || b.top < box.bottom - 1 || b.right <= box.left || b.left >= box.right) continue;
+      // Anything below, in any column: an empty cell at the end of a
+      // row is no gap, a plot shorter than its row's others is.
+      if (b.height === 0 || b.top < box.bottom - 1) continue;
       next = Math.min(next, b.top);
     }
     if (next < Infinity) out.gaps.push({plot: svg.id, blank: next - box.bottom});
