@@ -31,6 +31,7 @@ func checkInBrowser(t *testing.T, page string, leftOut int) {
 			t.Errorf("%s: plot %s is not drawn with data: %+v", page, p.ID, p)
 		}
 	}
+	browsertest.CheckLayout(t, got)
 	if len(got.Problems) > 0 {
 		t.Errorf("%s logged %d problem(s):\n%s", page, len(got.Problems), strings.Join(got.Problems, "\n"))
 	}

@@ -198,7 +198,7 @@ func TestProbeChartsSplit(t *testing.T) {
 		pl := &probePlot{title: "observations per second", family: "f_seconds", kind: ratePlot}
 		for _, v := range variants {
 			for i := range n {
-				pl.lines = append(pl.lines, &probeLine{variant: v, sub: fmt.Sprintf("route=/%02d", i), pts: []plot.Point{{X: 0, Y: 1}}})
+				pl.lines = append(pl.lines, &probeLine{variant: v, sub: fmt.Sprintf("route=/%02d", i), pts: []plot.Point{{X: 120, Y: 1}}}) // past the 1m window
 			}
 		}
 		return pl

@@ -56,3 +56,38 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Errorf("the page logged %d problem(s):\n%s", len(page.Problems), strings.Join(page.Problems, "\n"))
 	}
 }
+
+// Each study's report opened at 1400 px, its layout measured.
+var (
+	loadOneLevel   = loadStudy(oneLevel)
+	loadOneVariant = loadStudy(oneVariant)
+)
+
+// TestHTMLLayout opens the report of each study in headless Chromium at
+// 1400 px and measures its layout (browsertest.Violations): every table
+// within the window, every bar wide enough to see with its label beside
+// it, no line plot of one x value or with its data in a sliver of its
+// height, no blank space under a plot. Screenshots go to
+// $LATLAB_SCREENSHOTS when it is set.
+func TestHTMLLayout(t *testing.T) {
+	browsertest.Chromium(t)
+	for _, tt := range []struct {
+		name string
+		load func() (string, error)
+	}{{"rich", loadRich}, {"one-level", loadOneLevel}, {"one-variant", loadOneVariant}} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tt.name+".html")
+			if err := os.WriteFile(path, writeStudyHTML(t, tt.load, HTMLOptions{}), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			page := browsertest.Open(t, path, os.Getenv("LATLAB_SCREENSHOTS"))
+			browsertest.CheckLayout(t, page)
+			if len(page.Layout.Tables) == 0 || len(page.Layout.Charts) == 0 {
+				t.Errorf("measured %d tables and %d charts; want some of each", len(page.Layout.Tables), len(page.Layout.Charts))
+			}
+			if tt.name != "one-level" && len(page.Layout.Bars) == 0 {
+				t.Errorf("measured no bar of the per-hop and profile charts")
+			}
+		})
+	}
+}

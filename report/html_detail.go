@@ -139,13 +139,14 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 			tx.Min, tx.Max = &lo, &hi
 		}
 		i := slices.Index(r.variants, run.Variant)
-		title := fmt.Sprintf("%s, run %d (rep %d)", run.Variant, run.ID, run.Rep)
-		lat := &plot.Chart{ID: fmt.Sprintf("time-latency-%d", run.ID), Title: title + ": latency per interval", X: tx,
-			Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}}
-		thr := &plot.Chart{ID: fmt.Sprintf("time-throughput-%d", run.ID), Title: title + ": throughput and errors", X: tx,
-			Y: plot.Axis{Label: "completed", Unit: plot.PerSecond, ZeroBased: true}, Height: 200}
-		inf := &plot.Chart{ID: fmt.Sprintf("time-inflight-%d", run.ID), Title: title + ": requests in flight", X: tx,
-			Y: plot.Axis{Label: "in flight", Unit: plot.Plain, ZeroBased: true}, Height: 200}
+		// A row of three plots of one size per run, under its heading:
+		// plots of different heights in one grid leave gaps.
+		lat := &plot.Chart{ID: fmt.Sprintf("time-latency-%d", run.ID), Title: "latency per interval", X: tx,
+			Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}, Width: probePlotWidth, Height: probePlotHeight}
+		thr := &plot.Chart{ID: fmt.Sprintf("time-throughput-%d", run.ID), Title: "throughput and errors", X: tx,
+			Y: plot.Axis{Label: "completed", Unit: plot.PerSecond, ZeroBased: true}, Width: probePlotWidth, Height: probePlotHeight}
+		inf := &plot.Chart{ID: fmt.Sprintf("time-inflight-%d", run.ID), Title: "requests in flight", X: tx,
+			Y: plot.Axis{Label: "in flight", Unit: plot.Plain, ZeroBased: true}, Width: probePlotWidth, Height: probePlotHeight}
 		line := func(name string, color int, dashed bool) *plot.Series {
 			return &plot.Series{Name: name, Style: plot.Line, Color: color, Dashed: dashed}
 		}
@@ -194,7 +195,8 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 			}
 		}
 		lat.Rules = r.sloRules()
-		s.Plots = append(s.Plots, svg(lat), svg(thr), svg(inf))
+		s.Groups = append(s.Groups, htmlPlotGroup{Title: fmt.Sprintf("%s, run %d (rep %d)", run.Variant, run.ID, run.Rep),
+			Plots: []htmlPlot{{SVG: svg(lat)}, {SVG: svg(thr)}, {SVG: svg(inf)}}})
 	}
 	return s
 }

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -140,23 +142,61 @@ func richProbes(rng *rand.Rand, variant string, rate float64, start time.Time) [
 	return out
 }
 
-func richDB(path string) error {
+// A study is an experiment for the HTML report's tests: its variants, each
+// run at each rate richReps times, and what its probes add to the rich
+// fixture's.
+type study struct {
+	name, spec string
+	variants   []string
+	rates      []float64
+	// tail gives the traced network hop a tail of 100 ms past its p99,
+	// whiskers far beyond the bars of microseconds.
+	tail bool
+	// ratio adds latlab_work_ratio, a classic histogram whose p100 is the
+	// bound of its last buckets, 500% and 1000%.
+	ratio bool
+	// filling makes the observation rates read half as much while the
+	// scraper's window (the spec's, 2s) is not yet full.
+	filling bool
+	// reps is the runs of each variant at each rate; 0 means richReps.
+	reps int
+	// flagged flags every run too_few_samples and one in four
+	// generator_saturated, which leaves it out: a long flags column.
+	flagged bool
+}
+
+var (
+	richFixture = study{name: "mesh-filter", spec: richSpec, variants: richVariants, rates: richRates}
+	// oneLevel ran two variants at one rate only, 8 times each (enough
+	// for CIs in the summary), every run flagged.
+	oneLevel = study{name: "one-level", variants: []string{"plain", "proxy"}, rates: []float64{100}, reps: 8, flagged: true,
+		spec: "version: 1\nname: one-level\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n"}
+	// oneVariant ran a lone variant, with a heavy-tailed hop, the work
+	// ratio and a scraper window that fills during the runs.
+	oneVariant = study{name: "one-variant", variants: []string{"filter"}, rates: []float64{100, 200}, tail: true, ratio: true, filling: true,
+		spec: "version: 1\nname: one-variant\nvariants:\n  - name: filter\nprobes:\n  metrics: {interval: 1s, window: 2s}\n  traces: true\n"}
+)
+
+func richDB(path string) error { return studyDB(path, richFixture) }
+
+// studyDB writes f into a new database at path.
+func studyDB(path string, f study) error {
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	exp, err := db.CreateExperiment(ctx, store.Experiment{Name: "mesh-filter", Spec: richSpec,
+	exp, err := db.CreateExperiment(ctx, store.Experiment{Name: f.name, Spec: f.spec,
 		CreatedAt:  time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC),
 		Provenance: store.Provenance{Host: "lab-2", LatlabVersion: "v0.0.0-test"}})
 	if err != nil {
 		return err
 	}
 	pos := 0
-	for rep := 1; rep <= richReps; rep++ {
-		for _, rate := range richRates {
-			for vi, v := range richVariants {
+	for rep := 1; rep <= cmp.Or(f.reps, richReps); rep++ {
+		for _, rate := range f.rates {
+			for vi, v := range f.variants {
 				rng := rand.New(rand.NewPCG(uint64(vi+1), uint64(rate)*10+uint64(rep)))
 				// A Recorder catches its intervals up from its start, so
 				// the runs start now, not at some fixed date.
@@ -167,9 +207,16 @@ func richDB(path string) error {
 				if drift {
 					info.Flags = []store.Flag{{Name: "trend", Reason: "latency rises by 180µs over 1440 requests"}}
 				}
+				if f.flagged {
+					info.Flags = append(info.Flags, store.Flag{Name: "too_few_samples", Reason: "400 samples, p99.9 needs 1000"})
+					if rep%4 == 0 {
+						info.Flags = append(info.Flags, store.Flag{Name: "generator_saturated", Reason: "the load generator fell 12% behind its schedule"})
+					}
+				}
 				warm := richPhase(rng, start.Add(-time.Second), v, rate, 1, false, false)
 				res := richPhase(rng, start, v, rate, richSeconds, drift, true)
-				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, richProbes(rng, v, rate, start), richProfiles(rep, start)); err != nil {
+				probes := f.adjust(rng, richProbes(rng, v, rate, start), start)
+				if _, err := db.WriteRun(ctx, exp.ID, info, res, warm, probes, richProfiles(rep, start)); err != nil {
 					return fmt.Errorf("run %d: %w", pos, err)
 				}
 				pos++
@@ -179,20 +226,58 @@ func richDB(path string) error {
 	return nil
 }
 
-// loadRich writes the rich fixture once per test binary and returns its
-// database path and experiment.
-var loadRich = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "latlab-html-")
-	if err != nil {
-		return "", err
+// adjust changes a run's probe points as f says.
+func (f study) adjust(rng *rand.Rand, ps []store.ProbePoint, start time.Time) []store.ProbePoint {
+	for i := range ps {
+		p := &ps[i]
+		if f.tail && p.Series == "network_seconds" && i%50 == 0 {
+			p.Value = 0.1
+		}
+		if f.filling && strings.HasSuffix(p.Series, ":rate") && p.Time.Sub(start) < 2*time.Second {
+			p.Value /= 2
+		}
 	}
-	path := filepath.Join(dir, "results.db")
-	return path, richDB(path)
-})
+	if f.ratio {
+		labels := map[string]string{"kind": "busywork", "instance": "127.0.0.1:9100"}
+		for s := range richSeconds {
+			at := start.Add(time.Duration(s) * time.Second)
+			for _, q := range []struct {
+				name  string
+				value float64
+			}{{"p90", 1 + 0.01*rng.Float64()}, {"p99", 1.5}, {"p100", []float64{5, 10}[s%2]}} {
+				ps = append(ps, store.ProbePoint{Probe: "metrics", Series: "latlab_work_ratio:" + q.name, Labels: labels, Time: at, Value: q.value})
+			}
+		}
+	}
+	return ps
+}
+
+// loadRich writes the rich fixture once per test binary and returns its
+// database path.
+var loadRich = loadStudy(richFixture)
+
+// loadStudy returns a function that writes f once per test binary and
+// returns its database path.
+func loadStudy(f study) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "latlab-html-")
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(dir, "results.db")
+		return path, studyDB(path, f)
+	})
+}
 
 // richReport opens the rich fixture and builds its report and detail.
 func richReport(ctx context.Context, opt HTMLOptions) (*Experiment, *Detail, error) {
-	path, err := loadRich()
+	return studyReport(ctx, loadRich, opt)
+}
+
+// studyReport opens the study load writes and builds its report and
+// detail.
+func studyReport(ctx context.Context, load func() (string, error), opt HTMLOptions) (*Experiment, *Detail, error) {
+	path, err := load()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,7 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 	if len(t.Rows) == 0 {
 		return s, false
 	}
+	hopAxis(bars)
 	if len(orphans) > 0 {
 		s.Intro = append(s.Intro, "Spans whose parent never reached latlab were left out, rather than taken for requests "+
 			"from the load generator: "+strings.Join(orphans, ", ")+".")
@@ -135,4 +137,22 @@ func naSeconds(x float64) string {
 		return "n/a"
 	}
 	return seconds(x)
+}
+
+// hopAxis puts the bars of b on a log axis when its values and whiskers
+// span more than a factor of 20: a p99 tail of milliseconds would
+// otherwise squash bars of microseconds to a pixel.
+func hopAxis(b *plot.Bars) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range b.Series {
+		for _, v := range slices.Concat(s.Values, s.Hi) {
+			if v > 0 { // NaN is not
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	}
+	if lo > 0 && hi/lo > 20 {
+		b.Value.Scale, b.Value.ZeroBased = plot.Log, false
+		b.Note += " (log axis)"
+	}
 }

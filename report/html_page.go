@@ -83,7 +83,15 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 		v.Sections = append(v.Sections, htmlSection{ID: "summary", Title: "Summary", Intro: []string{"No run has a result yet."}})
 		return v
 	}
-	v.Sections = append(v.Sections, r.summarySection(), r.overheadSection())
+	sum := r.summarySection()
+	if len(r.variants) < 2 {
+		// Nothing to set against a baseline: no section, one sentence.
+		sum.Intro = append(sum.Intro, "One variant only, "+strings.Join(r.variants, "")+
+			": there is no other to compare it with, so this report has no overhead section.")
+		v.Sections = append(v.Sections, sum)
+	} else {
+		v.Sections = append(v.Sections, sum, r.overheadSection())
+	}
 	if len(r.Expectations) > 0 {
 		v.Sections = append(v.Sections, r.expectSection())
 	}

@@ -133,13 +133,17 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	})
 	budget := specCPUBudget(r.Exp.Spec)
 	var out []probeChartGroup
-	var notes []string
+	var notes, single []string
 	for _, g := range sorted {
 		cg := probeChartGroup{title: g.title, intro: strings.TrimSpace(g.intro + " " + g.common), code: g.order != probeOrder("process")}
 		for _, pl := range g.plots {
 			charts, left := r.probePlotCharts(pl)
 			notes = append(notes, left...)
 			for _, c := range charts {
+				if oneTime(c) {
+					single = append(single, g.title+" "+c.Title)
+					continue
+				}
 				// One time axis for all: the charts are read side by side.
 				c.X.Min, c.X.Max = new(0.0), new(max(span, 1))
 				if pl.family == "cpu_allowed_percent" {
@@ -151,9 +155,29 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 				cg.charts = append(cg.charts, c)
 			}
 		}
-		out = append(out, cg)
+		if len(cg.charts) > 0 {
+			out = append(out, cg)
+		}
+	}
+	if len(single) > 0 {
+		notes = append(notes, "Not drawn over time, with one sample in the run drawn (a run shorter than two scrapes or samples); "+
+			"the tables above give their values: "+strings.Join(single, "; ")+".")
 	}
 	return out, notes
+}
+
+// oneTime reports whether every point of c is at one time: a line over
+// time would be a dot.
+func oneTime(c *plot.Chart) bool {
+	var xs []float64
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if !slices.Contains(xs, p.X) {
+				xs = append(xs, p.X)
+			}
+		}
+	}
+	return len(xs) < 2
 }
 
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
@@ -319,6 +343,10 @@ func (r *Experiment) probePlotCharts(pl *probePlot) ([]*plot.Chart, []string) {
 				ser.Dashed, ser.Width = probeStroke(pl.kind, l, lines)
 			} else if pl.kind == quantilePlot {
 				ser.Color = quantileColor(l.sub)
+			}
+			if pl.kind == ratePlot {
+				c.Series = append(c.Series, r.windowFilling(c, ser)...)
+				continue
 			}
 			c.Series = append(c.Series, ser)
 		}

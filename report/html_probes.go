@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
@@ -17,14 +18,19 @@ func (r *Experiment) probeSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			"one plot per label set, each on its own scale."}}
 	s.Tables = r.probeTables(d)
 	groups, notes := r.probeCharts(reps)
+	filling := false
 	for _, g := range groups {
 		hg := htmlPlotGroup{Title: g.title, Intro: g.intro, Code: g.code}
 		for _, c := range g.charts {
+			filling = filling || strings.Contains(c.Note, windowNote)
 			hg.Plots = append(hg.Plots, htmlPlot{SVG: svg(c), Wide: c.Width == probeWideWidth})
 		}
 		s.Groups = append(s.Groups, hg)
 	}
 	s.Notes = append(s.Notes, notes...)
+	if filling {
+		s.Notes = append(s.Notes, fillingNote)
+	}
 	return s, len(s.Tables)+len(s.Groups) > 0
 }
 
@@ -44,10 +50,15 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 	var out []htmlTable
 	for _, t := range probeSummaryTables(summarizeProbes(levels, points)) {
 		ht := htmlTable{Caption: t.caption, Head: slices.Delete(slices.Clone(t.head), 1, 2)}
+		bound := slices.Contains(t.head, "p100") // and so is max, the highest p100
 		for _, row := range t.rows {
 			cells := []htmlCell{{Text: row[0]}, {Text: row[2]}}
-			for _, x := range row[3:] {
-				cells = append(cells, htmlCell{Text: x, Class: "num"})
+			for i, x := range row[3:] {
+				c := htmlCell{Text: x, Class: "num"}
+				if h := t.head[3+i]; bound && (h == "p100" || h == "max") && x != "-" {
+					c.Text, c.Title = "≤ "+x, bucketBound
+				}
+				cells = append(cells, c)
 			}
 			ht.Rows = append(ht.Rows, cells)
 		}
@@ -55,3 +66,8 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 	}
 	return out
 }
+
+// bucketBound says what a p100 read from a histogram is.
+const bucketBound = "The upper bound of the highest histogram bucket that held an observation: " +
+	"the largest value the buckets can vouch for, not a value measured. " +
+	"An observation past the last finite bucket shows as that bucket's bound."

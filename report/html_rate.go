@@ -12,6 +12,9 @@ import (
 // rateSection draws what changes with the load: latency, overhead and
 // errors against the level, one colour per variant.
 func (r *Experiment) rateSection() htmlSection {
+	if lv, ok := r.oneLevel(); ok {
+		return r.oneLevelSection(lv)
+	}
 	s := htmlSection{ID: "levels", Title: "Against the load"}
 	x := r.levelAxis()
 	lat := &plot.Chart{ID: "latency-vs-rate", Title: "Latency against load: p50 (solid) and p99 (dashed)", X: x,
@@ -62,8 +65,14 @@ func (r *Experiment) rateSection() htmlSection {
 	}
 	lat.Rules = r.sloRules()
 	s.Plots = append(s.Plots, svg(lat))
-	if len(r.Overheads) > 0 {
+	switch ls := r.overheadLevels(); {
+	case len(ls) == 1:
+		// Overheads at one level only: bars, not a dot on a line axis.
+		s.Plots = append(s.Plots, bars(r.overheadBars(ls[0])))
+	case len(ls) > 1:
 		s.Plots = append(s.Plots, svg(r.overheadChart(x)))
+	case len(r.Overheads) > 0:
+		s.Intro = append(s.Intro, noOverheadPlot)
 	}
 	s.Plots = append(s.Plots, svg(errs))
 	return s
@@ -131,9 +140,9 @@ func (r *Experiment) overheadChart(x plot.Axis) *plot.Chart {
 	return c
 }
 
-// levelAxis is the x axis of plots against the load: the rate, on a log
-// scale when the rates span more than a factor of 20; the concurrency in
-// closed loop.
+// levelAxis is the x axis of plots against the load, over every level:
+// the rate, on a log scale when the rates span more than a factor of 20;
+// the concurrency in closed loop.
 func (r *Experiment) levelAxis() plot.Axis {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	closed := true
@@ -150,6 +159,12 @@ func (r *Experiment) levelAxis() plot.Axis {
 	}
 	if lo > 0 && hi/lo > 20 {
 		a.Scale, a.ZeroBased = plot.Log, false
+		a.Min = &lo
+	}
+	// One range for every plot against the load, whichever levels its
+	// data has: the plots are read side by side.
+	if hi > 0 && !math.IsInf(hi, 0) {
+		a.Max = &hi
 	}
 	return a
 }

@@ -19,7 +19,13 @@ import (
 // writeRichHTML writes the rich fixture's HTML report.
 func writeRichHTML(t testing.TB, opt HTMLOptions) []byte {
 	t.Helper()
-	r, d, err := richReport(context.Background(), opt)
+	return writeStudyHTML(t, loadRich, opt)
+}
+
+// writeStudyHTML writes the HTML report of the study load writes.
+func writeStudyHTML(t testing.TB, load func() (string, error), opt HTMLOptions) []byte {
+	t.Helper()
+	r, d, err := studyReport(context.Background(), load, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

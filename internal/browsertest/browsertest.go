@@ -1,6 +1,7 @@
 // Package browsertest opens latlab's HTML pages in headless Chromium for
 // tests: it finds the browser, loads a page from a file, measures every
-// plot as laid out, collects what the page logged as an error or warning,
+// plot as laid out, measures the page's layout (Violations: tables wider
+// than the window, bars too thin to see, blank space), collects what the page logged as an error or warning,
 // and takes screenshots. Chromium is Debian's chromium (CI installs it);
 // without one, Chromium skips the test.
 //
@@ -58,7 +59,9 @@ type Plot struct {
 
 // A Page is what Open found.
 type Page struct {
+	Path     string // the file opened
 	Plots    []Plot
+	Layout   Layout   // geometry for Violations
 	Sections []string // ids of the page's sections, in order
 	Problems []string // console errors and warnings, exceptions, log errors
 }
@@ -82,7 +85,8 @@ const measure = `({
 })`
 
 // Open loads the HTML file at path in headless Chromium (with the flags a
-// closed network needs) and measures it. With shots set, it saves a
+// closed network needs), 1400 px wide, and measures it: its plots and
+// its Layout. With shots set, it saves a
 // full-page screenshot NAME.jpg there and one NAME-section-ID.png per
 // section. Failing to run the browser fails t.
 func Open(t testing.TB, path, shots string) Page {
@@ -99,7 +103,8 @@ func Open(t testing.TB, path, shots string) Page {
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("no-default-browser-check", true),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// Generous: CI machines are busy, and nothing here measures time.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	defer acancel()
@@ -143,12 +148,16 @@ func Open(t testing.TB, path, shots string) Page {
 	if err != nil {
 		t.Fatalf("measuring %s: %v", path, err)
 	}
+	layout, err := chromedp.Run(bctx, chromedp.Evaluate[Layout](layoutJS))
+	if err != nil {
+		t.Fatalf("measuring the layout of %s: %v", path, err)
+	}
 	if shots != "" {
 		screenshots(t, bctx, path, shots, found.Sections)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	page.Plots, page.Sections = found.Plots, found.Sections
+	page.Path, page.Plots, page.Sections, page.Layout = path, found.Plots, found.Sections, layout
 	return page
 }
 

@@ -13,7 +13,11 @@ type barGeo struct {
 	label     string  // the value, or "n/a"
 	lx        float64 // where the label starts, or ends if anchorEnd
 	anchorEnd bool
+	inside    bool // the label is on the bar, with a halo
 }
+
+// labelInset is the space between a label inside a bar and the bar's end.
+const labelInset = 4
 
 // boxes returns the rectangles g covers: label, bar and whisker.
 func (g barGeo) boxes() []rect {
@@ -82,12 +86,23 @@ func (p *barPlan) bars() []barGeo {
 
 // placeLabel puts the label of g past the end of its bar and whisker, on
 // the left for a bar going left, as long as the label stays in the chart.
+// A bar with a whisker long enough to hold its label holds it, at its end:
+// past the whisker, the label of a short bar would sit far from it.
 func (p *barPlan) placeLabel(g *barGeo, left bool) {
 	lo, hi := g.x0, g.x1
+	lw := textWidth(g.label, fontSmall)
+	if g.whisker && !g.na && hi-lo >= lw+2*labelInset {
+		g.inside = true
+		if left {
+			g.lx = lo + labelInset
+		} else {
+			g.lx, g.anchorEnd = hi-labelInset, true
+		}
+		return
+	}
 	if g.whisker {
 		lo, hi = min(lo, g.w0), max(hi, g.w1)
 	}
-	lw := textWidth(g.label, fontSmall)
 	if left && lo-4-lw >= p.area.x0 {
 		g.lx, g.anchorEnd = lo-4, true
 		return
@@ -140,6 +155,9 @@ func (p *barPlan) writeBar(w *svgWriter, g barGeo) {
 	}
 	if g.anchorEnd {
 		attrs += ` text-anchor="end"`
+	}
+	if g.inside {
+		attrs += ` stroke="#fff" stroke-width="3" paint-order="stroke"`
 	}
 	mid := g.y + g.h/2
 	if !g.na {

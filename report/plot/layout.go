@@ -61,9 +61,12 @@ func newPlan(c *Chart) *plan {
 				p.xe.add(x)
 				p.ye.add(y)
 			}
-			lo, okl := c.Y.Scale.forward(at(s.Lo, j))
-			hi, okh := c.Y.Scale.forward(at(s.Hi, j))
-			if okl && okh {
+			lo, hi, ok := bandAt(c, s, j)
+			// A band is drawn where two points in a row have one: alone,
+			// it is not, and must not stretch the axis for nothing.
+			_, _, prev := bandAt(c, s, j-1)
+			_, _, next := bandAt(c, s, j+1)
+			if ok && (prev || next) {
 				p.xe.add(x)
 				p.ye.add(lo)
 				p.ye.add(hi)
@@ -87,6 +90,18 @@ func newPlan(c *Chart) *plan {
 		}
 	}
 	return p
+}
+
+// bandAt returns the band of series s at its point j in scale space, and
+// whether it has one there that the axes can place.
+func bandAt(c *Chart, s Series, j int) (lo, hi float64, ok bool) {
+	if j < 0 || j >= len(s.Points) {
+		return 0, 0, false
+	}
+	_, okx := c.X.Scale.forward(s.Points[j].X)
+	lo, okl := c.Y.Scale.forward(at(s.Lo, j))
+	hi, okh := c.Y.Scale.forward(at(s.Hi, j))
+	return lo, hi, okx && okl && okh
 }
 
 // at returns v[i], or NaN past the end of v.

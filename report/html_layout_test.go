@@ -1,0 +1,142 @@
+package report
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/store"
+)
+
+// TestHTMLOneLevel checks that a study at one level draws its variants
+// side by side as bars, not lines of one point against the load.
+func TestHTMLOneLevel(t *testing.T) {
+	page := string(writeStudyHTML(t, loadOneLevel, HTMLOptions{}))
+	if !strings.Contains(page, "Every counted run was at 100/s, so there is no line against the load to draw") {
+		t.Errorf("the page does not say why it draws no line against the load")
+	}
+	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate"} {
+		svg := plotSVG(page, id)
+		if svg == "" {
+			t.Errorf("no plot %s", id)
+			continue
+		}
+		if !strings.Contains(svg, `<g class="row">`) || strings.Contains(svg, "marker-mid") {
+			t.Errorf("plot %s is not drawn as bars over the variants", id)
+		}
+	}
+}
+
+// TestHTMLOneVariant checks the report of a lone variant: no overhead
+// section but a sentence saying why; hop bars of microseconds beside
+// whiskers of 100 ms on a log axis; the work ratio's p100, a bucket's
+// bound, shown as one; rates whose window is not yet full marked.
+func TestHTMLOneVariant(t *testing.T) {
+	page := string(writeStudyHTML(t, loadOneVariant, HTMLOptions{}))
+	if strings.Contains(page, `<section id="overhead">`) || strings.Contains(page, `href="#overhead"`) {
+		t.Errorf("a report of one variant has an overhead section")
+	}
+	if !strings.Contains(page, "One variant only, filter: there is no other to compare it with, so this report has no overhead section.") {
+		t.Errorf("the page does not say why it has no overhead section")
+	}
+	if hops := plotSVG(page, "hops"); !strings.Contains(hops, "(log axis)") {
+		t.Errorf("the per-hop bars, p50 of µs and p99 of 100 ms, are not on a log axis")
+	}
+	for _, v := range []string{"500.00%", "1000.00%"} {
+		if strings.Contains(page, ">"+v+"<") {
+			t.Errorf("the bucket bound %s reads as a value", v)
+		}
+	}
+	if !strings.Contains(page, ">≤ 1000.00%<") {
+		t.Errorf("the work ratio's max is not shown as a bucket bound, ≤ 1000.00%%")
+	}
+	rate := plotSVG(page, "probe-latlab_filter_duration_seconds-rate")
+	if !strings.Contains(rate, "the 2s window not yet full") || !strings.Contains(rate, `stroke-width="0.8"`) {
+		t.Errorf("the observation rates do not mark the points read before the 2s window was full:\n%s", rate)
+	}
+}
+
+// plotSVG returns the svg element of page with the given id, or "".
+func plotSVG(page, id string) string {
+	m := regexp.MustCompile(`(?s)<svg [^>]*id="` + regexp.QuoteMeta(id) + `".*?</svg>`).FindString(page)
+	return m
+}
+
+// TestProbeChartsOneTime checks that a probe series sampled once in the
+// run drawn is not drawn as a line over time, a dot at one x, but named
+// in the notes, while one sampled twice is drawn.
+func TestProbeChartsOneTime(t *testing.T) {
+	r := &Experiment{variants: []string{"a"}, Exp: &analysis.Experiment{}}
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	proc := map[string]string{"pid": "1", "role": "target", "comm": "node"}
+	run := &analysis.RunDetail{Run: analysis.Run{Trial: store.Trial{Variant: "a"}}, Probes: []store.ProbePoint{
+		{Probe: "process", Series: "cpu_allowed_percent", Labels: proc, Time: at, Value: 10},
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: 1 << 20},
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at.Add(time.Second), Value: 1 << 20},
+	}}
+	groups, notes := r.probeCharts([]*analysis.RunDetail{run})
+	var titles []string
+	for _, g := range groups {
+		for _, c := range g.charts {
+			titles = append(titles, c.Title)
+		}
+	}
+	if len(titles) != 1 || titles[0] != "resident memory" {
+		t.Errorf("charts %q; want only resident memory", titles)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "CPU, share of the CPUs allowed") {
+		t.Errorf("notes %q; want one naming the CPU plot left out", notes)
+	}
+}
+
+// TestOverheadAtOneLevel checks that overheads at one level only, the
+// others left without counted runs, are drawn as bars over the variants,
+// not as dots on a line axis.
+func TestOverheadAtOneLevel(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Overheads = slices.DeleteFunc(slices.Clone(r.Overheads), func(o analysis.Comparison) bool { return o.Rate != 100 })
+	s := r.rateSection()
+	var page strings.Builder
+	for _, p := range s.Plots {
+		page.WriteString(string(p))
+	}
+	if svg := plotSVG(page.String(), "overhead-vs-rate"); !strings.Contains(svg, `<g class="row">`) || !strings.Contains(svg, "at 100/s") {
+		t.Errorf("overheads at 100/s only are not drawn as bars at that level:\n%.300s", svg)
+	}
+	if svg := plotSVG(page.String(), "latency-vs-rate"); strings.Contains(svg, `<g class="row">`) {
+		t.Errorf("latency at three levels is drawn as bars, not against the load")
+	}
+}
+
+// TestNoOverheadToDraw checks that a section against the load draws no
+// empty overhead plot when no p50 or p99 overhead has a value, and says
+// so.
+func TestNoOverheadToDraw(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Overheads = slices.Clone(r.Overheads)
+	for i := range r.Overheads {
+		if n := r.Overheads[i].Name; n == "p50" || n == "p99" {
+			r.Overheads[i].Abs = math.NaN()
+		}
+	}
+	s := r.rateSection()
+	for _, p := range s.Plots {
+		if strings.Contains(string(p), `id="overhead-vs-rate"`) {
+			t.Errorf("an overhead plot with nothing to draw")
+		}
+	}
+	if !slices.Contains(s.Intro, noOverheadPlot) {
+		t.Errorf("intro %q does not say why there is no overhead plot", s.Intro)
+	}
+}
