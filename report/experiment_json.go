@@ -67,12 +67,14 @@ type LevelJSON struct {
 }
 
 // CellJSON is one quantile over runs, in seconds: the median of the
-// per-run values and its 95% CI (null below 6 runs).
+// per-run values and its 95% CI (null below 6 runs). Every cell of a
+// level stands on the same counted runs: the median is null when the
+// quantile is n/a in any of them (na_runs says in how many).
 type CellJSON struct {
 	Median        *float64 `json:"median"`
 	Lo            *float64 `json:"lo"`
 	Hi            *float64 `json:"hi"`
-	Runs          int      `json:"runs"`                // runs with a value
+	Runs          int      `json:"runs"`                // runs the median stands on: all counted, or 0
 	NA            int      `json:"na_runs"`             // counted runs where it is n/a
 	LowConfidence int      `json:"low_confidence_runs"` // runs that read it from few samples
 }
