@@ -38,24 +38,31 @@ func (r *Experiment) WriteCSV(w io.Writer) error {
 // --table overhead), one row per variant × level × quantile compared,
 // under the header
 //
-//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant
+//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant,reason
 //
-// with empty cells where OverheadJSON has null.
+// with empty cells where OverheadJSON has null; reason is OverheadJSON's.
 func (r *Experiment) WriteOverheadCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"variant", "baseline", "rate", "concurrency", "percentile", "runs", "baseline_runs",
-		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant"})
+		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant", "reason"})
 	for _, o := range r.JSON().Overheads {
 		_ = cw.Write([]string{o.Variant, o.Baseline, csvFloat(o.Rate), strconv.Itoa(o.Concurrency), o.Percentile,
 			strconv.Itoa(o.Runs), strconv.Itoa(o.BaselineRuns), csvPtr(o.BaselineSeconds), csvPtr(o.DiffSeconds),
 			csvPtr(o.DiffLoSeconds), csvPtr(o.DiffHiSeconds), csvPtr(o.Relative), csvPtr(o.P), csvPtr(o.PHolm),
-			strconv.FormatBool(o.Significant)})
+			strconv.FormatBool(o.Significant), strPtr(o.Reason)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
 func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func strPtr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 func csvPtr(x *float64) string {
 	if x == nil {
