@@ -59,7 +59,7 @@ func TestAggregateRowOneSetOfRuns(t *testing.T) {
 	for _, s := range Stats {
 		names = append(names, s.Name)
 	}
-	for range 200 {
+	for range 100 {
 		runs := mixedRuns(rng)
 		for _, include := range []bool{false, true} {
 			for _, l := range Aggregate(runs, Options{IncludeFlagged: include}) {
@@ -85,7 +85,7 @@ func TestAggregateRowOneSetOfRuns(t *testing.T) {
 // latlab compare, read across its quantile tables, are ordered.
 func TestCompareRunsOrdered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 3))
-	for range 200 {
+	for range 100 {
 		runs := mixedRuns(rng)
 		for _, include := range []bool{false, true} {
 			c, err := CompareRuns(RunSet{Name: "a", Runs: runs, Variant: "plain"}, RunSet{Name: "b", Runs: runs, Variant: "filter"},

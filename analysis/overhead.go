@@ -96,7 +96,7 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 	d.Baseline = median(baseline)
 	if d.N == 0 || d.BaselineN == 0 {
 		d.Abs, d.Rel, d.Reason = math.NaN(), math.NaN(), ReasonNoRuns
-		d.Warnings = append(d.Warnings, fmt.Sprintf("no runs to compare (%d against %d)", d.N, d.BaselineN))
+		d.Warnings = append(d.Warnings, d.Why())
 		return d
 	}
 	d.Abs, d.AbsLo, d.AbsHi, d.CIOK = HodgesLehmann(variant, baseline)

@@ -89,30 +89,39 @@ func (d *Diff) limit(l, b LevelResult, vc, bc Cell) {
 	if !math.IsNaN(d.Abs) {
 		return
 	}
+	was := d.Why()
 	switch {
 	case (d.N == 0 && vc.NA > 0) || (d.BaselineN == 0 && bc.NA > 0):
 		d.Reason = ReasonNA
 	case (len(l.RunIDs) == 0 && l.Excluded > 0) || (len(b.RunIDs) == 0 && b.Excluded > 0):
 		d.Reason = ReasonFlagged
+	default:
+		return
+	}
+	for i, w := range d.Warnings {
+		if w == was {
+			d.Warnings[i] = d.Why()
+		}
 	}
 }
 
 // holmReason marks the comparisons cs, one Holm family, that no outcome
 // could make significant: a row's adjusted p is at least its own p and at
 // least the family's size times the family's smallest p.
+// Rows without a p-value do not count, as in Holm.
 func holmReason(cs []*Comparison) {
-	least := math.Inf(1)
+	least, k := math.Inf(1), 0
 	for _, c := range cs {
-		if !math.IsNaN(c.MinP) {
-			least = min(least, c.MinP)
+		if !math.IsNaN(c.P) {
+			least, k = min(least, c.MinP), k+1
 		}
 	}
 	for _, c := range cs {
-		c.Family = len(cs)
-		if math.IsNaN(c.MinP) {
+		c.Family = k
+		if math.IsNaN(c.P) {
 			continue
 		}
-		c.MinP = min(1, max(c.MinP, float64(len(cs))*least))
+		c.MinP = min(1, max(c.MinP, float64(k)*least))
 		if c.MinP >= Alpha {
 			c.Reason = ReasonFewRuns
 		}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func mixedRuns(rng *rand.Rand) *analysis.Experiment {
 // of runs.
 func TestEveryTableMonotone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 1))
-	for i := range 150 {
+	for i := range 60 {
 		exp := mixedRuns(rng)
 		for _, include := range []bool{false, true} {
 			r, err := NewExperiment(exp, ExperimentOptions{IncludeFlagged: include})
@@ -209,4 +210,60 @@ func cellSeconds(t *testing.T, cell string) float64 {
 		t.Fatalf("cell %q: %v", cell, err)
 	}
 	return d.Seconds()
+}
+
+// TestProbeTableMonotone checks the probe summary's quantile tables: a
+// run's windowed quantiles come from one set of buckets per window, so
+// with windows and runs missing at random, every row's medians still
+// read p50 ≤ p90 ≤ p99 ≤ p100 ≤ max.
+func TestProbeTableMonotone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 5))
+	rows := 0
+	for i := range 40 {
+		exp := mixedRuns(rng)
+		r, err := NewExperiment(exp, ExperimentOptions{IncludeFlagged: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points := map[int64][]store.ProbePoint{}
+		for _, run := range exp.Runs {
+			if rng.IntN(4) == 0 {
+				continue // no metrics from this run
+			}
+			scale := 1e-4 * math.Exp(3*rng.Float64())
+			for w := range 1 + rng.IntN(20) {
+				if rng.IntN(3) == 0 {
+					continue // a window without observations has no quantile
+				}
+				qs := []float64{scale * rng.ExpFloat64(), scale * rng.ExpFloat64(), scale * rng.ExpFloat64(), scale * rng.ExpFloat64()}
+				slices.Sort(qs)
+				for j, name := range []string{"p50", "p90", "p99", "p100"} {
+					points[run.ID] = append(points[run.ID], store.ProbePoint{Probe: "metrics", Series: "filter_duration_seconds:" + name,
+						Time: time.Unix(int64(w), 0), Value: qs[j]})
+				}
+			}
+		}
+		for _, tab := range probeSummaryTables(summarizeProbes(r.Levels, points)) {
+			if tab.caption != "filter_duration_seconds" {
+				continue
+			}
+			for _, row := range tab.rows {
+				rows++
+				var vals []float64
+				for _, c := range row[3:] {
+					vals = append(vals, cellSeconds(t, c))
+				}
+				for a := range vals {
+					for b := a + 1; b < len(vals); b++ {
+						if vals[a] > vals[b] {
+							t.Fatalf("experiment %d, %v: %s %g > %s %g", i, row[:2], tab.head[3+a], vals[a], tab.head[3+b], vals[b])
+						}
+					}
+				}
+			}
+		}
+	}
+	if rows < 40 {
+		t.Errorf("%d rows checked; want the tables to have rows", rows)
+	}
 }
