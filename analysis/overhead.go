@@ -100,9 +100,9 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 		return d
 	}
 	d.Abs, d.AbsLo, d.AbsHi, d.CIOK = HodgesLehmann(variant, baseline)
-	if lv, lb, ok := logs(variant), logs(baseline), positive(variant, baseline); ok {
+	if positive(variant, baseline) {
 		d.RelOK = true
-		r, lo, hi, _ := HodgesLehmann(lv, lb)
+		r, lo, hi, _ := HodgesLehmann(logs(variant), logs(baseline))
 		d.Rel, d.RelLo, d.RelHi = math.Expm1(r), math.Expm1(lo), math.Expm1(hi)
 	}
 	th := benchmath.DefaultThresholds
@@ -112,10 +112,10 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 		benchmath.NewSample(slices.Clone(baseline), &th))
 	// With ties, go-moremath's U test can answer 0 for fully separated
 	// samples; no two-sided rank test can go below 2/C(n+m, n).
-	p := max(c.P, minRankP(len(variant), len(baseline)))
+	d.MinP = minRankP(len(variant), len(baseline))
+	p := max(c.P, d.MinP)
 	d.P, d.PAdj = p, p
 	d.Significant = d.P < Alpha
-	d.MinP = minRankP(len(variant), len(baseline))
 	if !d.CIOK || d.MinP >= Alpha {
 		d.Reason = ReasonFewRuns
 	}
