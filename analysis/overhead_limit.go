@@ -106,22 +106,26 @@ func (d *Diff) limit(l, b LevelResult, vc, bc Cell) {
 }
 
 // holmReason marks the comparisons cs, one Holm family, that no outcome
-// could make significant: a row's adjusted p is at least its own p and at
-// least the family's size times the family's smallest p.
-// Rows without a p-value do not count, as in Holm.
+// could make significant. Holm's adjusted p-values never fall when a raw
+// one rises, so the smallest a row could get is its adjusted value with
+// every row at the smallest p its runs allow. Rows without a p-value do
+// not count, as in Holm.
 func holmReason(cs []*Comparison) {
-	least, k := math.Inf(1), 0
-	for _, c := range cs {
+	least := make([]float64, len(cs))
+	k := 0
+	for i, c := range cs {
+		least[i] = math.NaN()
 		if !math.IsNaN(c.P) {
-			least, k = min(least, c.MinP), k+1
+			least[i], k = c.MinP, k+1
 		}
 	}
-	for _, c := range cs {
+	for i, p := range Holm(least) {
+		c := cs[i]
 		c.Family = k
-		if math.IsNaN(c.P) {
+		if math.IsNaN(p) {
 			continue
 		}
-		c.MinP = min(1, max(c.MinP, float64(k)*least))
+		c.MinP = p
 		if c.MinP >= Alpha {
 			c.Reason = ReasonFewRuns
 		}
