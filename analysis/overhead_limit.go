@@ -82,8 +82,9 @@ func (d Diff) Needed() (ci, test int) {
 	return ci, test
 }
 
-// limit sets why a comparison of l's and b's cell c is n/a when a side
-// has no value, from the runs each side left out or lacks c in.
+// limit records the runs each side left out and lacks the percentile in
+// (l and vc the variant's level and cell, b and bc the baseline's), and
+// from them why d is n/a when a side has no value.
 func (d *Diff) limit(l, b LevelResult, vc, bc Cell) {
 	d.LeftOut, d.BaselineLeftOut, d.NA, d.BaselineNA = l.Excluded, b.Excluded, vc.NA, bc.NA
 	if !math.IsNaN(d.Abs) {
