@@ -65,15 +65,23 @@ type Options struct {
 }
 
 // A Cell aggregates one quantile over the runs of a variant at a level.
-// Values are in seconds, like record.Summary.
+// Values are in seconds, like record.Summary. Every cell of a
+// LevelResult stands on the same runs, the ones counted: a quantile n/a
+// in any of them is n/a in the cell, never a median over the others,
+// which could read above the row's max. Each run's quantiles are ordered
+// (p50 ≤ p90 ≤ … ≤ max), and so are their medians over one set of runs.
 type Cell struct {
 	Stat
-	Values []float64 // the counted runs' values, in plan order; n/a ones left out
-	// Median is the median of Values, Lo and Hi its distribution-free 95%
-	// interval (see MedianCI); CIOK is false when there are too few runs
-	// for one (fewer than 6), and the interval is then n/a.
+	// Values are the counted runs' values, in plan order; none when the
+	// quantile is n/a in any of them (NA says in how many).
+	Values []float64
+	// Median is the median of Values (NaN without any), Lo and Hi its
+	// distribution-free 95% interval (see MedianCI); CIOK is false when
+	// there are too few runs for one (fewer than 6), and the interval is
+	// then n/a.
 	Median, Lo, Hi float64
 	CIOK           bool
+	Runs           int // runs counted, with a value or not
 	NA             int // counted runs whose quantile is n/a
 	LowConfidence  int // counted runs whose quantile is low-confidence
 }
@@ -162,7 +170,7 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	}
 	for _, c := range lr.Latency {
 		if c.NA > 0 {
-			lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: latency %s n/a in %d run(s): too few samples", name, c.Name, c.NA))
+			lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: latency %s n/a in %d of %d run(s): too few samples", name, c.Name, c.NA, len(counted)))
 		} else if c.LowConfidence > 0 {
 			lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: latency %s low-confidence in %d run(s)", name, c.Name, c.LowConfidence))
 		}
@@ -173,7 +181,7 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 func cells(runs []Run, values func(Run) []Value) []Cell {
 	out := make([]Cell, len(Stats))
 	for i, s := range Stats {
-		c := Cell{Stat: s}
+		c := Cell{Stat: s, Runs: len(runs)}
 		for _, r := range runs {
 			v, ok := Get(values(r), s.Name)
 			switch {
@@ -184,6 +192,9 @@ func cells(runs []Run, values func(Run) []Value) []Cell {
 				c.LowConfidence++
 			}
 			c.Values = append(c.Values, v.Latency.Seconds())
+		}
+		if c.NA > 0 {
+			c.Values = nil
 		}
 		c.Median, c.Lo, c.Hi, c.CIOK = MedianCI(c.Values)
 		out[i] = c

@@ -242,7 +242,9 @@ func sortedLevels(m map[Level][]Run) []Level {
 }
 
 // runValues returns the latency quantile stat of each run, in seconds,
-// leaving out the runs where it is n/a, and how many those are.
+// and in how many runs it is n/a. It returns no values when any run lacks
+// one: every quantile of a row stands on the same runs, as a median over
+// the others could read above the row's next quantile (see Cell).
 func runValues(runs []Run, stat string) (values []float64, na int) {
 	for _, r := range runs {
 		v, ok := Get(r.Latency, stat)
@@ -251,6 +253,9 @@ func runValues(runs []Run, stat string) (values []float64, na int) {
 			continue
 		}
 		values = append(values, v.Latency.Seconds())
+	}
+	if na > 0 {
+		return nil, na
 	}
 	return values, na
 }
@@ -304,10 +309,10 @@ func leftOutNote(side string, left []Run, total int) string {
 }
 
 // naNote says in how many of the runs of row on side the quantile stat
-// was n/a; "" when in none.
+// was n/a, which leaves the row without it; "" when in none.
 func naNote(side, row, stat string, na, runs int) string {
 	if na == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s %s: %s n/a in %d of %d runs (too few samples)", side, row, stat, na, runs)
+	return fmt.Sprintf("%s %s: %s n/a in %d of %d runs (too few samples), so none for the row", side, row, stat, na, runs)
 }

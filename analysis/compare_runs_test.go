@@ -57,7 +57,7 @@ func TestCompareRuns(t *testing.T) {
 		opt      RunsOptions
 		rows     []string
 		notes    []string
-		n        int // old samples of the first row's p99.9
+		n        int // old samples of the first row's p99.9: 0 when n/a in any run
 	}{
 		{
 			name: "two variants of one experiment",
@@ -88,8 +88,8 @@ func TestCompareRuns(t *testing.T) {
 			new:  RunSet{Name: "new.db", Runs: both, Variant: "plain"},
 			rows: []string{"rate=100/s"},
 			notes: []string{"rate=200/s only in new.db", "old.db: 2 of 6 runs left out, flagged or unfinished (trend×1, interrupted×1)",
-				"old.db rate=100/s: p99.9 n/a in 1 of 4 runs (too few samples)"},
-			n: 3,
+				"old.db rate=100/s: p99.9 n/a in 1 of 4 runs (too few samples), so none for the row"},
+			n: 0,
 		},
 		{
 			name: "flagged counted",
@@ -98,8 +98,8 @@ func TestCompareRuns(t *testing.T) {
 			opt:  RunsOptions{IncludeFlagged: true},
 			rows: []string{"rate=100/s"},
 			notes: []string{"rate=200/s only in new.db",
-				"old.db rate=100/s: p99.9 n/a in 1 of 6 runs (too few samples)"},
-			n: 5,
+				"old.db rate=100/s: p99.9 n/a in 1 of 6 runs (too few samples), so none for the row"},
+			n: 0,
 		},
 	}
 	for _, tt := range tests {
@@ -131,7 +131,11 @@ func TestCompareRuns(t *testing.T) {
 			if diff := cmp.Diff(tt.notes, c.Notes); diff != "" {
 				t.Errorf("notes (-want +got):\n%s", diff)
 			}
-			if got := c.Tables[3].Rows[0].Old.N; got != tt.n {
+			got := 0
+			if old := c.Tables[3].Rows[0].Old; old != nil {
+				got = old.N
+			}
+			if got != tt.n {
 				t.Errorf("p99.9 %s: %d old samples, want %d", c.Tables[3].Rows[0].Name, got, tt.n)
 			}
 		})

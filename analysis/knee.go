@@ -20,7 +20,7 @@ type SLO struct {
 
 // Meets reports whether l meets slo: it has counted runs, the median error
 // ratio is within the limit and every limited quantile's median is at or
-// below its limit. A quantile that is not among Stats, or is n/a in every
+// below its limit. A quantile that is not among Stats, or is n/a in any
 // counted run, fails.
 func (slo SLO) Meets(l LevelResult) bool {
 	if len(l.RunIDs) == 0 {

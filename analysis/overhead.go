@@ -30,9 +30,12 @@ type Diff struct {
 	// baseline difference) and [AbsLo, AbsHi] its exact Mann-Whitney 95%
 	// interval (see HodgesLehmann).
 	Abs, AbsLo, AbsHi float64
-	// Rel, RelLo and RelHi are Abs and its interval as fractions of
-	// Baseline (0.1 is +10%). The baseline's own uncertainty is not
-	// carried into them; RelOK is false when Baseline is 0.
+	// Rel is the relative change of the variant against the baseline
+	// (0.1 is +10%), RelLo and RelHi its 95% interval: the Hodges–Lehmann
+	// shift of the logarithms, the median of every variant / baseline
+	// ratio, less one. A ratio of latencies is positive, so none of them
+	// can pass −100%, and the baseline's own spread is carried into them.
+	// RelOK is false when a value is not positive.
 	Rel, RelLo, RelHi float64
 	RelOK             bool
 	// CIOK is false when there are too few runs for a 95% interval (fewer
@@ -44,8 +47,40 @@ type Diff struct {
 	P, PAdj float64
 	// Significant is PAdj < Alpha.
 	Significant bool
-	Warnings    []string
+	// Reason says why there is no difference, no interval, or no test
+	// that could reject at Alpha with these runs whatever they measured;
+	// "" when none of these holds.
+	Reason Reason
+	// LeftOut and BaselineLeftOut count the runs of each side left out as
+	// flagged or unfinished, NA and BaselineNA those whose percentile is
+	// n/a; Family is the number of comparisons Holm corrects together.
+	// Overheads sets them; they say why when Reason is set.
+	LeftOut, BaselineLeftOut, NA, BaselineNA, Family int
+	// MinP is the smallest p-value, Holm-adjusted in a table, that any
+	// outcome could give with these runs: no test can reject when it is
+	// Alpha or more.
+	MinP     float64
+	Warnings []string
 }
+
+// A Reason is why a Diff is n/a or cannot conclude. Its text is what the
+// JSON report gives.
+type Reason string
+
+// The reasons of a Diff.
+const (
+	// ReasonNoRuns: a side has no runs at the level.
+	ReasonNoRuns Reason = "no_runs"
+	// ReasonFlagged: every run of a side was flagged or did not finish,
+	// and was left out.
+	ReasonFlagged Reason = "all_runs_flagged"
+	// ReasonNA: the percentile is n/a, too few samples, in some run of a
+	// side.
+	ReasonNA Reason = "percentile_na"
+	// ReasonFewRuns: too few runs a side for a 95% interval, or for any
+	// outcome of the test to reach significance (after Holm, in a table).
+	ReasonFewRuns Reason = "too_few_runs"
+)
 
 // Overhead compares variant's per-run values of one quantile at one level
 // with baseline's. It warns when either side has fewer than MinRuns runs
@@ -57,20 +92,18 @@ func Overhead(variant, baseline []float64) Diff {
 // overhead is Overhead with a measurement floor: differences smaller in
 // magnitude than floor are flagged as below it.
 func overhead(variant, baseline []float64, floor float64) Diff {
-	d := Diff{N: len(variant), BaselineN: len(baseline), P: math.NaN(), PAdj: math.NaN()}
+	d := Diff{N: len(variant), BaselineN: len(baseline), P: math.NaN(), PAdj: math.NaN(), MinP: math.NaN()}
 	d.Baseline = median(baseline)
 	if d.N == 0 || d.BaselineN == 0 {
-		d.Abs, d.Rel = math.NaN(), math.NaN()
-		d.Warnings = append(d.Warnings, fmt.Sprintf("no runs to compare (%d against %d)", d.N, d.BaselineN))
+		d.Abs, d.Rel, d.Reason = math.NaN(), math.NaN(), ReasonNoRuns
+		d.Warnings = append(d.Warnings, d.Why())
 		return d
 	}
 	d.Abs, d.AbsLo, d.AbsHi, d.CIOK = HodgesLehmann(variant, baseline)
-	if d.Baseline != 0 {
+	if positive(variant, baseline) {
 		d.RelOK = true
-		d.Rel, d.RelLo, d.RelHi = d.Abs/d.Baseline, d.AbsLo/d.Baseline, d.AbsHi/d.Baseline
-		if d.Baseline < 0 {
-			d.RelLo, d.RelHi = d.RelHi, d.RelLo
-		}
+		r, lo, hi, _ := HodgesLehmann(logs(variant), logs(baseline))
+		d.Rel, d.RelLo, d.RelHi = math.Expm1(r), math.Expm1(lo), math.Expm1(hi)
 	}
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = Alpha
@@ -79,9 +112,13 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 		benchmath.NewSample(slices.Clone(baseline), &th))
 	// With ties, go-moremath's U test can answer 0 for fully separated
 	// samples; no two-sided rank test can go below 2/C(n+m, n).
-	p := max(c.P, minRankP(len(variant), len(baseline)))
+	d.MinP = minRankP(len(variant), len(baseline))
+	p := max(c.P, d.MinP)
 	d.P, d.PAdj = p, p
 	d.Significant = d.P < Alpha
+	if !d.CIOK || d.MinP >= Alpha {
+		d.Reason = ReasonFewRuns
+	}
 	if d.N < MinRuns || d.BaselineN < MinRuns {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs, fewer than %d a side: the test is exact but weak and the interval wide", d.N, d.BaselineN, MinRuns))
 	}
@@ -105,26 +142,36 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 
 // String states the verdict in one sentence: "+12.3 µs (+4.1%), 95% CI
 // +8 µs to +15 µs, p=0.002" when significant, "no detectable difference
-// (95% CI −3.1 µs to +4.2 µs)" when not.
+// (95% CI −3.1 µs to +4.2 µs)" when a test could have found one and did
+// not. When none could, it says why instead: "+9.5 ms (+112%),
+// inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test
+// able to reject at 5% needs 4 a side", "n/a: all 5 runs of the baseline
+// flagged or unfinished, left out (--include-flagged counts them)".
 func (d Diff) String() string {
+	if math.IsNaN(d.Abs) {
+		return "n/a: " + d.Why()
+	}
 	ci := "95% CI n/a"
 	if d.CIOK {
 		ci = fmt.Sprintf("95%% CI %s to %s", signed(d.AbsLo), signed(d.AbsHi))
 	}
-	if math.IsNaN(d.Abs) {
-		return "n/a: no runs to compare"
-	}
-	if !d.Significant && d.CIOK && (d.AbsLo > 0 || d.AbsHi < 0) {
-		// The interval is not Holm-corrected and the exact test and
-		// interval step differently: say the test's verdict and why.
-		return fmt.Sprintf("not significant (p=%.3g, Holm-adjusted %.3g), %s", d.P, d.PAdj, ci)
-	}
-	if !d.Significant {
-		return "no detectable difference (" + ci + ")"
-	}
 	rel := ""
 	if d.RelOK {
 		rel = fmt.Sprintf(" (%+.3g%%)", 100*d.Rel)
+	}
+	switch {
+	case d.Reason != "" && d.Significant:
+		return fmt.Sprintf("%s%s, %s (%s), p=%.3g", signed(d.Abs), rel, ci, d.Why(), d.PAdj)
+	case d.Reason != "" && d.CIOK:
+		return fmt.Sprintf("%s%s, %s, inconclusive %s", signed(d.Abs), rel, ci, d.Why())
+	case d.Reason != "":
+		return fmt.Sprintf("%s%s, inconclusive %s", signed(d.Abs), rel, d.Why())
+	case !d.Significant && d.CIOK && (d.AbsLo > 0 || d.AbsHi < 0):
+		// The interval is not Holm-corrected and the exact test and
+		// interval step differently: say the test's verdict and why.
+		return fmt.Sprintf("not significant (p=%.3g, Holm-adjusted %.3g), %s", d.P, d.PAdj, ci)
+	case !d.Significant:
+		return "no detectable difference (" + ci + ")"
 	}
 	return fmt.Sprintf("%s%s, %s, p=%.3g", signed(d.Abs), rel, ci, d.PAdj)
 }

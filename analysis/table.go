@@ -24,7 +24,8 @@ type Comparison struct {
 // side (smallest exact p 0.0079) unable to reach significance in any
 // table with more than six rows. A difference smaller than the baseline's
 // p50 CI half-width at that level (or than Floor) is flagged as below the
-// measurement floor.
+// measurement floor. A row no outcome could make significant after Holm,
+// or without an interval, says why in its Reason.
 func Overheads(levels []LevelResult, baseline string) []Comparison {
 	base := map[Level]LevelResult{}
 	for _, l := range levels {
@@ -46,6 +47,7 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 			vc, _ := l.Cell(name)
 			bc, _ := b.Cell(name)
 			d := overhead(vc.Values, bc.Values, floor)
+			d.limit(l, b, vc, bc)
 			for i, w := range d.Warnings {
 				d.Warnings[i] = fmt.Sprintf("%s vs %s %s %s: %s", l.Variant, baseline, l.Level, name, w)
 			}
@@ -53,17 +55,18 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 		}
 	}
 	for _, name := range CompareStats {
-		var idx []int
+		var family []*Comparison
 		var ps []float64
 		for i, c := range out {
 			if c.Name == name {
-				idx, ps = append(idx, i), append(ps, c.P)
+				family, ps = append(family, &out[i]), append(ps, c.P)
 			}
 		}
 		for j, p := range Holm(ps) {
-			out[idx[j]].PAdj = p
-			out[idx[j]].Significant = p < Alpha
+			family[j].PAdj = p
+			family[j].Significant = p < Alpha
 		}
+		holmReason(family)
 	}
 	return out
 }

@@ -35,6 +35,7 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 	}
 	fmt.Fprintln(tw)
 	runs := math.MaxInt
+	var why []string
 	for _, row := range headlineRows(r.Overheads) {
 		fmt.Fprintf(tw, "%s\t%s", row[0].Variant, row[0].Level)
 		for _, c := range row {
@@ -46,20 +47,25 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 			if c.N > 0 && c.BaselineN > 0 {
 				runs = min(runs, c.N, c.BaselineN)
 			}
+			if w := whyLine(c.Diff); w != "" && !slices.Contains(why, w) {
+				why = append(why, w)
+			}
 		}
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	switch {
-	case len(rs.notes) > 0:
-		// What the design cannot show, and the runs left out: the
-		// report's first warnings.
-		for _, n := range rs.notes {
-			b.WriteString("\n" + n + "\n")
-		}
-	case runs < ciOverheadRuns:
-		fmt.Fprintf(&b, "\n%d valid runs a side: too few for a 95%% CI (%d) or a test (%d).\n", runs, ciOverheadRuns, analysis.MinRuns)
-	case runs < analysis.MinRuns:
+	for _, w := range why {
+		fmt.Fprintf(&b, "\n%s", w)
+	}
+	if len(why) > 0 {
+		b.WriteString("\n")
+	}
+	// What the design cannot show, and the runs left out: the report's
+	// first warnings.
+	for _, n := range rs.notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	if len(why) == 0 && len(rs.notes) == 0 && runs < analysis.MinRuns {
 		fmt.Fprintf(&b, "\n%d valid runs a side: fewer than %d, so the tests are weak and the intervals wide.\n", runs, analysis.MinRuns)
 	}
 	if line := rampLine(rs.ramp); line != "" {
@@ -102,21 +108,47 @@ func headlineRows(cs []analysis.Comparison) [][]analysis.Comparison {
 }
 
 // diffText formats an overhead: "+118µs [+80.0µs, +160µs] *", "+118µs
-// (CI n/a)", or "n/a" without runs to compare.
+// (CI n/a: 3 against 3 runs)", "+118µs [+80.0µs, +160µs] (untestable: 5
+// against 5 runs)", or "n/a: all runs flagged" without runs to compare;
+// whyLine says the reason in full.
 func diffText(d analysis.Diff) string {
 	if math.IsNaN(d.Abs) {
+		switch d.Reason {
+		case analysis.ReasonFlagged:
+			return "n/a: all runs flagged"
+		case analysis.ReasonNA:
+			return "n/a: too few samples"
+		}
 		return "n/a"
 	}
 	s := signedSeconds(d.Abs)
-	if d.CIOK {
+	runs := fmt.Sprintf("%d against %d runs", d.N, d.BaselineN)
+	switch {
+	case d.CIOK:
 		s += " [" + signedSeconds(d.AbsLo) + ", " + signedSeconds(d.AbsHi) + "]"
-	} else {
+	case d.Reason == analysis.ReasonFewRuns:
+		s += " (CI n/a: " + runs + ")"
+	default:
 		s += " (CI n/a)"
 	}
 	if d.Significant {
 		s += " *"
+	} else if d.Reason == analysis.ReasonFewRuns && d.CIOK {
+		s += " (untestable: " + runs + ")"
 	}
 	return s
+}
+
+// whyLine says why an overhead is n/a or inconclusive, "" when it is
+// neither.
+func whyLine(d analysis.Diff) string {
+	switch {
+	case d.Reason == "":
+		return ""
+	case math.IsNaN(d.Abs):
+		return "n/a: " + d.Why() + "."
+	}
+	return "Inconclusive " + d.Why() + "."
 }
 
 // rampLine says how the ramp's top went: its latency and throughput and

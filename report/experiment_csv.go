@@ -9,13 +9,14 @@ import (
 // WriteCSV writes the summary table as CSV, one row per variant × level ×
 // quantile of latency from the intended send, under the header
 //
-//	variant,rate,concurrency,percentile,median_seconds,lo_seconds,hi_seconds,runs,excluded
+//	variant,rate,concurrency,percentile,median_seconds,lo_seconds,hi_seconds,runs,excluded,na_runs
 //
 // rate is requests/s (0 in closed loop); a value that does not exist (a
-// CI from fewer than 6 runs, a quantile n/a in every run) is empty.
+// CI from fewer than 6 runs, a quantile n/a in any counted run) is empty;
+// na_runs counts the runs counted where the quantile is n/a.
 func (r *Experiment) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"variant", "rate", "concurrency", "percentile", "median_seconds", "lo_seconds", "hi_seconds", "runs", "excluded"})
+	_ = cw.Write([]string{"variant", "rate", "concurrency", "percentile", "median_seconds", "lo_seconds", "hi_seconds", "runs", "excluded", "na_runs"})
 	for _, l := range r.Levels {
 		for _, c := range l.Latency {
 			med, lo, hi := "", "", ""
@@ -26,7 +27,7 @@ func (r *Experiment) WriteCSV(w io.Writer) error {
 				lo, hi = csvFloat(c.Lo), csvFloat(c.Hi)
 			}
 			_ = cw.Write([]string{l.Variant, csvFloat(l.Rate), strconv.Itoa(l.Concurrency), c.Name, med, lo, hi,
-				strconv.Itoa(len(l.RunIDs)), strconv.Itoa(l.Excluded)})
+				strconv.Itoa(len(l.RunIDs)), strconv.Itoa(l.Excluded), strconv.Itoa(c.NA)})
 		}
 	}
 	cw.Flush()
@@ -37,24 +38,31 @@ func (r *Experiment) WriteCSV(w io.Writer) error {
 // --table overhead), one row per variant × level × quantile compared,
 // under the header
 //
-//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant
+//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant,reason
 //
-// with empty cells where OverheadJSON has null.
+// with empty cells where OverheadJSON has null; reason is OverheadJSON's.
 func (r *Experiment) WriteOverheadCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"variant", "baseline", "rate", "concurrency", "percentile", "runs", "baseline_runs",
-		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant"})
+		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant", "reason"})
 	for _, o := range r.JSON().Overheads {
 		_ = cw.Write([]string{o.Variant, o.Baseline, csvFloat(o.Rate), strconv.Itoa(o.Concurrency), o.Percentile,
 			strconv.Itoa(o.Runs), strconv.Itoa(o.BaselineRuns), csvPtr(o.BaselineSeconds), csvPtr(o.DiffSeconds),
 			csvPtr(o.DiffLoSeconds), csvPtr(o.DiffHiSeconds), csvPtr(o.Relative), csvPtr(o.P), csvPtr(o.PHolm),
-			strconv.FormatBool(o.Significant)})
+			strconv.FormatBool(o.Significant), strPtr(o.Reason)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
 func csvFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func strPtr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
 
 func csvPtr(x *float64) string {
 	if x == nil {

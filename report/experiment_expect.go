@@ -135,7 +135,7 @@ func (r *Experiment) expectations() []Expectation {
 			case len(l.RunIDs) == 0:
 				e.Note = "no runs counted"
 			case len(c.Values) == 0:
-				e.Note = "n/a in every run: too few samples"
+				e.Note = naText(c) + ": too few samples"
 			default:
 				e.judge(c)
 			}

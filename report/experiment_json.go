@@ -67,12 +67,14 @@ type LevelJSON struct {
 }
 
 // CellJSON is one quantile over runs, in seconds: the median of the
-// per-run values and its 95% CI (null below 6 runs).
+// per-run values and its 95% CI (null below 6 runs). Every cell of a
+// level stands on the same counted runs: the median is null when the
+// quantile is n/a in any of them (na_runs says in how many).
 type CellJSON struct {
 	Median        *float64 `json:"median"`
 	Lo            *float64 `json:"lo"`
 	Hi            *float64 `json:"hi"`
-	Runs          int      `json:"runs"`                // runs with a value
+	Runs          int      `json:"runs"`                // runs the median stands on: all counted, or 0
 	NA            int      `json:"na_runs"`             // counted runs where it is n/a
 	LowConfidence int      `json:"low_confidence_runs"` // runs that read it from few samples
 }
@@ -108,6 +110,22 @@ type OverheadJSON struct {
 	PHolm           *float64 `json:"p_holm"`
 	Significant     bool     `json:"significant"`
 	Verdict         string   `json:"verdict"` // the sentence the text report prints
+	// Reason says why the difference or its interval is null, or why no
+	// test could reject at 5% with these runs: no_runs,
+	// all_runs_flagged, percentile_na or too_few_runs (see
+	// analysis.Reason); null when none of these holds.
+	Reason *string `json:"reason"`
+	// RunsNeededForCI and RunsNeededForTest are the runs a side an
+	// interval needs, and a test able to reject at 5% after Holm.
+	RunsNeededForCI   int `json:"runs_needed_for_ci"`
+	RunsNeededForTest int `json:"runs_needed_for_test"`
+	// LeftOut and BaselineLeftOut count each side's runs left out as
+	// flagged or unfinished; NARuns and BaselineNARuns those counted
+	// whose percentile is n/a.
+	LeftOut         int `json:"left_out"`
+	BaselineLeftOut int `json:"baseline_left_out"`
+	NARuns          int `json:"na_runs"`
+	BaselineNARuns  int `json:"baseline_na_runs"`
 }
 
 // SLOJSON is the SLO judged and what broke it.
@@ -201,7 +219,13 @@ func (r *Experiment) JSON() ExperimentJSON {
 		d := o.Diff
 		oj := OverheadJSON{Variant: o.Variant, Baseline: o.Baseline, Rate: o.Rate, Concurrency: o.Concurrency,
 			Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, BaselineSeconds: num(d.Baseline),
-			DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String()}
+			DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String(),
+			LeftOut: d.LeftOut, BaselineLeftOut: d.BaselineLeftOut, NARuns: d.NA, BaselineNARuns: d.BaselineNA}
+		oj.RunsNeededForCI, oj.RunsNeededForTest = d.Needed()
+		if d.Reason != "" {
+			reason := string(d.Reason)
+			oj.Reason = &reason
+		}
 		if d.CIOK {
 			oj.DiffLoSeconds, oj.DiffHiSeconds = num(d.AbsLo), num(d.AbsHi)
 		}

@@ -125,36 +125,39 @@ type Violation struct {
 // broken only when the 95% CI of the median lies wholly past it (with
 // fewer than 6 runs, when every counted run is past it); with Strict,
 // when the median is. A level without counted runs, or a quantile n/a in
-// every run, breaks it too: a gate must not pass on no data.
+// any counted run, breaks it too: a gate must not pass on no data.
 func (r *Experiment) violations() []Violation {
 	var out []Violation
 	for _, l := range r.Levels {
 		for _, lim := range r.SLO.Latency {
 			var vals []float64
+			na := "n/a in every run"
 			if i := slices.IndexFunc(l.Latency, func(c analysis.Cell) bool { return c.Q == lim.Q }); i >= 0 {
-				vals = l.Latency[i].Values
+				vals, na = l.Latency[i].Values, naText(l.Latency[i])
 			}
-			out = r.judge(out, l, lim.Name+"<"+lim.Latency.String(), lim.Latency.Seconds(), vals)
+			out = r.judge(out, l, lim.Name+"<"+lim.Latency.String(), lim.Latency.Seconds(), vals, na)
 		}
 		if e := r.SLO.Errors; e != nil {
 			var vals []float64
 			for _, id := range l.RunIDs {
 				vals = append(vals, r.runs[id].ErrorRatio)
 			}
-			out = r.judge(out, l, "errors<"+strconv.FormatFloat(100**e, 'g', -1, 64)+"%", *e, vals)
+			out = r.judge(out, l, "errors<"+strconv.FormatFloat(100**e, 'g', -1, 64)+"%", *e, vals, "")
 		}
 	}
 	return out
 }
 
-func (r *Experiment) judge(out []Violation, l analysis.LevelResult, limit string, max float64, vals []float64) []Violation {
+// judge judges one limit at l on the counted runs' values vals; na says
+// why there are none although runs were counted.
+func (r *Experiment) judge(out []Violation, l analysis.LevelResult, limit string, max float64, vals []float64, na string) []Violation {
 	v := Violation{Variant: l.Variant, Level: l.Level, Limit: limit, Max: max, Value: math.NaN(), Bound: math.NaN()}
 	med, lo, _, ok := analysis.MedianCI(vals)
 	switch {
 	case len(l.RunIDs) == 0:
 		v.Judged = "no runs counted"
 	case len(vals) == 0:
-		v.Judged = "n/a in every run"
+		v.Judged = na
 	case r.Strict:
 		v.Value, v.Bound, v.Judged = med, med, "median"
 	case ok:

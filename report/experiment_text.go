@@ -33,12 +33,7 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	counted := "valid runs (flagged ones left out)"
-	if r.IncludeFlagged {
-		counted = "all runs, flagged ones included"
-	}
-	fmt.Fprintf(&b, "\nLatency from each request's intended send: the median over %s of each run's\n"+
-		"percentile, with its 95%% CI [lo, hi] from 6 runs up; ~ marks a percentile read from few samples.\n\n", counted)
+	b.WriteString("\n" + strings.Join(r.summaryIntro(), "\n") + "\n\n")
 	r.summaryText(&b)
 	r.flagsText(&b)
 	r.overheadText(&b)
@@ -53,6 +48,19 @@ func (r *Experiment) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// summaryIntro says what a cell of the summary table is, in lines.
+func (r *Experiment) summaryIntro() []string {
+	counted := "the valid runs (flagged ones left out)"
+	if r.IncludeFlagged {
+		counted = "all runs, flagged ones included"
+	}
+	return []string{
+		"Latency from each request's intended send: each cell is the median of one percentile",
+		"over " + counted + ", with its 95% CI [lo, hi] from 6 runs up;",
+		"n/a when any of those runs has too few samples for it; ~ marks one read from few samples.",
+	}
 }
 
 func (r *Experiment) summaryText(b *strings.Builder) {
@@ -78,9 +86,13 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 }
 
 // cellText formats a median over runs with its CI: "201µs [199µs, 203µs]",
-// "~1.2ms" from few samples, "n/a" in every run.
+// "~1.2ms" from few samples, "n/a" in every run or without runs, "n/a in
+// 2 of 5 runs" when some runs have too few samples for the quantile.
 func cellText(c analysis.Cell) string {
 	if len(c.Values) == 0 {
+		if c.NA > 0 && c.NA < c.Runs {
+			return naText(c)
+		}
 		return "n/a"
 	}
 	s := seconds(c.Median)
@@ -91,6 +103,15 @@ func cellText(c analysis.Cell) string {
 		s += " [" + seconds(c.Lo) + ", " + seconds(c.Hi) + "]"
 	}
 	return s
+}
+
+// naText says in how many of a cell's runs its quantile is n/a: "n/a in
+// every run", "n/a in 2 of 5 runs".
+func naText(c analysis.Cell) string {
+	if c.NA == c.Runs {
+		return "n/a in every run"
+	}
+	return fmt.Sprintf("n/a in %d of %d runs", c.NA, c.Runs)
 }
 
 func errorsText(l analysis.LevelResult) string {

@@ -104,13 +104,7 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 }
 
 func (r *Experiment) summarySection() htmlSection {
-	counted := "valid runs (flagged ones left out)"
-	if r.IncludeFlagged {
-		counted = "all runs, flagged ones included"
-	}
-	s := htmlSection{ID: "summary", Title: "Summary",
-		Intro: []string{"Latency from each request's intended send: the median over " + counted +
-			" of each run's percentile, with its 95% CI [lo, hi] from 6 runs up; ~ marks a percentile read from few samples."}}
+	s := htmlSection{ID: "summary", Title: "Summary", Intro: []string{strings.Join(r.summaryIntro(), " ")}}
 	t := htmlTable{Head: []string{"variant", "level"}}
 	for _, st := range analysis.Stats {
 		t.Head = append(t.Head, st.Name)
