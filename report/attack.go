@@ -20,6 +20,10 @@ import (
 const (
 	minAchieved = 0.99
 	maxLagP99   = 5 * time.Millisecond
+	// maxFailed is the share of failed requests past which the numbers
+	// describe failures more than answers: the default error bound of an
+	// experiment's validity checks.
+	maxFailed = 0.01
 )
 
 // Attack writes res as text: rates, outcomes, percentiles of latency,
@@ -117,6 +121,9 @@ func warnings(res *record.Result) []string {
 	}
 	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
 		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))
+	}
+	if w := failedWarning(res); w != "" {
+		out = append(out, w)
 	}
 	return out
 }
