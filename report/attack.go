@@ -53,7 +53,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
 	fmt.Fprintf(&b, "Bytes      in %s, out %s\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut))
-	fmt.Fprintf(&b, "In flight  mean %.1f, max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
+	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tsamples\tmin\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
