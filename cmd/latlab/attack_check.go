@@ -38,6 +38,9 @@ func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 	if err := load.Check(cfg.Source, cfg.Transport, f.tls); err != nil {
 		var oe *load.OptionError
 		if errors.As(err, &oe) {
+			if oe.Option == "insecure" { // ab's -k
+				oe.Msg += " (-k is --insecure here; keep-alive is on unless --no-keepalive)"
+			}
 			return usagef("--%s: %s", oe.Option, oe.Msg)
 		}
 		return usageError{err}
