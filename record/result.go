@@ -79,11 +79,15 @@ func (r *Result) SendRate() float64 {
 // answers at the rate requests were sent, one that fell behind at the rate
 // it got through them.
 func (r *Result) Throughput() float64 {
-	if w := max(r.sendWindow(), r.Duration()); w > 0 {
+	if w := r.Window(); w > 0 {
 		return float64(r.Successes()) / w.Seconds()
 	}
 	return 0
 }
+
+// Window returns the span that Throughput and the transfer rates divide
+// by: the longer of the send window (see SendRate) and Duration.
+func (r *Result) Window() time.Duration { return max(r.sendWindow(), r.Duration()) }
 
 // sendWindow is the time the sends took: in the open loop the span from the
 // first intended send to the last actual one, stretched by one mean gap
