@@ -52,5 +52,5 @@ var failedFix = map[record.ErrorClass]string{
 	record.Reset:    "the target closed connections before answering; check its connection limits and its log",
 	record.TLS:      "give --cacert FILE to trust the server's certificate, or --insecure (-k) not to verify it",
 	record.Protocol: "the answers are not HTTP as sent; check the URL's port and scheme (https:// for a TLS server, --h2c for a server that speaks only HTTP/2)",
-	record.Other:    "see the example above for the cause",
+	record.Other:    "the example says why",
 }
