@@ -49,6 +49,9 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 	if err := checkModel(cfg.Model); err != nil {
 		return nil, err
 	}
+	if err := Check(cfg.Source, cfg.Transport, TLSFiles{}); err != nil {
+		return nil, err
+	}
 	if cfg.Duration <= 0 && cfg.Count <= 0 {
 		if o, ok := cfg.Model.(Open); !ok || !ends(o.Pacer) {
 			return nil, errors.New("attack: give a duration or a request count")

@@ -80,3 +80,12 @@ func BenchmarkRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBusyAdd is what Record spends on the in-flight time of one
+// request that falls within the interval of the one before.
+func BenchmarkBusyAdd(b *testing.B) {
+	var bt busyTime
+	for b.Loop() {
+		bt.add(time.Millisecond, 2*time.Millisecond, time.Second)
+	}
+}

@@ -17,7 +17,8 @@ type Config struct {
 	Interval time.Duration // length of one interval of the series; 0 means 1 s
 	Steps    []string      // scenario step names; empty for a single request kind
 	Success  *CodeSet      // codes that count as success; nil means below 400
-	// SampleEvery is how often in-flight is sampled for its mean; 0 means 10 ms.
+	// SampleEvery is how often the recorder checks whether an interval
+	// ended; 0 means 10 ms.
 	SampleEvery time.Duration
 	// KeepRaw is how many requests to keep raw (Result.Raw), first come
 	// first kept; 0 keeps none.
@@ -46,8 +47,6 @@ type Recorder struct {
 	ival     *counters // aggregate of the interval being closed
 	ivStart  time.Duration
 	lastSent int64
-	inSum    float64
-	inN      int64
 
 	stop chan struct{}
 	done chan struct{}
@@ -60,6 +59,7 @@ type shard struct {
 	spare *counters
 	steps []stepCounters
 	raw   rawBuf
+	busy  busyTime
 	_     [64]byte // keep shards on separate cache lines
 }
 
@@ -193,8 +193,6 @@ func (r *Recorder) loop() {
 		case <-t.C:
 			now := r.Since()
 			r.mu.Lock()
-			r.inSum += float64(r.inflight.Load())
-			r.inN++
 			for now >= r.ivStart+r.cfg.Interval {
 				r.closeInterval(r.ivStart + r.cfg.Interval)
 			}
@@ -250,6 +248,7 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	c.lastSent = max(c.lastSent, s.Sent)
 	c.lastDone = max(c.lastDone, s.Done)
 	c.any = true
+	sh.busy.add(s.Sent, s.Done, r.cfg.Interval)
 	if keep && r.kept.Add(1) <= r.cfg.KeepRaw {
 		sh.raw.add(s)
 	}
@@ -315,16 +314,10 @@ func (r *Recorder) closeInterval(end time.Duration) {
 		Latency:      NewPacked(),
 		Service:      NewPacked(),
 	}
-	if r.inN > 0 {
-		in.InFlightMean = r.inSum / float64(r.inN)
-	}
 	in.Latency.MergeFrom(iv.latency)
 	in.Service.MergeFrom(iv.service)
 	r.lastSent = sent
 	r.res.addInterval(in, iv)
-	r.res.InFlightSum += r.inSum
-	r.res.InFlightN += r.inN
-	r.inSum, r.inN = 0, 0
 	r.ivStart = end
 	iv.reset()
 }
@@ -378,10 +371,9 @@ func (r *Recorder) Stop() *Result {
 	for now >= r.ivStart+r.cfg.Interval {
 		r.closeInterval(r.ivStart + r.cfg.Interval)
 	}
-	r.inSum += float64(r.inflight.Load())
-	r.inN++
 	r.closeInterval(now)
 	res := r.res
+	r.inFlightMeans()
 	res.Sent = r.sent.Load()
 	r.connMu.Lock()
 	res.Connect, res.TLS = r.connect, r.tls

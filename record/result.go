@@ -40,8 +40,6 @@ type Result struct {
 	Connect *hdr.Histogram // new connections: dial time
 	TLS     *hdr.Histogram // new connections: TLS handshake time
 
-	InFlightSum float64 // sum of in-flight samples, for the mean
-	InFlightN   int64
 	InFlightMax int64
 
 	Intervals []Interval
@@ -81,11 +79,15 @@ func (r *Result) SendRate() float64 {
 // answers at the rate requests were sent, one that fell behind at the rate
 // it got through them.
 func (r *Result) Throughput() float64 {
-	if w := max(r.sendWindow(), r.Duration()); w > 0 {
+	if w := r.Window(); w > 0 {
 		return float64(r.Successes()) / w.Seconds()
 	}
 	return 0
 }
+
+// Window returns the span that Throughput and the transfer rates divide
+// by: the longer of the send window (see SendRate) and Duration.
+func (r *Result) Window() time.Duration { return max(r.sendWindow(), r.Duration()) }
 
 // sendWindow is the time the sends took: in the open loop the span from the
 // first intended send to the last actual one, stretched by one mean gap
@@ -102,12 +104,20 @@ func (r *Result) sendWindow() time.Duration {
 // Successes returns the responses whose code counts as success.
 func (r *Result) Successes() int64 { return r.Requests - r.ErrorsTotal - r.Unsuccessful }
 
-// InFlightMean returns the mean number of requests in flight.
+// InFlightMean returns the time-weighted mean number of requests in flight
+// over the run: the time requests spent in flight divided by the run's
+// span (Little's law), from the intervals' own means.
 func (r *Result) InFlightMean() float64 {
-	if r.InFlightN == 0 {
+	var area, span float64
+	for _, in := range r.Intervals {
+		d := (in.End - in.Start).Seconds()
+		area += in.InFlightMean * d
+		span += d
+	}
+	if span <= 0 {
 		return 0
 	}
-	return r.InFlightSum / float64(r.InFlightN)
+	return area / span
 }
 
 func (r *Result) addInterval(in Interval, c *counters) {
@@ -148,7 +158,7 @@ type Interval struct {
 	Completed    int64
 	Errors       int64
 	Unsuccessful int64
-	InFlightMean float64
+	InFlightMean float64 // time-weighted: time requests spent in flight within the interval, over its length
 	InFlightMax  int64
 	Latency      *hdr.PackedHistogram
 	Service      *hdr.PackedHistogram

@@ -25,6 +25,8 @@ type Summary struct {
 	SuccessRatio   float64           `json:"success_ratio"`
 	BytesIn        int64             `json:"bytes_in_total"`
 	BytesOut       int64             `json:"bytes_out_total"`
+	BytesInRate    float64           `json:"bytes_in_per_second"`  // over the window of throughput
+	BytesOutRate   float64           `json:"bytes_out_per_second"` // likewise
 	StatusCodes    map[string]int64  `json:"status_codes"`
 	Errors         map[string]int64  `json:"errors"`
 	ErrorExamples  map[string]string `json:"error_examples,omitempty"`
@@ -46,6 +48,7 @@ type Dist struct {
 	Count int64    `json:"count"`
 	Min   *float64 `json:"min"`
 	Mean  *float64 `json:"mean"`
+	Stdev *float64 `json:"stdev"` // standard deviation
 	P50   *float64 `json:"p50"`
 	P90   *float64 `json:"p90"`
 	P95   *float64 `json:"p95"`
@@ -89,6 +92,7 @@ type histogram interface {
 	Min() int64
 	Max() int64
 	Mean() float64
+	StdDev() float64
 }
 
 var (
@@ -107,6 +111,7 @@ func NewDist(h histogram) Dist {
 	d.Min = secs(time.Duration(h.Min()))
 	d.Max = secs(time.Duration(h.Max()))
 	d.Mean = secs(time.Duration(h.Mean()))
+	d.Stdev = secs(time.Duration(h.StdDev()))
 	for _, p := range []struct {
 		q   float64
 		dst **float64
@@ -167,6 +172,10 @@ func Summarize(r *Result) Summary {
 	}
 	s.Rate = r.SendRate()
 	s.Throughput = r.Throughput()
+	if w := r.Window(); w > 0 {
+		s.BytesInRate = float64(r.BytesIn) / w.Seconds()
+		s.BytesOutRate = float64(r.BytesOut) / w.Seconds()
+	}
 	for _, in := range r.Intervals {
 		s.Intervals = append(s.Intervals, IntervalJSON{
 			StartSec:     in.Start.Seconds(),

@@ -20,6 +20,10 @@ import (
 const (
 	minAchieved = 0.99
 	maxLagP99   = 5 * time.Millisecond
+	// maxFailed is the share of failed requests past which the numbers
+	// describe failures more than answers: the default error bound of an
+	// experiment's validity checks.
+	maxFailed = 0.01
 )
 
 // Attack writes res as text: rates, outcomes, percentiles of latency,
@@ -48,11 +52,12 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	fmt.Fprintf(&b, ", throughput %s successful\n", Rate(sum.Throughput))
 	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
-	fmt.Fprintf(&b, "Bytes      in %s, out %s\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut))
-	fmt.Fprintf(&b, "In flight  mean %.1f, max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
+	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut),
+		Bytes(int64(math.Round(sum.BytesInRate))), Bytes(int64(math.Round(sum.BytesOutRate))))
+	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tsamples\tmin\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
+	fmt.Fprintln(tw, "\tsamples\tmin\tmean\tstdev\tp50\tp90\tp95\tp99\tp99.9\tmax\t")
 	dist(tw, "latency (from intended send)", res.Latency)
 	dist(tw, "service time (from actual send)", res.Service)
 	dist(tw, "lag (send − intended)", res.Lag)
@@ -118,6 +123,9 @@ func warnings(res *record.Result) []string {
 	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
 		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))
 	}
+	if w := failedWarning(res); w != "" {
+		out = append(out, w)
+	}
 	return out
 }
 
@@ -169,6 +177,7 @@ type hist interface {
 	Min() int64
 	Max() int64
 	Mean() float64
+	StdDev() float64
 }
 
 // q formats quantile qv of h: n/a without enough samples, "~" before a
@@ -187,11 +196,11 @@ func q(h hist, qv float64) string {
 func dist(w io.Writer, name string, h hist) {
 	n := h.TotalCount()
 	if n == 0 {
-		fmt.Fprintf(w, "%s\t0\t\t\t\t\t\t\t\t\t\n", name)
+		fmt.Fprintf(w, "%s\t0\t\t\t\t\t\t\t\t\t\t\n", name)
 		return
 	}
-	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
-		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())),
+	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
+		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())), Duration(time.Duration(h.StdDev())),
 		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), Duration(time.Duration(h.Max())))
 }
 

@@ -142,7 +142,7 @@ still exits 130.
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.Float64VarP(&f.rate, "rate", "r", 0, "open loop: requests (scenario iterations) per second")
+	fl.VarP(rateValue{&f.rate}, "rate", "r", "open loop: requests (scenario iterations) per second, or per a period: 100, 100/s, 6000/m")
 	fl.StringVar(&f.arrivals, "arrivals", "constant", "open-loop arrivals: constant or poisson")
 	fl.StringVar(&f.stages, "stages", "", "open loop along stages DURATION:RATE,... (linear in between)")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: workers (default 50); open loop: cap on requests in flight (default 10000)")

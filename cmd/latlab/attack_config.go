@@ -62,6 +62,9 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	if cfg.Transport, err = f.transport(model); err != nil {
 		return cfg, "", err
 	}
+	if err := f.conflicts(set, cfg); err != nil {
+		return cfg, "", err
+	}
 	switch f.format {
 	case "text", "json":
 	default:

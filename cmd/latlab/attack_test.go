@@ -62,6 +62,7 @@ func TestAttackJSONContract(t *testing.T) {
 		"target_rate": "number", "sent": "number", "unsent": "number", "requests": "number",
 		"duration_seconds": "number", "rate": "number", "throughput": "number",
 		"success_ratio": "number", "bytes_in_total": "number", "bytes_out_total": "number",
+		"bytes_in_per_second": "number", "bytes_out_per_second": "number",
 		"status_codes": "object", "errors": "object",
 		"latency_seconds": "object", "service_time_seconds": "object", "lag_seconds": "object",
 		"connect_seconds": "object", "in_flight": "object", "interrupted": "bool",
@@ -72,7 +73,7 @@ func TestAttackJSONContract(t *testing.T) {
 	}
 	// 50 samples are too few for p99 (100) and p99.9 (1000): null, by contract.
 	dist := map[string]string{
-		"count": "number", "min": "number", "mean": "number", "p50": "number", "p90": "number",
+		"count": "number", "min": "number", "mean": "number", "stdev": "number", "p50": "number", "p90": "number",
 		"p95": "number", "p99": "null", "p999": "null", "max": "number",
 	}
 	for _, key := range []string{"latency_seconds", "service_time_seconds", "lag_seconds"} {

@@ -29,9 +29,11 @@ func TestAttackText(t *testing.T) {
 		`Rate +.+ sent, throughput .+ successful`,
 		`Success +100\.00% +codes 200:20`,
 		`Errors +none`,
-		`samples +min +mean +p50 +p90 +p95 +p99 +p99\.9 +max`,
-		`latency \(from intended send\) +20( +\S+){8}`,
-		`service time \(from actual send\) +20( +\S+){8}`,
+		`Bytes +in .+, out .+; transfer .+/s in, .+/s out`,
+		`In flight +mean \d+\.\d\d \(time-weighted\), max \d+`,
+		`samples +min +mean +stdev +p50 +p90 +p95 +p99 +p99\.9 +max`,
+		`latency \(from intended send\) +20( +\S+){9}`,
+		`service time \(from actual send\) +20( +\S+){9}`,
 		`Latency histogram`,
 	} {
 		re := regexp.MustCompile(`(?m)^ *` + want + ` *$`)

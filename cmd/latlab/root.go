@@ -77,7 +77,7 @@ microsecond resolution.`,
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newAttack(stdout, stderr), newServe(stdout, stderr), newRun(stdout, stderr), newGraph(stdout, stderr), newLs(stdout), newVersion(stdout), newCompare(stdout, stderr), newScale(stdout, stderr), newReport(stdout, stderr), newDemo(stdout, stderr))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

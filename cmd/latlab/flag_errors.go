@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/load"
+)
+
+// flagError rewords what the flag parser reports: a bad value names the
+// flag and says what it wants, and an unknown flag of attack that another
+// load generator has (wrk, wrk2, hey, ab, oha) names latlab's equivalent.
+// Every one is a usage error.
+func flagError(cmd *cobra.Command, err error) error {
+	var bad *pflag.InvalidValueError
+	if errors.As(err, &bad) {
+		f := bad.GetFlag()
+		name := "--" + f.Name
+		if f.Shorthand != "" {
+			name = "-" + f.Shorthand
+		}
+		return usagef("%s %s: %s", name, bad.GetValue(), valueProblem(bad.Unwrap()))
+	}
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && cmd.Name() == "attack" {
+		if hint := peerFlags[unknown.GetSpecifiedName()]; hint != "" {
+			return usagef("%v; %s", err, hint)
+		}
+	}
+	return usageError{err}
+}
+
+// valueProblem says in a user's words why a flag's value did not parse.
+func valueProblem(err error) string {
+	msg := err.Error()
+	var num *strconv.NumError
+	switch {
+	case strings.Contains(msg, "time: missing unit in duration"):
+		return "a duration needs a unit, e.g. 10s"
+	case strings.HasPrefix(msg, "time: "):
+		return "not a duration: give a number and a unit, e.g. 10s, 500ms or 2m"
+	case errors.As(err, &num) && errors.Is(num.Err, strconv.ErrRange):
+		return "out of range"
+	case errors.As(err, &num) && num.Func == "ParseBool":
+		return "want true or false"
+	case errors.As(err, &num):
+		return "not a number"
+	}
+	return msg
+}
+
+// peerFlags maps flags of other load generators, by the name typed
+// (a shorthand's letter, or a long name), to latlab's way of saying it.
+var peerFlags = map[string]string{
+	"t":       "-t is wrk's thread count (ab's time limit): latlab uses every CPU, --cpus restricts it; for a time limit use -d, such as -d 10s",
+	"threads": "--threads is wrk's thread count: latlab uses every CPU, --cpus restricts it",
+	"z":       "-z is the duration in hey and oha: use -d, such as -d 10s",
+	"q":       "-q is a rate (per worker in hey, in all in oha): use -r, the total rate, such as -r 100",
+	"qps":     "--qps is a rate: use -r, the total rate, such as -r 100",
+	"R":       "-R is wrk2's rate: use -r, such as -r 100",
+	"T":       "-T is the content type in hey and ab: use -H 'Content-Type: application/json'",
+	"D":       "-D is hey's body file: use --body-file",
+	"p":       "-p is ab's body file: use --body-file with -m POST",
+	"u":       "-u is ab's body file: use --body-file with -m PUT",
+	"A":       "-A is basic authentication: use -H 'Authorization: Basic ...'",
+	"C":       "-C is ab's cookie: use -H 'Cookie: name=value'",
+	"i":       "-i is ab's HEAD request: use -m HEAD",
+	"L":       "-L is wrk's latency distribution: latlab always prints it",
+	"latency": "--latency is wrk's latency distribution: latlab always prints it",
+}
+
+// rateValue is a rate flag: requests per second, or per a period (see
+// load.ParseRate).
+type rateValue struct{ v *float64 }
+
+var _ pflag.Value = rateValue{}
+
+func (r rateValue) String() string { return strconv.FormatFloat(*r.v, 'g', -1, 64) }
+func (r rateValue) Type() string   { return "rate" }
+
+func (r rateValue) Set(s string) error {
+	v, err := load.ParseRate(s)
+	if err != nil {
+		return err
+	}
+	*r.v = v
+	return nil
+}

@@ -1,0 +1,84 @@
+package load
+
+import (
+	"fmt"
+	"os"
+)
+
+// An OptionError says why an option does not fit the requests it would
+// apply to. Option is the option's name without dashes ("http2"), as a
+// command line flag or a spec field gives it.
+type OptionError struct {
+	Option string
+	Msg    string
+}
+
+func (e *OptionError) Error() string { return e.Option + ": " + e.Msg }
+
+// Check finds, before anything is sent, the options that cannot work with
+// src's requests: HTTP/2 over TLS (o.HTTP2) to an http URL, h2c to an https
+// one, a unix socket that is not there, and TLS settings (tf) when no
+// request is https. Every request of every attack would fail or ignore the
+// option, so Attack refuses to start (it checks without tf, which it does
+// not know). A scenario's steps are checked as they build for the first
+// iteration.
+func Check(src Source, o Options, tf TLSFiles) error {
+	if src == nil {
+		return nil
+	}
+	https := false
+	for _, req := range sample(src) {
+		switch s := req.URL.Scheme; {
+		case o.HTTP2 && s != "https":
+			return &OptionError{"http2", fmt.Sprintf("HTTP/2 over TLS needs an https URL, got %s (h2c is HTTP/2 over cleartext http)", req.URL.Redacted())}
+		case o.H2C && s != "http":
+			return &OptionError{"h2c", fmt.Sprintf("h2c is HTTP/2 over cleartext and needs an http URL, got %s (HTTP/2 over TLS is http2)", req.URL.Redacted())}
+		case s == "https":
+			https = true
+		}
+	}
+	if o.UnixSocket != "" {
+		fi, err := os.Stat(o.UnixSocket)
+		switch {
+		case err != nil:
+			return &OptionError{"unix-socket", err.Error()}
+		case fi.Mode()&os.ModeSocket == 0:
+			return &OptionError{"unix-socket", o.UnixSocket + " is not a unix socket"}
+		}
+	}
+	if opt := tf.option(); opt != "" && !https {
+		return &OptionError{opt, "TLS settings apply to https URLs, and every request is http"}
+	}
+	return nil
+}
+
+// option names the first TLS setting f gives, or "".
+func (f TLSFiles) option() string {
+	switch {
+	case f.Insecure:
+		return "insecure"
+	case f.CACert != "":
+		return "cacert"
+	case f.Cert != "":
+		return "cert"
+	case f.Key != "":
+		return "key"
+	}
+	return ""
+}
+
+// sample returns the requests src sends: all of a Static's, and each
+// scenario step's as it builds for the first iteration. Steps that fail to
+// build are left out; they fail when sent.
+func sample(src Source) []*Request {
+	if s, ok := src.(Static); ok {
+		return s
+	}
+	var out []*Request
+	for i := range src.Steps() {
+		if req, err := src.Request(i, Vars{}); err == nil && req.URL != nil {
+			out = append(out, req)
+		}
+	}
+	return out
+}
