@@ -27,7 +27,7 @@ type reports struct {
 // meant to saturate the chain, so it is always flagged). The demo
 // experiment's report opens with what its design cannot show (designNote)
 // and how many runs were flagged and left out, with how busy the machine
-// was during them (flaggedNote). sweepFile is the spec sweep was read from.
+// was during them (report.Experiment.FlaggedNote). sweepFile is the spec sweep was read from.
 func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experiment.Spec, sweepFile string) (reports, error) {
 	var rs reports
 	var err error
@@ -36,7 +36,7 @@ func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experi
 		if n := designNote(sweep); n != "" {
 			rs.notes = append(rs.notes, n)
 		}
-		n, err := flaggedNote(ctx, db, r, out.DB, sweepFile)
+		n, err := r.FlaggedNote(ctx, db, out.DB, sweepFile)
 		if n != "" {
 			rs.notes = append(rs.notes, n)
 		}

@@ -171,6 +171,15 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return usagef("--baseline: %v", err)
 	}
+	// Flagged runs, and how busy the machine was while they ran, come
+	// first: they say how far the rest can be trusted.
+	note, err := r.FlaggedNote(ctx, db, path, "")
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		r.Warnings = append([]string{note}, r.Warnings...)
+	}
 	if format == "text" || format == "json" {
 		if err := r.LoadProbes(ctx, db); err != nil {
 			return err

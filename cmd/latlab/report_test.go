@@ -68,11 +68,16 @@ func reportDB(t *testing.T) string {
 				info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Concurrency: 64, Rep: rep},
 					Position: pos, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
 				b := base[v]
+				var machine []store.ProbePoint
 				if v == "filter" && rate == 200 && rep == 3 {
 					b += 100 * time.Microsecond
 					info.Flags = []store.Flag{{Name: "target_cpu_high", Reason: "target CPU 82% of 2 cores (budget 75%)"}}
+					// The machine probe saw a busy host during it.
+					for series, v := range map[string]float64{"load1": 6.5, "cpus": 2, "other_cpu_percent": 64, "steal_percent": 0} {
+						machine = append(machine, store.ProbePoint{Probe: "machine", Series: series, Time: time.Now(), Value: v})
+					}
 				}
-				if _, err := db.WriteRun(ctx, exp.ID, info, reportRun(v, rate, rep, b), nil, nil, nil); err != nil {
+				if _, err := db.WriteRun(ctx, exp.ID, info, reportRun(v, rate, rep, b), nil, machine, nil); err != nil {
 					t.Fatal(err)
 				}
 				pos++
@@ -111,6 +116,12 @@ func TestReportText(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(stdout) {
 			t.Errorf("no line matching %q in:\n%s", want, stdout)
 		}
+	}
+	// The flagged run is explained by what the machine probe measured.
+	if note := "1 of 30 runs were flagged and left out (target_cpu_high 1). The machine was too busy to measure well: " +
+		"during the flagged runs the load average reached 6.5 on 2 CPUs, other processes used 64% of the CPU time."; !strings.Contains(stdout, note) ||
+		!strings.Contains(stdout, "latlab report "+path+" --include-flagged counts the flagged runs.") {
+		t.Errorf("no note on the flagged run and the busy machine in:\n%s", stdout)
 	}
 	if strings.Contains(stdout, "no overhead can come out significant") {
 		t.Errorf("the report warns that nothing can be significant; five runs a side can be:\n%s", stdout)
