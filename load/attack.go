@@ -156,6 +156,9 @@ type runner struct {
 	limit  int64
 	seq    counter
 	unsent int64 // written by the dispatcher, read after it returns
+	// dropped counts jobs a worker took from the dispatcher only after
+	// the phase had stopped: due before the end, never sent.
+	dropped atomic.Int64
 
 	stopped  atomic.Bool
 	nap      bool // sleepUntil may nap on its thread: there is a P to spare
@@ -208,9 +211,18 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 		r.ramp(m)
 	}
 	r.wg.Wait()
+	return r.result()
+}
+
+// result ends the phase, once its workers are done, and returns what it
+// measured.
+func (r *runner) result() *record.Result {
 	r.halt()
 	res := r.rec.Stop()
 	res.Unsent = r.unsent
+	if r.end > 0 && r.ctx.Err() == nil { // as countUnsent
+		res.Unsent += r.dropped.Load()
+	}
 	return res
 }
 
@@ -388,7 +400,12 @@ func (r *runner) openWorker(id int64, jobs <-chan job, first job) {
 	r.iterate(sess, s, id, 0, first.seq, first.due)
 	for iter := int64(1); ; iter++ {
 		j, ok := <-jobs
-		if !ok || r.stopped.Load() {
+		if !ok {
+			return
+		}
+		if r.stopped.Load() {
+			// The dispatcher handed j over just as the phase ended.
+			r.dropped.Add(1)
 			return
 		}
 		r.iterate(sess, s, id, iter, j.seq, j.due)

@@ -262,14 +262,47 @@ func TestWarmupNotCounted(t *testing.T) {
 		Duration: 500 * time.Millisecond,
 		Warmup:   500 * time.Millisecond,
 	})
+	// On a busy machine the schedule may fall behind: what was due and not
+	// sent shows as unsent, so the measured phase always accounts for its
+	// 100 due requests, and the warm-up for at most its own 100.
 	if res.Sent+res.Unsent != 100 {
 		t.Errorf("measured %d (and %d unsent), want the 100 after warm-up", res.Sent, res.Unsent)
 	}
-	if res.WarmupRequests < 95 || res.WarmupRequests > 100 {
-		t.Errorf("warm-up requests %d, want 100", res.WarmupRequests)
+	if res.WarmupRequests < 1 || res.WarmupRequests > 100 {
+		t.Errorf("warm-up requests %d, want 1 to the 100 due", res.WarmupRequests)
 	}
 	if got := srv.requests.Load(); got != res.WarmupRequests+res.Sent {
 		t.Errorf("server saw %d, want the %d warm-up and %d measured requests", got, res.WarmupRequests, res.Sent)
+	}
+}
+
+// TestOpenJobAfterStop hands an open-loop worker a job just as its phase
+// stops: the job was due before the end and never sent, so it counts as
+// unsent rather than vanishing from the schedule.
+func TestOpenJobAfterStop(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	cfg := Config{Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 10}}}
+	tr, err := NewTransport(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	r := newRunner(context.Background(), &cfg, tr, time.Minute, 0)
+	r.rec.Start()
+	jobs := make(chan job)
+	r.wg.Add(1)
+	go r.openWorker(0, jobs, job{seq: 0, due: r.start})
+	jobs <- job{seq: 1, due: r.start} // taken once the first is done
+	for srv.requests.Load() < 2 {     // the worker is past its check of the stop
+		time.Sleep(time.Millisecond)
+	}
+	r.halt()
+	jobs <- job{seq: 2, due: r.start} // taken after the stop
+	close(jobs)
+	r.wg.Wait()
+	res := r.result()
+	if res.Sent != 2 || res.Unsent != 1 {
+		t.Errorf("sent %d, unsent %d; want 2 and 1", res.Sent, res.Unsent)
 	}
 }
 
