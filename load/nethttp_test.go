@@ -363,6 +363,7 @@ func TestNetHTTPFailures(t *testing.T) {
 				// shake hands: try again.
 				var warm, got record.Sample
 				for try := 1; ; try++ {
+					warm = record.Sample{}
 					if sess.Do(context.Background(), nhRequest(t, "GET", base+"/ok", ""), &warm); warm.Error == record.OK {
 						break
 					} else if try == 20 {
