@@ -139,7 +139,8 @@ func TestRunnerResume(t *testing.T) {
 // stored as interrupted, and running again completes the plan with every
 // trial once.
 func TestRunnerInterrupt(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	defer srv.Close()
 	dir := t.TempDir()
 	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
@@ -150,7 +151,8 @@ runs: 3
 `, srv.URL))
 	db := openDB(t, filepath.Join(dir, "results.db"))
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(900*time.Millisecond, cancel)
+	defer cancel()
+	go interruptSecondTrial(db, &seen, cancel)
 	out, err := (&Runner{Spec: spec, DB: db}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -253,5 +255,29 @@ probes:
 	// times for most of them.
 	if metrics == 0 || process == 0 || traces < 100 {
 		t.Errorf("stored %d metrics, %d process and %d trace points, want all three (traces ≥ 100)", metrics, process, traces)
+	}
+}
+
+// interruptSecondTrial calls cancel once the first trial is stored and the
+// target has seen the second's load, however long a busy machine takes to
+// get there; after a minute it cancels anyway, and the test fails on what
+// it finds.
+func interruptSecondTrial(db *store.DB, seen *atomic.Int64, cancel context.CancelFunc) {
+	defer cancel()
+	ctx := context.Background()
+	deadline := time.Now().Add(time.Minute)
+	stored := func() int {
+		exps, _ := db.Experiments(ctx)
+		if len(exps) == 0 {
+			return 0
+		}
+		runs, _ := db.Runs(ctx, exps[0].ID)
+		return len(runs)
+	}
+	for stored() < 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	for n := seen.Load(); seen.Load() < n+5 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 }
