@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -152,8 +154,9 @@ runs: 3
 	db := openDB(t, filepath.Join(dir, "results.db"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go interruptSecondTrial(db, &seen, cancel)
-	out, err := (&Runner{Spec: spec, DB: db}).Run(ctx)
+	first := make(chan struct{})
+	go interruptSecondTrial(first, &seen, cancel)
+	out, err := (&Runner{Spec: spec, DB: db, Log: &trialLog{first: first}}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,25 +261,32 @@ probes:
 	}
 }
 
-// interruptSecondTrial calls cancel once the first trial is stored and the
-// target has seen the second's load, however long a busy machine takes to
-// get there; after a minute it cancels anyway, and the test fails on what
-// it finds.
-func interruptSecondTrial(db *store.DB, seen *atomic.Int64, cancel context.CancelFunc) {
+// trialLog closes first when the runner logs its first finished trial,
+// before it starts the next.
+type trialLog struct {
+	first chan struct{}
+	once  sync.Once
+}
+
+func (l *trialLog) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("trial ")) {
+		l.once.Do(func() { close(l.first) })
+	}
+	return len(p), nil
+}
+
+// interruptSecondTrial calls cancel once the first trial has finished and
+// the target has seen the second's load, however long a busy machine
+// takes to get there; after a minute it cancels anyway, and the test fails
+// on what it finds.
+func interruptSecondTrial(first <-chan struct{}, seen *atomic.Int64, cancel context.CancelFunc) {
 	defer cancel()
-	ctx := context.Background()
+	select {
+	case <-first:
+	case <-time.After(time.Minute):
+		return
+	}
 	deadline := time.Now().Add(time.Minute)
-	stored := func() int {
-		exps, _ := db.Experiments(ctx)
-		if len(exps) == 0 {
-			return 0
-		}
-		runs, _ := db.Runs(ctx, exps[0].ID)
-		return len(runs)
-	}
-	for stored() < 1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
 	for n := seen.Load(); seen.Load() < n+5 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
