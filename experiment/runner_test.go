@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,17 +144,8 @@ func TestRunnerResume(t *testing.T) {
 // stored as interrupted, and running again completes the plan with every
 // trial once.
 func TestRunnerInterrupt(t *testing.T) {
-	// The interrupt comes with the second trial's first request, however
-	// long the first trial took on a busy machine: the runner logs a line
-	// as each trial finishes.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var firstDone atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if firstDone.Load() {
-			cancel()
-		}
-	}))
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	defer srv.Close()
 	dir := t.TempDir()
 	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
@@ -162,11 +155,11 @@ load: {mode: open, rates: [100], duration: 600ms}
 runs: 3
 `, srv.URL))
 	db := openDB(t, filepath.Join(dir, "results.db"))
-	log := writerFunc(func(p []byte) (int, error) {
-		firstDone.Store(true)
-		return len(p), nil
-	})
-	out, err := (&Runner{Spec: spec, DB: db, Log: log}).Run(ctx)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first := make(chan struct{})
+	go interruptSecondTrial(first, &seen, cancel)
+	out, err := (&Runner{Spec: spec, DB: db, Log: &trialLog{first: first}}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +270,33 @@ probes:
 	}
 }
 
-// writerFunc is an io.Writer made of a function.
-type writerFunc func([]byte) (int, error)
+// trialLog closes first when the runner logs its first finished trial,
+// before it starts the next.
+type trialLog struct {
+	first chan struct{}
+	once  sync.Once
+}
 
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+func (l *trialLog) Write(p []byte) (int, error) {
+	if bytes.HasPrefix(p, []byte("trial ")) {
+		l.once.Do(func() { close(l.first) })
+	}
+	return len(p), nil
+}
+
+// interruptSecondTrial calls cancel once the first trial has finished and
+// the target has seen the second's load, however long a busy machine
+// takes to get there; after a minute it cancels anyway, and the test fails
+// on what it finds.
+func interruptSecondTrial(first <-chan struct{}, seen *atomic.Int64, cancel context.CancelFunc) {
+	defer cancel()
+	select {
+	case <-first:
+	case <-time.After(time.Minute):
+		return
+	}
+	deadline := time.Now().Add(time.Minute)
+	for n := seen.Load(); seen.Load() < n+5 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -211,6 +211,12 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 		r.ramp(m)
 	}
 	r.wg.Wait()
+	return r.result()
+}
+
+// result ends the phase, once its workers are done, and returns what it
+// measured.
+func (r *runner) result() *record.Result {
 	r.halt()
 	res := r.rec.Stop()
 	res.Unsent = r.unsent.Load()

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	_ "modernc.org/sqlite" // the driver sqlite3-style checks use
@@ -271,8 +270,8 @@ func TestAttackDBInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := runAsync(ctx, "attack", srv.URL, "-r", "100", "-d", "30s", "-o", path)
-	time.AfterFunc(300*time.Millisecond, cancel)
-	if r := await(t, done, 5*time.Second); r.code != exitInterrupted || r.stderr != "" {
+	interruptOnceSeen(t, srv, 1, cancel)
+	if r := await(t, done, drainLimit); r.code != exitInterrupted || r.stderr != "" {
 		t.Fatalf("exit %d, stderr %q; want %d and nothing", r.code, r.stderr, exitInterrupted)
 	}
 	runs := readDB(t, path).runs

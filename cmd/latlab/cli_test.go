@@ -36,6 +36,26 @@ func runAsync(ctx context.Context, args ...string) <-chan result {
 	return done
 }
 
+// drainLimit bounds how long an interrupted attack may take to stop: far
+// less than the 30 s the interrupted attacks would otherwise run, far more
+// than draining their requests takes even on a busy machine.
+const drainLimit = 10 * time.Second
+
+// interruptOnceSeen calls cancel once srv has seen n requests, so that an
+// interrupted attack has measured something however slowly it started,
+// and returns when it has. It fails the test if srv sees fewer in a minute.
+func interruptOnceSeen(t *testing.T, srv *testServer, n int, cancel context.CancelFunc) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); len(srv.requests()) < n; {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("server saw %d requests in a minute, want %d", len(srv.requests()), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+}
+
 // await waits up to limit for the run.
 func await(t *testing.T, done <-chan result, limit time.Duration) result {
 	t.Helper()
@@ -53,8 +73,8 @@ func TestAttackInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := runAsync(ctx, "attack", srv.URL, "-d", "30s", "-c", "4", "--format", "json")
-	time.AfterFunc(300*time.Millisecond, cancel)
-	r := await(t, done, 2300*time.Millisecond) // 300 ms, then the drain of requests of 50 ms
+	interruptOnceSeen(t, srv, 4, cancel)
+	r := await(t, done, drainLimit)
 
 	if r.code != exitInterrupted || r.stderr != "" {
 		t.Errorf("exit %d, stderr %q; want %d and nothing", r.code, r.stderr, exitInterrupted)
@@ -74,8 +94,8 @@ func TestAttackInterruptText(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := runAsync(ctx, "attack", srv.URL, "-r", "100", "-d", "30s")
-	time.AfterFunc(200*time.Millisecond, cancel)
-	r := await(t, done, 2*time.Second)
+	interruptOnceSeen(t, srv, 1, cancel)
+	r := await(t, done, drainLimit)
 	if r.code != exitInterrupted || !regexp.MustCompile(`(?m)^Status +interrupted: partial result$`).MatchString(r.stdout) {
 		t.Errorf("exit %d, stdout:\n%s\nwant %d and a Status line saying interrupted", r.code, r.stdout, exitInterrupted)
 	}
@@ -87,8 +107,8 @@ func TestAttackInterruptWarmup(t *testing.T) {
 	defer cancel()
 	path := filepath.Join(t.TempDir(), "run.json")
 	done := runAsync(ctx, "attack", srv.URL, "-c", "2", "--warmup", "10s", "-d", "10s", "--format", "json", "-o", path)
-	time.AfterFunc(200*time.Millisecond, cancel)
-	r := await(t, done, 2*time.Second)
+	interruptOnceSeen(t, srv, 1, cancel)
+	r := await(t, done, drainLimit)
 	if r.code != exitInterrupted || r.stderr != "" {
 		t.Errorf("exit %d, stderr %q; want %d and nothing", r.code, r.stderr, exitInterrupted)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -41,10 +40,17 @@ var filterExp = compareExp{
 // interleaved: rep by rep, rate by rate, variant by variant.
 func writeCompareDB(t *testing.T, path string, exps ...compareExp) {
 	t.Helper()
-	ctx := context.Background()
 	if _, err := os.Stat(path); err == nil {
 		t.Fatalf("%s exists", path)
 	}
+	addCompareExps(t, path, exps...)
+}
+
+// addCompareExps writes the experiments, as writeCompareDB does, to the
+// results database at path, creating it if need be.
+func addCompareExps(t *testing.T, path string, exps ...compareExp) {
+	t.Helper()
+	ctx := context.Background()
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -76,23 +82,51 @@ func writeCompareDB(t *testing.T, path string, exps ...compareExp) {
 	}
 }
 
+// compareDB is a results database of compare's tests: a copy of the one
+// named from, if any, written earlier, then exps added. Copying a file
+// gives the same database as writing the same experiments again, in a
+// fraction of the time under -race.
+type compareDB struct {
+	name, from string
+	exps       []compareExp
+}
+
 // inCompareDir makes a temporary folder the working directory, writes
-// the databases named in dbs there and returns the absolute path of
+// the databases there, in order, and returns the absolute path of
 // cmd/latlab/testdata, for golden files.
-func inCompareDir(t *testing.T, dbs map[string][]compareExp) string {
+func inCompareDir(t *testing.T, dbs []compareDB) string {
 	t.Helper()
 	testdata, err := filepath.Abs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	names := make([]string, 0, len(dbs))
-	for name := range dbs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		writeCompareDB(t, name, dbs[name]...)
+	for _, d := range dbs {
+		if d.from == "" {
+			writeCompareDB(t, d.name, d.exps...)
+			continue
+		}
+		copyClosedDB(t, d.from, d.name)
+		if len(d.exps) > 0 {
+			addCompareExps(t, d.name, d.exps...)
+		}
 	}
 	return testdata
+}
+
+// copyClosedDB copies the closed results database at from to a new file
+// at to. A closed database has written everything back from its
+// write-ahead log.
+func copyClosedDB(t *testing.T, from, to string) {
+	t.Helper()
+	if fi, err := os.Stat(from + "-wal"); err == nil && fi.Size() > 0 {
+		t.Fatalf("%s has %d bytes still in its write-ahead log", from, fi.Size())
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

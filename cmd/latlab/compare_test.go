@@ -99,14 +99,15 @@ func soloExp(name string, base time.Duration) compareExp {
 	return compareExp{name: "attack", variants: []string{name}, base: map[string]time.Duration{name: base}, rates: []float64{100}, reps: 6}
 }
 
-// compareDBs are the databases of the tests below.
-var compareDBs = map[string][]compareExp{
-	"results.db": {filterExp, filterTuned},
-	"before.db":  {filterExp},
-	"same.db":    {filterExp},
-	"after.db":   {afterExp},
-	"one.db":     {soloExp("attack", 200*time.Microsecond)},
-	"two.db":     {soloExp("attack-h2", 150*time.Microsecond)},
+// compareDBs are the databases of the tests below: same.db is a copy of
+// before.db, and results.db holds before.db's experiment, then another.
+var compareDBs = []compareDB{
+	{name: "before.db", exps: []compareExp{filterExp}},
+	{name: "same.db", from: "before.db"},
+	{name: "results.db", from: "before.db", exps: []compareExp{filterTuned}},
+	{name: "after.db", exps: []compareExp{afterExp}},
+	{name: "one.db", exps: []compareExp{soloExp("attack", 200*time.Microsecond)}},
+	{name: "two.db", exps: []compareExp{soloExp("attack-h2", 150*time.Microsecond)}},
 }
 
 // TestCompareDB runs every test of compare on databases in one folder

@@ -94,8 +94,8 @@ func TestRunSLOInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := runAsync(ctx, "run", spec, "-o", filepath.Join(dir, "results.db"), "-q")
-	time.AfterFunc(500*time.Millisecond, cancel)
-	r := await(t, done, 10*time.Second)
+	interruptOnceSeen(t, srv, 20, cancel) // past the readiness check, into the load
+	r := await(t, done, drainLimit)
 	if r.code != exitInterrupted {
 		t.Errorf("exit %d, want %d; stderr:\n%s", r.code, exitInterrupted, r.stderr)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,12 +46,15 @@ func exitCode(t *testing.T, err error) int {
 // once.
 func TestSignals(t *testing.T) {
 	bin := buildLatlab(t)
+	var seen atomic.Int64 // requests either server was sent
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
 		time.Sleep(100 * time.Millisecond)
 	}))
 	defer slow.Close()
 	hang := make(chan struct{})
 	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
 		select {
 		case <-hang:
 		case <-r.Context().Done():
@@ -66,8 +70,9 @@ func TestSignals(t *testing.T) {
 		within  time.Duration
 		json    bool
 	}{
-		{"first drains", slow.URL, 1, 3 * time.Second, true},
-		{"second exits at once", stuck.URL, 2, 3 * time.Second, false},
+		// Far less than the 60 s the attack and its requests would take.
+		{"first drains", slow.URL, 1, 10 * time.Second, true},
+		{"second exits at once", stuck.URL, 2, 10 * time.Second, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +82,15 @@ func TestSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(500 * time.Millisecond)
+			// Signal once both workers' requests reach the server, so
+			// that the attack is under way however slowly it started.
+			for n, deadline := seen.Load(), time.Now().Add(time.Minute); seen.Load() < n+2; {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("the attack sent no requests in a minute")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
 			start := time.Now()
 			for i := 0; i < tt.signals; i++ {
 				cmd.Process.Signal(os.Interrupt)
