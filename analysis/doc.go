@@ -5,11 +5,11 @@
 // correction across a table, and the knee: the highest rate that meets an
 // SLO.
 //
-// Every number follows DESIGN.md's measurement semantics. A quantile q
-// read from fewer than 1/(1−q) samples is n/a, never NaN; from fewer than
-// 10/(1−q) it is marked low-confidence and carries its order-statistic
-// interval. Flagged runs are kept but left out of aggregates unless
-// Options.IncludeFlagged. Problems are collected as warnings beside the
+// Every number follows the measurement semantics in the README ("What every
+// number means"). A quantile q read from fewer than 1/(1−q) samples is n/a,
+// never NaN; from fewer than 10/(1−q) it is marked low-confidence and
+// carries its order-statistic interval. Flagged runs are kept but left out
+// of aggregates unless Options.IncludeFlagged. Problems are collected as warnings beside the
 // results instead of stopping the analysis.
 //
 // Methods, chosen by the simulation tests in this package:

@@ -37,7 +37,7 @@ type Trend struct {
 
 // Rising reports whether t's slope has a 95% CI above zero and its fitted
 // rise over the run exceeds share of the median latency: the rule of the
-// trend validity flag (DESIGN.md). Only a rise counts: latency that falls
+// trend validity flag (README, "What every number means"). Only a rise counts: latency that falls
 // as caches warm does not make a run wrong.
 func (t Trend) Rising(share float64) bool {
 	return t.Lo > 0 && t.Rise > share*t.Median

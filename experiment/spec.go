@@ -259,8 +259,8 @@ type Pprof struct {
 	URL     string  `spec:"url"` // base URL of /debug/pprof; "" means the variant's target or entry
 }
 
-// Validity holds the bounds a run is flagged against (see DESIGN.md). The
-// defaults are those of DESIGN.md.
+// Validity holds the bounds a run is flagged against (see the README). The
+// defaults are those the README states.
 type Validity struct {
 	MaxErrorRatio float64       `spec:"max_error_ratio,percent"` // errors: more errors than this
 	MaxLagP99     time.Duration `spec:"max_lag_p99"`             // generator_saturated: p99 of lag above this
@@ -294,7 +294,7 @@ const (
 	DefaultStreams      = 100
 )
 
-// DefaultValidity returns the bounds of DESIGN.md.
+// DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
 	return Validity{MaxErrorRatio: 0.01, MaxLagP99: 5 * time.Millisecond, MinAchieved: 0.99, CPUBudget: 0.75, MaxTrend: 0.10}
 }

@@ -11,7 +11,7 @@ import (
 // trendReason gives the reason for trend, or "": the fit of
 // analysis.FitTrend has a slope whose 95% CI excludes zero and a fitted
 // change over the run above MaxTrend of the median latency
-// (analysis.Trend.Rising). Only a rise counts, as DESIGN.md says: a target
+// (analysis.Trend.Rising). Only a rise counts, as the README says: a target
 // falling behind its load; latency that falls as caches warm does not make
 // a run wrong.
 func (v Validity) trendReason(raw []record.Raw) string {

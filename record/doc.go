@@ -6,7 +6,7 @@
 // Every duration is recorded in nanoseconds into histograms that track 1 µs
 // to 1 h with 3 significant digits. Latency is measured from a request's
 // intended send time, service time from its actual send, and lag is the
-// difference; see DESIGN.md for the contract every number obeys.
+// difference; the README's "What every number means" states the contract every number obeys.
 //
 // A run is recorded by one Recorder:
 //

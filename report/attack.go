@@ -16,7 +16,7 @@ import (
 )
 
 // Thresholds past which Attack warns that the generator, not the target,
-// may have shaped the numbers (DESIGN.md: generator_saturated).
+// may have shaped the numbers (generator_saturated, as latlab run flags it).
 const (
 	minAchieved = 0.99
 	maxLagP99   = 5 * time.Millisecond
