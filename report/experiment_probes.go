@@ -351,15 +351,32 @@ func (r *Experiment) probeText(b *strings.Builder) {
 		return
 	}
 	b.WriteString("\nProbes: each run's points reduced to their median and maximum; shown, the median of the medians\n" +
-		"over the counted runs and the highest maximum; a process's cpu is its share of the CPUs it may use.\n" +
-		"Rates and traces are in the JSON report.\n")
+		"over the counted runs and the highest maximum; a process's cpu is its share of the CPUs it may use;\n" +
+		"≤ marks a p100 (and its max) read from histogram buckets: the bound of the highest bucket that held\n" +
+		"an observation, not a value measured. Rates and traces are in the JSON report.\n")
 	for _, t := range tables {
 		b.WriteString("\n" + t.caption + "\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  "+strings.Join(t.head, "\t"))
 		for _, row := range t.rows {
-			fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+			fmt.Fprintln(tw, "  "+strings.Join(boundCells(t.head, row), "\t"))
 		}
 		tw.Flush()
 	}
+}
+
+// boundCells returns row with "≤ " before the p100 and max cells of a
+// table that reads p100 from histogram buckets: those are the bound of the
+// highest bucket that held an observation (bucketBound), not values.
+func boundCells(head, row []string) []string {
+	if !slices.Contains(head, "p100") {
+		return row
+	}
+	out := slices.Clone(row)
+	for i, h := range head {
+		if (h == "p100" || h == "max") && i < len(out) && out[i] != "-" {
+			out[i] = "≤ " + out[i]
+		}
+	}
+	return out
 }

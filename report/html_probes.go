@@ -50,13 +50,12 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 	var out []htmlTable
 	for _, t := range probeSummaryTables(summarizeProbes(levels, points)) {
 		ht := htmlTable{Caption: t.caption, Head: slices.Delete(slices.Clone(t.head), 1, 2)}
-		bound := slices.Contains(t.head, "p100") // and so is max, the highest p100
 		for _, row := range t.rows {
 			cells := []htmlCell{{Text: row[0]}, {Text: row[2]}}
-			for i, x := range row[3:] {
+			for i, x := range boundCells(t.head, row)[3:] {
 				c := htmlCell{Text: x, Class: "num"}
-				if h := t.head[3+i]; bound && (h == "p100" || h == "max") && x != "-" {
-					c.Text, c.Title = "≤ "+x, bucketBound
+				if x != row[3+i] {
+					c.Title = bucketBound
 				}
 				cells = append(cells, c)
 			}
