@@ -318,6 +318,7 @@ func (s *h1session) roundTrip(c *h1conn, wire []byte, head bool, out *record.Sam
 		var m int
 		m, err = c.Write(wire[n:])
 		n += m
+		rd.wroteAt = Now()
 	}
 	out.BytesOut += int64(n)
 	if err != nil {
@@ -336,6 +337,7 @@ func (s *h1session) roundTrip(c *h1conn, wire []byte, head bool, out *record.Sam
 		return reused && rd.n == 0 && isClosed(err), err
 	}
 	out.Done = Now()
+	out.Wait, out.Read = breakdown(rd.wroteAt, rd.firstAt, out.Done)
 	if !resp.keepAlive || rd.r != rd.w || s.t.o.NoKeepAlive || resp.code == 101 {
 		s.drop()
 	} else if !s.t.sticky() {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 )
 
 // Limits on what a response may send before it counts as malformed.
@@ -23,6 +24,11 @@ type reader struct {
 	buf  []byte
 	r, w int
 	n    int64 // bytes consumed since the last reset
+
+	// wroteAt is when the request's last byte was written, firstAt when
+	// the response's first byte was read, on the clock of Now; 0 until
+	// then.
+	wroteAt, firstAt time.Duration
 
 	// raw, when set, is c's file descriptor. exchange then writes the
 	// request and waits for the response inside one raw.Read, so that no
@@ -43,6 +49,7 @@ type reader struct {
 // when c has none, as with TLS).
 func (b *reader) start(c net.Conn, raw syscall.RawConn) {
 	b.c, b.raw, b.r, b.w, b.n = c, raw, 0, 0, 0
+	b.wroteAt, b.firstAt = 0, 0
 	if b.rawFn == nil {
 		b.rawFn = b.rawStep
 	}
@@ -90,6 +97,7 @@ func (b *reader) rawStep(fd uintptr) bool {
 			b.rerr = err
 			return true
 		}
+		b.wroteAt = Now()
 		return false // wait for the response
 	}
 	for {
@@ -105,6 +113,7 @@ func (b *reader) rawStep(fd uintptr) bool {
 			b.rn, b.rerr = 0, io.EOF
 		default:
 			b.rn = n
+			b.firstAt = Now()
 		}
 		return true
 	}
@@ -128,6 +137,9 @@ func (b *reader) fill(max int) error {
 	n, err := b.c.Read(b.buf[b.w:])
 	b.w += n
 	if n > 0 {
+		if b.firstAt == 0 {
+			b.firstAt = Now()
+		}
 		return nil
 	}
 	if err == nil {

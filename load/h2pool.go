@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"time"
@@ -381,6 +382,8 @@ func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
 func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.t.timeout)
 	defer cancel()
+	wt := new(wireTimes) // per attempt: a late hook of another stays in its own
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: wt.wroteRequest, GotFirstResponseByte: wt.gotFirstByte})
 	hr := s.c.hr.WithContext(ctx)
 	hr.Body = nhNewBody(req.Body)
 	if out.Sent == 0 { // a retry keeps the first send time
@@ -397,6 +400,7 @@ func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Re
 	out.BytesIn += n
 	if err == nil {
 		out.Done = Now()
+		out.Wait, out.Read = wt.split(out.Done)
 	}
 	resp.Body.Close()
 	return false, err

@@ -129,6 +129,7 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		out.BytesIn += n
 		if err == nil {
 			out.Done = Now()
+			out.Wait, out.Read = tr.split(out.Done)
 		}
 		resp.Body.Close()
 	}
@@ -171,6 +172,7 @@ func (s *nhSession) Close() {
 type nhTrace struct {
 	connectStart, connectDone atomic.Int64 // on the clock of Now
 	tlsStart, tlsDone         atomic.Int64
+	wireTimes
 
 	sent    time.Duration
 	reused  bool
@@ -186,8 +188,10 @@ func (tr *nhTrace) hooks() *httptrace.ClientTrace {
 		TLSHandshakeStart: func() {
 			tr.tlsStart.CompareAndSwap(0, int64(Now()))
 		},
-		TLSHandshakeDone: func(tls.ConnectionState, error) { tr.tlsDone.Store(int64(Now())) },
-		GotConn:          tr.gotConn,
+		TLSHandshakeDone:     func(tls.ConnectionState, error) { tr.tlsDone.Store(int64(Now())) },
+		GotConn:              tr.gotConn,
+		WroteRequest:         tr.wroteRequest,
+		GotFirstResponseByte: tr.gotFirstByte,
 	}
 }
 

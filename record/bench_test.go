@@ -17,6 +17,19 @@ func BenchmarkRecord(b *testing.B) {
 	}
 }
 
+// BenchmarkRecordBreakdown is BenchmarkRecord for a sample that carries
+// its wait and read, as every response of the clients does.
+func BenchmarkRecordBreakdown(b *testing.B) {
+	r := NewRecorder(time.Now(), Config{})
+	s := &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200, BytesIn: 120, BytesOut: 60,
+		Wait: 900 * time.Microsecond, Read: 20 * time.Microsecond}
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Sent()
+		r.Record(0, s)
+	}
+}
+
 // BenchmarkRecordParallel records from many goroutines at once, as workers do.
 func BenchmarkRecordParallel(b *testing.B) {
 	r := NewRecorder(time.Now(), Config{})

@@ -60,7 +60,11 @@ type shard struct {
 	steps []stepCounters
 	raw   rawBuf
 	busy  busyTime
-	_     [64]byte // keep shards on separate cache lines
+	// wait and read hold the whole run's breakdown of service time, not
+	// sliced by interval: per request they cost a record each, never a
+	// merge.
+	wait, read *hdr.Histogram
+	_          [64]byte // keep shards on separate cache lines
 }
 
 // counters is what one interval collects.
@@ -151,6 +155,7 @@ func NewRecorder(start time.Time, cfg Config) *Recorder {
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.cur, s.spare = newCounters(), newCounters()
+		s.wait, s.read = NewHistogram(), NewHistogram()
 		if len(cfg.Steps) > 1 {
 			s.steps = make([]stepCounters, len(cfg.Steps))
 			for j := range s.steps {
@@ -249,6 +254,12 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	c.lastDone = max(c.lastDone, s.Done)
 	c.any = true
 	sh.busy.add(s.Sent, s.Done, r.cfg.Interval)
+	if s.Wait > 0 {
+		recordDuration(sh.wait, s.Wait)
+	}
+	if s.Read > 0 {
+		recordDuration(sh.read, s.Read)
+	}
 	if keep && r.kept.Add(1) <= r.cfg.KeepRaw {
 		sh.raw.add(s)
 	}
@@ -375,6 +386,14 @@ func (r *Recorder) Stop() *Result {
 	res := r.res
 	r.inFlightMeans()
 	res.Sent = r.sent.Load()
+	res.Wait, res.Read = NewHistogram(), NewHistogram()
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		res.Wait.Merge(sh.wait)
+		res.Read.Merge(sh.read)
+		sh.mu.Unlock()
+	}
 	r.connMu.Lock()
 	res.Connect, res.TLS = r.connect, r.tls
 	res.ErrorExample = r.examples

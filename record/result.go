@@ -39,6 +39,8 @@ type Result struct {
 	Lag     *hdr.Histogram // actual send − intended send
 	Connect *hdr.Histogram // new connections: dial time
 	TLS     *hdr.Histogram // new connections: TLS handshake time
+	Wait    *hdr.Histogram // last request byte written → first response byte read
+	Read    *hdr.Histogram // first response byte → last response byte read
 
 	InFlightMax int64
 

@@ -41,9 +41,14 @@ type Sample struct {
 	Done     time.Duration // when its response was read in full, or it failed
 	Connect  time.Duration // time to open a new connection; 0 when one was reused
 	TLS      time.Duration // TLS handshake of a new connection; 0 otherwise
-	Code     int           // status code; 0 when no response arrived
-	BytesIn  int64         // response bytes read, headers included
-	BytesOut int64         // request bytes written
+	// Wait is the time from the request's last byte written to the
+	// response's first byte read, Read from that first byte to the last;
+	// 0 when not measured (a failure, or a client that cannot see them).
+	Wait     time.Duration
+	Read     time.Duration
+	Code     int   // status code; 0 when no response arrived
+	BytesIn  int64 // response bytes read, headers included
+	BytesOut int64 // request bytes written
 	Error    ErrorClass
 	Err      error // the failure behind Error, kept as an example of its class
 	Step     int   // index of the scenario step; 0 without a scenario

@@ -35,6 +35,8 @@ type Summary struct {
 	Lag            Dist              `json:"lag_seconds"`
 	Connect        Dist              `json:"connect_seconds"`
 	TLSHandshake   Dist              `json:"tls_handshake_seconds"`
+	Wait           Dist              `json:"wait_seconds"` // last request byte written → first response byte
+	Read           Dist              `json:"read_seconds"` // first response byte → last
 	InFlight       InFlight          `json:"in_flight"`
 	Interrupted    bool              `json:"interrupted"`
 	WarmupRequests int64             `json:"warmup_requests"`
@@ -169,6 +171,12 @@ func Summarize(r *Result) Summary {
 	}
 	if r.TLS != nil {
 		s.TLSHandshake = NewDist(r.TLS)
+	}
+	if r.Wait != nil {
+		s.Wait = NewDist(r.Wait)
+	}
+	if r.Read != nil {
+		s.Read = NewDist(r.Read)
 	}
 	s.Rate = r.SendRate()
 	s.Throughput = r.Throughput()

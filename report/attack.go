@@ -27,8 +27,8 @@ const (
 )
 
 // Attack writes res as text: rates, outcomes, percentiles of latency,
-// service time and lag, a compact latency histogram and, for scenarios, a
-// table per step. target describes what was attacked.
+// service time and lag, the breakdown of service time (connect, TLS, wait,
+// read), a compact latency histogram and, for scenarios, a table per step. target describes what was attacked.
 func Attack(w io.Writer, res *record.Result, target string) error {
 	sum := record.Summarize(res)
 	var b strings.Builder
@@ -61,13 +61,8 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	dist(tw, "latency (from intended send)", res.Latency)
 	dist(tw, "service time (from actual send)", res.Service)
 	dist(tw, "lag (send − intended)", res.Lag)
-	if res.Connect != nil && res.Connect.TotalCount() > 0 {
-		dist(tw, "connect (new connections)", res.Connect)
-	}
-	if res.TLS != nil && res.TLS.TotalCount() > 0 {
-		dist(tw, "TLS handshake", res.TLS)
-	}
 	tw.Flush()
+	breakdownTable(&b, res)
 	if len(res.StepStats) > 0 {
 		b.WriteString("\nSteps\n")
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -202,6 +197,35 @@ func dist(w io.Writer, name string, h hist) {
 	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
 		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())), Duration(time.Duration(h.StdDev())),
 		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), Duration(time.Duration(h.Max())))
+}
+
+// breakdownTable writes where service time went, as hey splits it:
+// opening new connections, then per response the wait for its first byte
+// after the request's last and the read from there to its last byte. A
+// phase nothing measured is left out, and the table with it.
+func breakdownTable(b *strings.Builder, res *record.Result) {
+	type row struct {
+		name string
+		h    *hdr.Histogram
+	}
+	rows := []row{
+		{"connect (new connections)", res.Connect},
+		{"TLS handshake", res.TLS},
+		{"wait (request sent → first byte)", res.Wait},
+		{"read (first byte → last byte)", res.Read},
+	}
+	rows = slices.DeleteFunc(rows, func(r row) bool { return r.h == nil || r.h.TotalCount() == 0 })
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("\nService time breakdown\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tsamples\tmean\tp50\tp99\tmax\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", r.name, r.h.TotalCount(),
+			Duration(time.Duration(r.h.Mean())), q(r.h, 0.5), q(r.h, 0.99), Duration(time.Duration(r.h.Max())))
+	}
+	tw.Flush()
 }
 
 // histogram draws h as up to 12 rows of log-spaced bins from its min to

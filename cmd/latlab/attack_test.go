@@ -65,7 +65,8 @@ func TestAttackJSONContract(t *testing.T) {
 		"bytes_in_per_second": "number", "bytes_out_per_second": "number",
 		"status_codes": "object", "errors": "object",
 		"latency_seconds": "object", "service_time_seconds": "object", "lag_seconds": "object",
-		"connect_seconds": "object", "in_flight": "object", "interrupted": "bool",
+		"connect_seconds": "object", "wait_seconds": "object", "read_seconds": "object",
+		"in_flight": "object", "interrupted": "bool",
 		"warmup_requests": "number", "intervals": "array", "steps": "array",
 	}
 	if diff := cmp.Diff(top, kinds(m, top)); diff != "" {
@@ -76,7 +77,7 @@ func TestAttackJSONContract(t *testing.T) {
 		"count": "number", "min": "number", "mean": "number", "stdev": "number", "p50": "number", "p90": "number",
 		"p95": "number", "p99": "null", "p999": "null", "max": "number",
 	}
-	for _, key := range []string{"latency_seconds", "service_time_seconds", "lag_seconds"} {
+	for _, key := range []string{"latency_seconds", "service_time_seconds", "lag_seconds", "wait_seconds", "read_seconds"} {
 		sub, _ := m[key].(map[string]any)
 		if diff := cmp.Diff(dist, kinds(sub, dist)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", key, diff)
@@ -107,7 +108,7 @@ func TestAttackJSONContract(t *testing.T) {
 		Errors        map[string]int64
 		Interrupted   bool
 		Warmup        int64
-		Counts        [3]int64 // latency, service time, lag samples
+		Counts        [5]int64 // latency, service time, lag, wait, read samples
 		Connections   int64
 		IntervalsDone int64
 		Steps         int
@@ -119,13 +120,13 @@ func TestAttackJSONContract(t *testing.T) {
 	got := essentials{
 		sum.Mode, sum.Concurrency, sum.Sent, sum.Requests, sum.TargetRate, sum.SuccessRatio,
 		sum.StatusCodes, sum.Errors, sum.Interrupted, sum.WarmupRequests,
-		[3]int64{sum.Latency.Count, sum.ServiceTime.Count, sum.Lag.Count},
+		[5]int64{sum.Latency.Count, sum.ServiceTime.Count, sum.Lag.Count, sum.Wait.Count, sum.Read.Count},
 		sum.Connect.Count, done, len(sum.Steps),
 	}
 	want := essentials{
 		Mode: "closed", Concurrency: 2, Sent: 50, Requests: 50, SuccessRatio: 1,
 		StatusCodes: map[string]int64{"200": 50}, Errors: map[string]int64{},
-		Counts: [3]int64{50, 50, 50}, Connections: srv.conns.Load(), IntervalsDone: 50,
+		Counts: [5]int64{50, 50, 50, 50, 50}, Connections: srv.conns.Load(), IntervalsDone: 50,
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
