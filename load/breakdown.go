@@ -21,7 +21,11 @@ func breakdown(wrote, first, done time.Duration) (wait, read time.Duration) {
 // wireTimes collects, through httptrace, when a request's last byte was
 // written and its response's first byte arrived, on the clock of Now. The
 // hooks run on net/http's or x/net/http2's own goroutines, hence the
-// atomics.
+// atomics. net/http reports the write when the request is in its buffer,
+// just before the flush, so its wait includes that one write; x/net/http2
+// reports the first byte when the whole head has arrived. A response that
+// overtakes the write's report (its writer descheduled) is left out:
+// split then finds the two out of order, or the write not yet reported.
 type wireTimes struct{ wrote, first atomic.Int64 }
 
 func (w *wireTimes) wroteRequest(info httptrace.WroteRequestInfo) {

@@ -386,12 +386,16 @@ func (r *Recorder) Stop() *Result {
 	res := r.res
 	r.inFlightMeans()
 	res.Sent = r.sent.Load()
-	res.Wait, res.Read = NewHistogram(), NewHistogram()
-	for i := range r.shards {
+	// The first shard's histograms take the others' (emptied, so that a
+	// second Stop counts nothing twice): every Record has returned.
+	res.Wait, res.Read = r.shards[0].wait, r.shards[0].read
+	for i := 1; i < len(r.shards); i++ {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		res.Wait.Merge(sh.wait)
 		res.Read.Merge(sh.read)
+		sh.wait.Reset()
+		sh.read.Reset()
 		sh.mu.Unlock()
 	}
 	r.connMu.Lock()
