@@ -40,7 +40,7 @@ func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experi
 		if n != "" {
 			rs.notes = append(rs.notes, n)
 		}
-		r.Warnings = append(slices.Clone(rs.notes), r.Warnings...)
+		r.Notes = append(slices.Clone(rs.notes), r.Notes...)
 		return err
 	}
 	if rs.sweep, err = writeReport(ctx, db, out.Sweep.Experiment.ID, report.ExperimentOptions{}, notes, out.Report); err != nil {

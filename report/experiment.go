@@ -45,7 +45,11 @@ type Experiment struct {
 	Violations     []Violation            // SLO limits broken, in Levels order
 	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
 	Warnings       []string
-	Runs           RunCounts
+	// Notes come before everything else: what the runs cannot show and
+	// why, such as flagged runs on a busy machine (FlaggedNote) or a
+	// design with too few runs for intervals. The caller sets them.
+	Notes []string
+	Runs  RunCounts
 	// Probes summarise the probes of every counted run per variant ×
 	// level; nil until LoadProbes reads them.
 	Probes []ProbeStat

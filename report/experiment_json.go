@@ -25,6 +25,9 @@ type ExperimentJSON struct {
 	SLO            *SLOJSON       `json:"slo"`   // null without an SLO
 	Knees          []KneeJSON     `json:"knees"` // empty without an SLO
 	Warnings       []string       `json:"warnings"`
+	// Notes say first what the runs cannot show and why; absent when
+	// there are none.
+	Notes []string `json:"notes,omitempty"`
 	// Expectations set the spec's expect: beside what was measured;
 	// empty when no variant has expect:.
 	Expectations []ExpectationJSON `json:"expectations"`
@@ -204,7 +207,7 @@ func (r *Experiment) JSON() ExperimentJSON {
 			Host: e.Provenance.Host, LatlabVersion: e.Provenance.LatlabVersion, RunsTotal: c.Total, RunsDone: c.Done,
 			RunsFlagged: c.Flagged, RunsLeftOut: c.LeftOut, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult},
 		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
-		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...),
+		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...), Notes: r.Notes,
 	}
 	for _, l := range r.Levels {
 		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),

@@ -28,6 +28,9 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, " (%d without a result)", c.NoResult)
 	}
 	b.WriteString("\n")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\nnote: %s\n", n)
+	}
 	if len(r.Levels) == 0 {
 		b.WriteString("\nNo run has a result yet.\n")
 		_, err := io.WriteString(w, b.String())

@@ -18,6 +18,7 @@ type htmlView struct {
 	Facts    []htmlFact
 	Sections []htmlSection
 	Warnings []string
+	Notes    []string // shown first, under the header
 	Spec     string
 }
 
@@ -63,7 +64,7 @@ type htmlCell struct {
 
 func (r *Experiment) htmlPage(d *Detail) htmlView {
 	e := r.Exp
-	v := htmlView{Title: "latlab report: " + e.Name, CSS: template.CSS(htmlCSS), Spec: e.Spec, Warnings: r.Warnings}
+	v := htmlView{Title: "latlab report: " + e.Name, CSS: template.CSS(htmlCSS), Spec: e.Spec, Warnings: r.Warnings, Notes: r.Notes}
 	v.Facts = append(v.Facts,
 		htmlFact{"Experiment", fmt.Sprintf("%s (id %d)", e.Name, e.ID)},
 		htmlFact{"Created", e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z")})

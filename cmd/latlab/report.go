@@ -178,7 +178,7 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 		return err
 	}
 	if note != "" {
-		r.Warnings = append([]string{note}, r.Warnings...)
+		r.Notes = append(r.Notes, note)
 	}
 	if format == "text" || format == "json" {
 		if err := r.LoadProbes(ctx, db); err != nil {

@@ -123,6 +123,19 @@ func TestReportText(t *testing.T) {
 		!strings.Contains(stdout, "latlab report "+path+" --include-flagged counts the flagged runs.") {
 		t.Errorf("no note on the flagged run and the busy machine in:\n%s", stdout)
 	}
+	// The HTML page says it first, under its header.
+	html := filepath.Join(t.TempDir(), "r.html")
+	if code, _, stderr := runCLI(t, "report", path, "--experiment", "filter-overhead", "-o", html); code != exitOK {
+		t.Fatalf("report -o r.html: exit %d, %s", code, stderr)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notice := strings.Index(string(page), `<div class="notice"><p>1 of 30 runs were flagged and left out`)
+	if summary := strings.Index(string(page), `<section id="summary">`); notice < 0 || notice > summary {
+		t.Errorf("the page has the flagged runs' notice at %d, the summary at %d; want the notice first", notice, summary)
+	}
 	if strings.Contains(stdout, "no overhead can come out significant") {
 		t.Errorf("the report warns that nothing can be significant; five runs a side can be:\n%s", stdout)
 	}
