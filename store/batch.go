@@ -9,9 +9,12 @@ import (
 
 // rowBatch is how many rows one INSERT writes. Binding many rows per
 // statement, rather than one, is what makes a million samples take
-// seconds: the per-statement cost is paid a thousand times less often.
+// seconds: the per-statement cost is paid a hundred times less often.
+// More rows gain little more, and a statement is prepared anew for each
+// run (and for its last, shorter batch), at a cost that grows with its
+// rows: a run of a few hundred rows would pay for a statement of as many.
 // SQLite allows 32766 parameters per statement; a row has at most 9.
-const rowBatch = 1000
+const rowBatch = 100
 
 // A batchInsert writes rows of one table that share a run_id, many rows
 // to a statement.

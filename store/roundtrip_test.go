@@ -198,7 +198,7 @@ func TestProbesBatches(t *testing.T) {
 	db, _ := openTemp(t)
 	exp := newExperiment(t, db, "probes", "spec")
 	res := recorded(t, time.Now(), 100, 3)
-	n := 2*rowBatch + 345
+	n := 3*rowBatch + rowBatch/2 + 1
 	points := probePoints(res.Start, n)
 	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, points, nil)
 	if err != nil {
