@@ -98,21 +98,25 @@ func richWithProbes(t *testing.T) (*Experiment, *Detail, *store.DB) {
 }
 
 // TestProbeSummary checks the rich fixture's probe summary against its
-// stored points: every series of every counted run, each run reduced to
-// its median and maximum, the medians' median and the highest maximum;
-// flagged runs and liveness left out, pids and a lone instance too.
+// stored points, as the detail read them: every series of every counted
+// run, each run reduced to its median and maximum, the medians' median
+// and the highest maximum; flagged runs and liveness left out, pids and a
+// lone instance too.
 func TestProbeSummary(t *testing.T) {
-	r, _, db := richWithProbes(t)
-	ctx := context.Background()
+	r, d, _ := richWithProbes(t)
+	stored := map[int64][]store.ProbePoint{}
+	for _, run := range d.Runs {
+		stored[run.ID] = run.Probes
+	}
 	type key struct{ variant, level, series, labels string }
 	want := map[key][2]float64{}
 	runs := map[key]int{}
 	for _, l := range r.Levels {
 		perRun := map[key][][]float64{}
 		for _, id := range l.RunIDs {
-			points, err := db.Probes(ctx, id)
-			if err != nil {
-				t.Fatal(err)
+			points, ok := stored[id]
+			if !ok || len(points) == 0 {
+				t.Fatalf("run %d: %d probe points in the detail; the fixture gives every run some", id, len(points))
 			}
 			vals := map[key][]float64{}
 			for _, p := range points {

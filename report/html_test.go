@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,16 +26,37 @@ func writeRichHTML(t testing.TB, opt HTMLOptions) []byte {
 // writeStudyHTML writes the HTML report of the study load writes.
 func writeStudyHTML(t testing.TB, load func() (string, error), opt HTMLOptions) []byte {
 	t.Helper()
-	r, d, err := studyReport(context.Background(), load, opt)
+	build := func() ([]byte, error) {
+		r, d, err := studyReport(context.Background(), load, opt)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		err = r.WriteHTML(&b, d)
+		return b.Bytes(), err
+	}
+	var page []byte
+	var err error
+	if opt == (HTMLOptions{}) {
+		var path string
+		if path, err = load(); err == nil {
+			f, _ := defaultPages.LoadOrStore(path, sync.OnceValues(build))
+			page, err = f.(func() ([]byte, error))()
+			page = bytes.Clone(page)
+		}
+	} else {
+		page, err = build()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := r.WriteHTML(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return page
 }
+
+// defaultPages holds each study's page with the default options, by its
+// database path, written once per test binary: the tests only read the
+// database and the page.
+var defaultPages sync.Map
 
 var (
 	reSection = regexp.MustCompile(`<section id="([^"]+)">\s*<h2>([^<]*)</h2>`)

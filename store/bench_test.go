@@ -73,3 +73,61 @@ func BenchmarkReadIntervals(b *testing.B) {
 		}
 	}
 }
+
+// probePoints returns n probe points of a run that starts at start: a
+// few series with labels, one point every 10 ms, as traces and scrapes
+// give.
+func probePoints(start time.Time, n int) []ProbePoint {
+	series := []struct {
+		probe, series string
+		labels        map[string]string
+	}{
+		{"process", "cpu_allowed_percent", map[string]string{"pid": "4242", "role": "target"}},
+		{"metrics", "latlab_filter_duration_seconds:p99", map[string]string{"filter": "delay", "instance": "127.0.0.1:9100"}},
+		{"traces", "network_seconds", map[string]string{"caller": "gateway", "callee": "root"}},
+		{"metrics", "up", nil},
+	}
+	ps := make([]ProbePoint, n)
+	for i := range ps {
+		s := series[i%len(series)]
+		ps[i] = ProbePoint{Probe: s.probe, Series: s.series, Labels: s.labels,
+			Time: start.Add(time.Duration(i) * 10 * time.Millisecond), Value: float64(i) / 7}
+	}
+	return ps
+}
+
+// BenchmarkWriteRunProbes writes a run of a few intervals and 10,000
+// probe points, what a minute of traces and scrapes leaves.
+func BenchmarkWriteRunProbes(b *testing.B) {
+	ctx := context.Background()
+	db, _ := openTemp(b)
+	exp := newExperiment(b, db, "bench", "bench")
+	res := recorded(b, time.Now(), 1000, 12)
+	probes := probePoints(res.Start, 10_000)
+	b.ReportAllocs()
+	rep := 0
+	for b.Loop() {
+		rep++
+		if _, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: rep}, rep), res, nil, probes, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadProbes reads back the 10,000 probe points of a run.
+func BenchmarkReadProbes(b *testing.B) {
+	ctx := context.Background()
+	db, _ := openTemp(b)
+	exp := newExperiment(b, db, "bench", "bench")
+	res := recorded(b, time.Now(), 1000, 13)
+	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, probePoints(res.Start, 10_000), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := db.Probes(ctx, id); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

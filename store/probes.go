@@ -37,27 +37,26 @@ type ProfileFunc struct {
 	Cum      int64  `json:"cum"`  // in it and what it calls
 }
 
+// probeRows is how probe points are written: many to an INSERT.
+var probeRows = batchInsert{
+	head: `INSERT INTO probes (run_id, probe, series, labels, t_ns, value) VALUES `,
+	cols: 5,
+	what: "probe points",
+}
+
+// insertProbes writes points in batches of rowBatch rows.
 func insertProbes(ctx context.Context, tx *sql.Tx, runID int64, origin time.Time, points []ProbePoint) error {
-	if len(points) == 0 {
-		return nil
-	}
-	st, err := tx.PrepareContext(ctx, `INSERT INTO probes (run_id, probe, series, labels, t_ns, value)
-		VALUES (?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer discard(st)
-	for i, p := range points {
-		labels, err := json.Marshal(nonNil(p.Labels))
-		if err != nil {
-			return fmt.Errorf("probe point %d: %w", i, err)
+	return probeRows.insert(ctx, tx, runID, len(points), func(args []any, off, n int) ([]any, error) {
+		for i := off; i < off+n; i++ {
+			p := &points[i]
+			labels, err := json.Marshal(nonNil(p.Labels))
+			if err != nil {
+				return nil, fmt.Errorf("probe point %d: %w", i, err)
+			}
+			args = append(args, p.Probe, p.Series, string(labels), int64(p.Time.Sub(origin)), p.Value)
 		}
-		if _, err := st.ExecContext(ctx, runID, p.Probe, p.Series, string(labels),
-			int64(p.Time.Sub(origin)), p.Value); err != nil {
-			return fmt.Errorf("probe point %d (%s %s): %w", i, p.Probe, p.Series, err)
-		}
-	}
-	return nil
+		return args, nil
+	})
 }
 
 func insertProfiles(ctx context.Context, tx *sql.Tx, runID int64, profiles []Profile) error {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,5 +188,34 @@ func checkSteps(t *testing.T, db *DB, runID int64, r *record.Result) {
 			!g.Latency.Equals(w.Latency) || !g.Service.Equals(w.Service) {
 			t.Errorf("step %d = %+v, want %+v", i, g, w)
 		}
+	}
+}
+
+// TestProbesBatches writes more probe points than one INSERT takes, with a
+// last batch of another size, and reads every one back, in order.
+func TestProbesBatches(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	exp := newExperiment(t, db, "probes", "spec")
+	res := recorded(t, time.Now(), 100, 3)
+	n := 3*rowBatch + rowBatch/2 + 1
+	points := probePoints(res.Start, n)
+	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, points, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(t, db, "SELECT COUNT(*) FROM probes WHERE run_id = ?", id); got != int64(n) {
+		t.Fatalf("%d probe rows stored; want %d", got, n)
+	}
+	want := slices.Clone(points)
+	slices.SortStableFunc(want, func(a, b ProbePoint) int {
+		return strings.Compare(a.Probe+" "+a.Series, b.Probe+" "+b.Series)
+	})
+	got, err := db.Probes(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("probes read back (-written +read):\n%s", diff)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -133,12 +132,6 @@ func nonNil[K comparable, V any](m map[K]V) map[K]V {
 	return m
 }
 
-// sampleBatch is how many samples one INSERT writes. Binding many rows per
-// statement, rather than one, is what makes a million samples take
-// seconds: the per-statement cost is paid a thousand times less often.
-// Each row has 9 parameters; SQLite allows 32766 per statement.
-const sampleBatch = 1000
-
 // sampleCols is the number of parameters of one sample row, run_id aside.
 const sampleCols = 9
 
@@ -151,53 +144,22 @@ var errorValue = func() (v [256]any) {
 	return v
 }()
 
-// sampleInsert returns an INSERT of n sample rows sharing run_id ?1.
-func sampleInsert(n int) string {
-	var b strings.Builder
-	b.WriteString(`INSERT INTO samples (run_id, seq, intended_ns, sent_ns, done_ns, code,
-		bytes_in, bytes_out, error, step) VALUES `)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString("(?1,?,?,?,?,?,?,?,?,?)")
-	}
-	return b.String()
+// sampleRows is how samples are written: many to an INSERT.
+var sampleRows = batchInsert{
+	head: `INSERT INTO samples (run_id, seq, intended_ns, sent_ns, done_ns, code,
+		bytes_in, bytes_out, error, step) VALUES `,
+	cols: sampleCols,
+	what: "samples",
 }
 
-// insertSamples writes raw in batches of sampleBatch rows.
+// insertSamples writes raw in batches of rowBatch rows.
 func insertSamples(ctx context.Context, tx *sql.Tx, runID int64, raw []record.Raw) error {
-	var (
-		st   *sql.Stmt
-		rows int // rows of st
-		args = make([]any, 0, 1+sampleCols*min(len(raw), sampleBatch))
-	)
-	defer func() {
-		if st != nil {
-			discard(st)
-		}
-	}()
-	for off := 0; off < len(raw); off += sampleBatch {
-		chunk := raw[off:min(off+sampleBatch, len(raw))]
-		if len(chunk) != rows {
-			if st != nil {
-				discard(st)
-			}
-			var err error
-			if st, err = tx.PrepareContext(ctx, sampleInsert(len(chunk))); err != nil {
-				return err
-			}
-			rows = len(chunk)
-		}
-		args = append(args[:0], runID)
-		for i := range chunk {
-			s := &chunk[i]
-			args = append(args, int64(off+i), int64(s.Intended), int64(s.Sent), int64(s.Done),
+	return sampleRows.insert(ctx, tx, runID, len(raw), func(args []any, off, n int) ([]any, error) {
+		for i := off; i < off+n; i++ {
+			s := &raw[i]
+			args = append(args, int64(i), int64(s.Intended), int64(s.Sent), int64(s.Done),
 				int64(s.Code), s.BytesIn, int64(s.BytesOut), errorValue[s.Error], int64(s.Step))
 		}
-		if _, err := st.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("samples %d to %d: %w", off, off+len(chunk)-1, err)
-		}
-	}
-	return nil
+		return args, nil
+	})
 }
