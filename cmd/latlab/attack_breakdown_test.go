@@ -23,8 +23,12 @@ func TestAttackBreakdown(t *testing.T) {
 			}
 			// Histograms keep 3 significant digits: min and mean are a
 			// bucket's value, within 0.1% of the samples'.
-			if *w.Min < 0.99*sleep.Seconds() || *w.Max > *s.Max || *r.Max > *s.Max || *w.Mean+*r.Mean > 1.002**s.Mean {
-				t.Errorf("wait min %g max %g mean %g, read max %g mean %g, service max %g mean %g: want wait ≥ %s, each within service time",
+			// Each response's first byte comes at least sleep after its send
+			// (service time less read), whatever the load; the stamps may
+			// come late on a busy machine, so wait alone need not hold it.
+			// Histogram means are exact to about 0.1%.
+			if *w.Min <= 0 || *s.Mean-*r.Mean < 0.99*sleep.Seconds() || *w.Max > *s.Max || *r.Max > *s.Max || *w.Mean+*r.Mean > 1.002**s.Mean {
+				t.Errorf("wait min %g max %g mean %g, read max %g mean %g, service max %g mean %g: want the first byte ≥ %s after the send on average, each within service time",
 					*w.Min, *w.Max, *w.Mean, *r.Max, *r.Mean, *s.Max, *s.Mean, sleep)
 			}
 			code, stdout, stderr := runCLI(t, "attack", srv.URL, "-n", "20", "-c", "2", "--client", client)
