@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -139,23 +138,6 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// latlabVersion is this build's version as latlab version prints it: the
-// -X main.version, else the module version, then the VCS revision.
-func latlabVersion() string {
-	v, rev := version, ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				rev = " " + s.Value
-			}
-		}
-	}
-	return v + rev
 }
 
 // samplesHelp documents --samples beside -o FILE.db in attack's manual.

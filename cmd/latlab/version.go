@@ -40,30 +40,58 @@ same.`,
 
 // versionText describes this binary's build.
 func versionText() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		bi = nil
+	return describeBuild(version, buildInfo(), runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
+}
+
+// latlabVersion is the version provenance records: the stamped or module
+// version, and the commit when the build recorded one.
+func latlabVersion() string {
+	b := readBuild(version, buildInfo())
+	if rev := b.settings["vcs.revision"]; rev != "" {
+		return b.version + " " + rev
 	}
-	return describeBuild(version, bi, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
+	return b.version
+}
+
+// buildInfo is this binary's build info, or nil when it carries none.
+func buildInfo() *debug.BuildInfo {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi
+	}
+	return nil
+}
+
+// build is what a binary records of its build: its version (the stamped
+// v, else the module's, else "dev") and its build settings by key.
+type build struct {
+	version  string
+	settings map[string]string
+}
+
+func readBuild(v string, bi *debug.BuildInfo) build {
+	b := build{version: v, settings: map[string]string{}}
+	if bi == nil {
+		return b
+	}
+	if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		b.settings[s.Key] = s.Value
+	}
+	return b
 }
 
 // describeBuild says what the build info bi (nil when the binary carries
 // none) and the stamped version v record, and what they do not.
 func describeBuild(v string, bi *debug.BuildInfo, goVersion string) string {
 	var b strings.Builder
-	if v == "dev" && bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
+	build := readBuild(v, bi)
+	v, settings := build.version, build.settings
 	if v == "dev" {
 		v = "dev (no version stamped at build time)"
 	}
 	fmt.Fprintf(&b, "latlab %s\n", v)
-	settings := map[string]string{}
-	if bi != nil {
-		for _, s := range bi.Settings {
-			settings[s.Key] = s.Value
-		}
-	}
 	rev := settings["vcs.revision"]
 	switch {
 	case rev == "":
