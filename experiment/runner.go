@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"time"
 
@@ -27,6 +26,7 @@ type Runner struct {
 	DB         *store.DB
 	Binary     string    // the latlab executable graph nodes run; "" means this one
 	New        bool      // start a new experiment even though the file's latest one differs
+	Seed       *int64    // the order's seed a new experiment takes (it must agree with the spec's seed:); nil: the spec's, else drawn
 	Version    string    // latlab's version, for provenance
 	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
 	Log        io.Writer // one line per problem, and per finished trial unless Trials is set; nil discards
@@ -66,24 +66,12 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 		return out, err
 	}
 	out.Experiment, out.Resumed = exp, resumed
-	trials := r.Spec.Plan(exp.Provenance.Seed)
-	out.Trials, r.total = len(trials), len(trials)
-	done, err := r.DB.CompletedTrials(ctx, exp.ID)
+	trials, todo, err := r.pending(ctx, exp)
 	if err != nil {
 		return out, err
 	}
-	have := map[store.Trial]bool{}
-	for _, t := range done {
-		have[t] = true
-	}
-	var todo []Trial
-	for _, t := range trials {
-		if have[storeTrial(t)] {
-			out.Skipped++
-			continue
-		}
-		todo = append(todo, t)
-	}
+	out.Trials, r.total = len(trials), len(trials)
+	out.Skipped = len(trials) - len(todo)
 	if len(todo) == 0 {
 		return out, nil
 	}
@@ -166,31 +154,20 @@ func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*l
 	return l, nil
 }
 
-// experiment finds the experiment to resume or creates one. The latest
-// experiment of the same name in the file must have the same spec, unless
-// r.New says to start another.
+// experiment finds the experiment to resume or creates one.
 func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error) {
-	hash, canon := r.Spec.Hash(), r.Spec.Canonical()
-	exps, err := r.DB.Experiments(ctx)
+	exp, err := r.resumable(ctx)
+	switch {
+	case err != nil:
+		return store.Experiment{}, false, err
+	case exp != nil:
+		return *exp, true, nil
+	}
+	seed, _, err := r.seed()
 	if err != nil {
 		return store.Experiment{}, false, err
 	}
-	var latest *store.Experiment
-	for i := range exps {
-		if exps[i].Name == r.Spec.Name && (latest == nil || exps[i].ID > latest.ID) {
-			latest = &exps[i]
-		}
-	}
-	if latest != nil && latest.SpecHash == hash && !r.New {
-		return *latest, true, nil
-	}
-	if latest != nil && !r.New {
-		return store.Experiment{}, false, &ChangedError{ID: latest.ID, Diff: DiffCanonical(latest.Provenance.Extra["canonical"], canon)}
-	}
-	seed := rand.Int64()
-	if r.Spec.Seed != nil {
-		seed = *r.Spec.Seed
-	}
+	canon := r.Spec.Canonical()
 	prov := CollectProvenance(ctx, r.Spec.Dir, r.Version, seed)
 	if prov.Extra == nil {
 		prov.Extra = map[string]string{}
@@ -213,8 +190,8 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 	if err != nil {
 		raw = []byte(canon)
 	}
-	exp, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: string(raw), SpecHash: hash, Provenance: prov})
-	return exp, false, err
+	created, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: string(raw), SpecHash: r.Spec.Hash(), Provenance: prov})
+	return created, false, err
 }
 
 // ChangedError refuses to run a spec into a file whose latest experiment of

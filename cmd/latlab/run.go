@@ -18,6 +18,7 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 		output   string
 		dryRun   bool
 		fresh    bool
+		seed     int64
 		samples  int64
 		progress bool
 		quiet    bool
@@ -41,7 +42,11 @@ advancing); a live status line shows on stderr when it is a terminal, or
 with --progress. --dry-run prints the plan
 and how long it takes: exactly where the spec fixes a trial's length, and
 estimated, saying what the estimate assumes, where a trial ends at a request
-count. The first Ctrl-C stops the
+count, and the seed of the interleaved order. A spec without seed: gets a
+seed drawn at random, which the dry run prints: --seed N runs exactly the
+order a dry run showed (with a seed: in the spec, --seed must agree with it).
+The database keeps the seed, and a resumed experiment keeps its order; its
+dry run shows the trials left. The first Ctrl-C stops the
 trial under way, stores it marked interrupted and tears the variants down.
 
 The spec's cpus: field keeps the generator off the targets' cores: cpus:
@@ -69,6 +74,7 @@ only when the 95% CI of the median over the valid runs lies wholly past it
 median itself. An interrupted run still exits 130.`,
 		Example: `  latlab run examples/experiments/filter-overhead.yaml --dry-run
   latlab run examples/experiments/filter-overhead.yaml -o results.db
+  latlab run examples/experiments/filter-overhead.yaml -o results.db --seed 42   # the order a dry run printed for seed 42
   sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'
 
   # a CI gate on another SLO than the spec's slo:, judged on the medians themselves
@@ -88,12 +94,12 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return err
 			}
+			r := &experiment.Runner{Spec: spec, New: fresh}
+			if cmd.Flags().Changed("seed") {
+				r.Seed = &seed
+			}
 			if dryRun {
-				seed := int64(1)
-				if spec.Seed != nil {
-					seed = *spec.Seed
-				}
-				return spec.WritePlan(stdout, spec.Plan(seed))
+				return dryRunPlan(cmd.Context(), r, output, stdout)
 			}
 			if samples < 0 {
 				return usagef("--samples: want 0 or more, got %d", samples)
@@ -108,7 +114,7 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return fmt.Errorf("finding the latlab executable: %w", err)
 			}
-			r := &experiment.Runner{Spec: spec, DB: db, Binary: bin, New: fresh, Version: latlabVersion(), Samples: samples, Log: stderr, Trials: stdout}
+			r.DB, r.Binary, r.Version, r.Samples, r.Log, r.Trials = db, bin, latlabVersion(), samples, stderr, stdout
 			if samples == 0 {
 				r.Samples = -1
 			}
@@ -123,6 +129,9 @@ median itself. An interrupted run still exits 130.`,
 			var cpus *experiment.CPUError
 			if errors.As(err, &changed) || errors.As(err, &cpus) {
 				return usageError{fmt.Errorf("%s: %w", output, err)}
+			}
+			if err := seedError(err, output); err != nil {
+				return err
 			}
 			if err != nil {
 				return err
@@ -154,10 +163,46 @@ median itself. An interrupted run still exits 130.`,
 	fl.StringVarP(&output, "output", "o", "results.db", "the results database")
 	fl.BoolVar(&dryRun, "dry-run", false, "print the plan and send nothing")
 	fl.BoolVar(&fresh, "new", false, "start a new experiment even though the file's latest one ran a different spec")
+	fl.Int64Var(&seed, "seed", 0, "seed of a new experiment's interleaved order, as --dry-run prints it (default: the spec's seed:, else drawn at random)")
 	fl.Int64Var(&samples, "samples", experiment.DefaultSamples, "requests kept raw per run (0: none)")
 	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
 	gate.register(fl, " (default: the spec's slo:)")
 	_ = cmd.MarkFlagFilename("output", "db")
 	return cmd
+}
+
+// dryRunPlan prints what latlab run would do next without running it: the
+// plan of a new experiment, or what is left of the one in output it would
+// resume, and the seed of its order.
+func dryRunPlan(ctx context.Context, r *experiment.Runner, output string, stdout io.Writer) error {
+	if _, err := os.Stat(output); err == nil {
+		db, err := store.OpenReadOnly(ctx, output)
+		if err != nil {
+			return usageError{err}
+		}
+		defer db.Close()
+		r.DB = db
+	}
+	p, err := r.Preview(ctx)
+	if err := seedError(err, output); err != nil {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	return p.Write(stdout)
+}
+
+// seedError is err as a usage error when it is an *experiment.SeedError,
+// naming the database output when its experiment fixes the seed; else nil.
+func seedError(err error, output string) error {
+	var seeds *experiment.SeedError
+	switch {
+	case !errors.As(err, &seeds):
+		return nil
+	case seeds.Experiment != 0:
+		return usageError{fmt.Errorf("%s: %w", output, err)}
+	}
+	return usageError{err}
 }

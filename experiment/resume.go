@@ -1,0 +1,163 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/latlab/latlab/store"
+)
+
+// SeedError refuses a seed asked for (latlab run --seed) that disagrees
+// with the one the spec or the experiment to resume fixes: the order would
+// not be the one asked for.
+type SeedError struct {
+	Flag       int64  // the seed asked for
+	Fixed      int64  // the seed that holds
+	Spec       string // the spec's file, when its seed: field fixes the seed
+	Experiment int64  // the stored experiment resumed, when it fixes the seed
+}
+
+func (e *SeedError) Error() string {
+	if e.Spec != "" {
+		return fmt.Sprintf("--seed %d disagrees with seed: %d in %s: drop one, or make them agree", e.Flag, e.Fixed, e.Spec)
+	}
+	return fmt.Sprintf("--seed %d disagrees with seed %d of experiment %d, which this spec resumes: drop --seed to resume it, or start another with --new", e.Flag, e.Fixed, e.Experiment)
+}
+
+var _ error = (*SeedError)(nil)
+
+// A Preview is what Run would do next, found without changing the
+// database: the seed of the order and the trials left to run.
+type Preview struct {
+	Spec    *Spec
+	Seed    int64
+	From    string            // where Seed comes from, as the dry run says it
+	Resume  *store.Experiment // the experiment Run would resume; nil: a new one
+	Plan    int               // trials in the whole plan
+	Trials  []Trial           // the plan's trials not yet done, in order
+	Changed *ChangedError     // the file's experiment of this name ran another spec: Run refuses without New
+}
+
+// Preview says what Run would do, reading r.DB (nil: no database yet)
+// without writing to it. A new experiment's seed is r.Seed, the spec's
+// seed: or, with neither, one drawn here: run with Seed set to it for
+// exactly the order the Preview shows.
+func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
+	p := &Preview{Spec: r.Spec}
+	if r.DB != nil {
+		exp, err := r.resumable(ctx)
+		if errors.As(err, &p.Changed) {
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Resume = exp
+	}
+	if p.Resume != nil {
+		p.Seed = p.Resume.Provenance.Seed
+		p.From = fmt.Sprintf("experiment %d's, resumed", p.Resume.ID)
+		plan, todo, err := r.pending(ctx, *p.Resume)
+		if err != nil {
+			return nil, err
+		}
+		p.Plan, p.Trials = len(plan), todo
+		return p, nil
+	}
+	seed, from, err := r.seed()
+	if err != nil {
+		return nil, err
+	}
+	p.Seed, p.From = seed, from
+	p.Trials = r.Spec.Plan(seed)
+	p.Plan = len(p.Trials)
+	return p, nil
+}
+
+// Write writes the preview as latlab run --dry-run shows it: the plan
+// (what is left of it when resuming), its time and where its seed comes from.
+func (p *Preview) Write(w io.Writer) error {
+	if err := p.Spec.WritePlan(w, p.Trials); err != nil {
+		return err
+	}
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
+	if p.Resume != nil {
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the rest above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"))
+	}
+	if p.Changed != nil {
+		fmt.Fprintf(ew, "refused:  without --new, latlab run refuses this spec: %v\n", p.Changed)
+	}
+	return ew.err
+}
+
+// seed picks a new experiment's seed: r.Seed or the spec's seed:, which
+// must agree when both are set, else one drawn at random. from says which,
+// and how to get the drawn one again.
+func (r *Runner) seed() (seed int64, from string, err error) {
+	switch s := r.Spec.Seed; {
+	case s != nil && r.Seed != nil && *s != *r.Seed:
+		return 0, "", &SeedError{Flag: *r.Seed, Fixed: *s, Spec: r.Spec.File}
+	case s != nil:
+		return *s, "the spec's seed:", nil
+	case r.Seed != nil:
+		return *r.Seed, "--seed", nil
+	}
+	seed = rand.Int64()
+	return seed, fmt.Sprintf("drawn at random: latlab run --seed %d runs exactly this order", seed), nil
+}
+
+// checkSeed refuses r.Seed when it is not the seed of exp, the experiment
+// to resume.
+func (r *Runner) checkSeed(exp *store.Experiment) error {
+	if r.Seed != nil && *r.Seed != exp.Provenance.Seed {
+		return &SeedError{Flag: *r.Seed, Fixed: exp.Provenance.Seed, Experiment: exp.ID}
+	}
+	return nil
+}
+
+// pending returns exp's plan and its trials not yet done, in plan order.
+func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo []Trial, err error) {
+	plan = r.Spec.Plan(exp.Provenance.Seed)
+	done, err := r.DB.CompletedTrials(ctx, exp.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := map[store.Trial]bool{}
+	for _, t := range done {
+		have[t] = true
+	}
+	for _, t := range plan {
+		if !have[storeTrial(t)] {
+			todo = append(todo, t)
+		}
+	}
+	return plan, todo, nil
+}
+
+// resumable returns the experiment Run resumes, nil when it starts a new
+// one. The latest experiment of the same name in the file must have the
+// same spec, and r.Seed (when set) its seed, unless r.New says to start
+// another.
+func (r *Runner) resumable(ctx context.Context) (*store.Experiment, error) {
+	exps, err := r.DB.Experiments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var latest *store.Experiment
+	for i := range exps {
+		if exps[i].Name == r.Spec.Name && (latest == nil || exps[i].ID > latest.ID) {
+			latest = &exps[i]
+		}
+	}
+	switch {
+	case latest == nil || r.New:
+		return nil, nil
+	case latest.SpecHash != r.Spec.Hash():
+		return nil, &ChangedError{ID: latest.ID, Diff: DiffCanonical(latest.Provenance.Extra["canonical"], r.Spec.Canonical())}
+	}
+	return latest, r.checkSeed(latest)
+}
