@@ -220,9 +220,14 @@ type response struct {
 }
 
 // readHead reads a status line and headers, skipping 1xx interim responses.
+// A stream that ends after any of it is io.ErrUnexpectedEOF: io.EOF says
+// the peer closed before the response began.
 func (b *reader) readHead(r *response) error {
 	for {
 		if err := b.readOneHead(r); err != nil {
+			if b.n > 0 {
+				return eofIsUnexpected(err)
+			}
 			return err
 		}
 		if r.code >= 200 || r.code == 101 {
