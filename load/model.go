@@ -1,6 +1,12 @@
 package load
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // A Model says when requests are sent: Open, Closed, Ramp or Sequential.
 type Model interface{ isModel() }
@@ -27,6 +33,21 @@ type Ramp struct {
 	Workers int
 	Burst   int
 	Every   time.Duration
+}
+
+// ParseRamp reads a Ramp's Burst and Every as --ramp writes them:
+// "300/30s" starts 300 workers every 30 seconds.
+func ParseRamp(s string) (burst int, every time.Duration, err error) {
+	b, e, ok := strings.Cut(s, "/")
+	burst, err = strconv.Atoi(b)
+	if !ok || err != nil || burst < 1 {
+		return 0, 0, errors.New("want BURST/EVERY, such as 300/30s")
+	}
+	every, err = time.ParseDuration(e)
+	if err != nil || every <= 0 {
+		return 0, 0, fmt.Errorf("%q is not a positive duration", e)
+	}
+	return burst, every, nil
 }
 
 // Sequential sends one request at a time over one connection.

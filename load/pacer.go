@@ -112,9 +112,11 @@ func (s Stages) at(x float64) (time.Duration, bool) {
 	return 0, false
 }
 
-// ParseStages reads "30s:100,60s:1000" (duration:target-rate, ...).
+// ParseStages reads "30s:100,60s:1000" (duration:target-rate, ...). The
+// stages last at most the longest time.Duration in all.
 func ParseStages(s string) ([]Stage, error) {
 	var out []Stage
+	var total time.Duration
 	for _, part := range strings.Split(s, ",") {
 		d, r, ok := strings.Cut(strings.TrimSpace(part), ":")
 		if !ok {
@@ -124,6 +126,10 @@ func ParseStages(s string) ([]Stage, error) {
 		if err != nil || dur <= 0 {
 			return nil, fmt.Errorf("stage %q: %q is not a positive duration", part, d)
 		}
+		if total > math.MaxInt64-dur {
+			return nil, fmt.Errorf("stage %q: the stages last longer than %v in all", part, time.Duration(math.MaxInt64))
+		}
+		total += dur
 		rate, err := ParseRate(r)
 		if err != nil {
 			return nil, fmt.Errorf("stage %q: %q is %w", part, r, err)

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -169,9 +168,9 @@ func (f *attackFlags) model(set func(string) bool) (load.Model, error) {
 		if !set("concurrency") {
 			return nil, usagef("--ramp needs -c, the number of workers to ramp up to")
 		}
-		burst, every, err := parseRamp(f.ramp)
+		burst, every, err := load.ParseRamp(f.ramp)
 		if err != nil {
-			return nil, err
+			return nil, usagef("--ramp %q: %v", f.ramp, err)
 		}
 		return load.Ramp{Workers: f.concurrency, Burst: burst, Every: every}, nil
 	case open:
@@ -195,19 +194,6 @@ func (f *attackFlags) model(set func(string) bool) (load.Model, error) {
 		c = 50
 	}
 	return load.Closed{Workers: c}, nil
-}
-
-func parseRamp(s string) (int, time.Duration, error) {
-	b, e, ok := strings.Cut(s, "/")
-	burst, err := strconv.Atoi(b)
-	if !ok || err != nil || burst < 1 {
-		return 0, 0, usagef("--ramp %q: want BURST/EVERY, such as 300/30s", s)
-	}
-	every, err := time.ParseDuration(e)
-	if err != nil || every <= 0 {
-		return 0, 0, usagef("--ramp %q: %q is not a positive duration", s, e)
-	}
-	return burst, every, nil
 }
 
 // transport builds the transport options.
