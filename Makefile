@@ -1,6 +1,7 @@
 # latlab — make build | test | bench | fuzz | lint
 GO       ?= go
 FUZZTIME ?= 30s
+FUZZMINTIME ?= 10s
 BENCHCOUNT ?= 1
 
 .PHONY: build test bench bench-peers fuzz lint clean
@@ -26,12 +27,16 @@ bench:
 bench-peers:
 	GO=$(GO) bench/peers.sh $(PEERS_FLAGS)
 
-# Every native fuzz target in turn, FUZZTIME each.
+# Every native fuzz target in turn, FUZZTIME each, stopping at the first
+# that fails (its input is saved under the package's testdata/fuzz). Each
+# input the fuzzer keeps or that fails is shrunk for at most FUZZMINTIME
+# (go test -fuzzminimizetime, 60s unless told), so that no target spends
+# its FUZZTIME, or stalls past it, minimising one input.
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "fuzz $$pkg $$t"; \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$pkg; \
 	  done; \
 	done
 
