@@ -59,7 +59,7 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	}
 	if p.Resume != nil {
 		p.Seed = p.Resume.Provenance.Seed
-		p.From = fmt.Sprintf("experiment %d's, resumed", p.Resume.ID)
+		p.From = fmt.Sprintf("stored with experiment %d, which latlab run resumes", p.Resume.ID)
 		plan, todo, err := r.pending(ctx, *p.Resume)
 		if err != nil {
 			return nil, err
@@ -85,8 +85,11 @@ func (p *Preview) Write(w io.Writer) error {
 	}
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
-	if p.Resume != nil {
-		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the rest above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"))
+	switch {
+	case p.Resume != nil && len(p.Trials) == 0:
+		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, plural(p.Plan, "trial"))
+	case p.Resume != nil:
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"), len(p.Trials))
 	}
 	if p.Changed != nil {
 		fmt.Fprintf(ew, "refused:  without --new, latlab run refuses this spec: %v\n", p.Changed)

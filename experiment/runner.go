@@ -26,7 +26,7 @@ type Runner struct {
 	DB         *store.DB
 	Binary     string    // the latlab executable graph nodes run; "" means this one
 	New        bool      // start a new experiment even though the file's latest one differs
-	Seed       *int64    // the order's seed a new experiment takes (it must agree with the spec's seed:); nil: the spec's, else drawn
+	Seed       *int64    // the order's seed: a new experiment's, a resumed one's; it must agree with the spec's seed:. nil: the spec's, else drawn
 	Version    string    // latlab's version, for provenance
 	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
 	Log        io.Writer // one line per problem, and per finished trial unless Trials is set; nil discards

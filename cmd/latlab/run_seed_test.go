@@ -130,8 +130,12 @@ func TestRunDryRunSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
+	code, stdout, _ := runCLI(t, "run", "--dry-run", spec, "-o", db)
+	if !strings.Contains(stdout, "resume:   experiment 1: 3 of 6 trials done, the 3 left above") {
+		t.Errorf("the resumed experiment's dry run does not say what is done (exit %d):\n%s", code, stdout)
+	}
 	again, from, left := dryRun(t, spec, "-o", db)
-	if again != seed || !strings.Contains(from, "resumed") {
+	if again != seed || !strings.Contains(from, "stored with experiment 1") {
 		t.Errorf("the resumed experiment's dry run shows seed %d (%s), want the stored %d", again, from, seed)
 	}
 	if diff := cmp.Diff(printed[3:], left); diff != "" {
@@ -143,7 +147,7 @@ func TestRunDryRunSeed(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--seed "+other) || !strings.Contains(stderr, strconv.FormatInt(seed, 10)) {
 		t.Errorf("resuming with another --seed: exit %d, stderr %q; want %d naming both seeds", code, stderr, exitUsage)
 	}
-	code, stdout, stderr := runCLI(t, "run", spec, "-o", db, "-q")
+	code, stdout, stderr = runCLI(t, "run", spec, "-o", db, "-q")
 	if code != exitOK || !strings.Contains(stdout, "3 done before, 3 done now") {
 		t.Fatalf("resuming: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -152,6 +156,16 @@ func TestRunDryRunSeed(t *testing.T) {
 	}
 	if diff := cmp.Diff(printed, ran); diff != "" {
 		t.Errorf("resuming ran another order than the first dry run printed (-printed +ran):\n%s", diff)
+	}
+
+	// A changed spec is a new experiment, which run refuses without --new.
+	writeIn(t, dir, "spec.yaml", strings.Replace(seedSpec(srv.URL, ""), "runs: 2", "runs: 3", 1))
+	code, stdout, stderr = runCLI(t, "run", "--dry-run", spec, "-o", db)
+	if code != exitOK || !strings.Contains(stdout, "refused:  without --new") || !strings.Contains(stdout, "drawn at random") {
+		t.Errorf("dry run of a changed spec: exit %d, stderr %q, stdout:\n%s\nwant a new plan and the refusal", code, stderr, stdout)
+	}
+	if _, from, order := dryRun(t, spec, "-o", db, "--new"); !strings.Contains(from, "drawn at random") || len(order) != 9 {
+		t.Errorf("dry run of a changed spec with --new: seed %s, %d trials; want a drawn seed and 9", from, len(order))
 	}
 }
 
