@@ -211,7 +211,7 @@ func (rc *runsComparison) addPair(oldVariant, newVariant, prefix string) {
 // count returns the runs that count and appends the others to left.
 func (rc *runsComparison) count(runs, left []Run) (counted, _ []Run) {
 	for _, r := range runs {
-		if r.Valid() || rc.opt.IncludeFlagged {
+		if r.Counts(Options{IncludeFlagged: rc.opt.IncludeFlagged}) {
 			counted = append(counted, r)
 		} else {
 			left = append(left, r)
@@ -287,6 +287,9 @@ func leftOutNote(side string, left []Run, total int) string {
 	counts := map[string]int{}
 	for _, r := range left {
 		names := []string{}
+		if len(r.Defects) > 0 {
+			names = append(names, "stored data missing or inconsistent")
+		}
 		if r.Status != store.Done {
 			names = append(names, string(r.Status))
 		}
