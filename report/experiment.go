@@ -115,8 +115,16 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if r.Baseline == "" && len(r.variants) > 0 {
 		r.Baseline = r.variants[0]
 	}
-	noResult := len(exp.Unmeasured)
-	r.Runs.Total, r.Runs.NoResult, r.Runs.Failed = len(exp.Runs)+noResult, noResult, noResult
+	r.Runs.Total = len(exp.Runs) + len(exp.Unmeasured)
+	for _, run := range exp.Unmeasured {
+		if run.Status == store.Done { // its result is gone: checkStored names it
+			r.Runs.Done++
+			r.Runs.Unreadable++
+			continue
+		}
+		r.Runs.NoResult++
+		r.Runs.Failed++
+	}
 	for _, run := range exp.Runs {
 		r.runs[run.ID] = run
 		if run.Status == store.Done {
@@ -148,8 +156,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if w := holmReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
-	if noResult > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", noResult))
+	if r.Runs.NoResult > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
 	}
 	if !sloEmpty(opt.SLO) {
 		for _, v := range r.variants {

@@ -147,14 +147,22 @@ func (r *Experiment) checkStored() []string {
 		}
 	}
 	r.Runs.Planned = len(cells) * reps
+	unreadable := 0
 	for i := range r.Levels {
 		r.Levels[i].Planned = reps
-		r.Runs.Unreadable += len(r.Levels[i].Unreadable)
+		unreadable += len(r.Levels[i].Unreadable)
 	}
+	r.Runs.Unreadable += unreadable
 	var warns []string
-	if n := len(exp.Runs); n > 0 && r.Runs.Unreadable == n {
+	if n := len(exp.Runs); n > 0 && unreadable == n {
 		warns = append(warns, fmt.Sprintf("no run can be read: the stored histograms of all %d run(s) with a result are missing "+
 			"or disagree with their request counts, so every percentile is n/a", n))
+	}
+	for _, run := range exp.Unmeasured {
+		if run.Status == store.Done {
+			warns = append(warns, fmt.Sprintf("run %d (%s %s rep %d) is marked done but has no result stored: left out",
+				run.ID, run.Variant, analysis.Level{Rate: run.Rate, Concurrency: run.Concurrency}, run.Rep))
+		}
 	}
 	for _, l := range r.Levels {
 		if len(l.Unreadable) == 0 {

@@ -428,3 +428,22 @@ func cmpCells(a, b map[string]int) bool {
 	}
 	return true
 }
+
+// TestReportDoneWithoutResult clears the result of a done run: it is
+// named as such, not counted as a run that failed before measuring.
+func TestReportDoneWithoutResult(t *testing.T) {
+	_, runs := damaged(t)
+	victim := pick(t, runs, "b", 100, 1)
+	path, _ := damaged(t, fmt.Sprintf("UPDATE runs SET summary = NULL WHERE id = %d", victim.ID))
+	r, text, j, page := storedForms(t, path)
+	inEvery(t, text, j, page, fmt.Sprintf("run %d (b 100/s rep 1) is marked done but has no result stored: left out", victim.ID))
+	if strings.Contains(text, "failed before measuring anything") {
+		t.Errorf("the done run without a result reads as failed:\n%s", text)
+	}
+	if r.Runs.Done != 9 || r.Runs.Failed != 0 || r.Runs.NoResult != 0 || r.Runs.Unreadable != 1 {
+		t.Errorf("counts %+v; want 9 done, 1 unreadable, none failed", r.Runs)
+	}
+	if l := level(t, j, "b", 100); l.Runs != 2 || l.RunsPlanned != 3 {
+		t.Errorf("b 100/s: %d of %d runs, want 2 of 3", l.Runs, l.RunsPlanned)
+	}
+}
