@@ -28,16 +28,15 @@ func (r *Experiment) WriteText(w io.Writer) error {
 	}
 	if len(r.Levels) == 0 {
 		b.WriteString("\nNo run has a result yet.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+	} else {
+		b.WriteString("\n" + strings.Join(r.summaryIntro(), "\n") + "\n\n")
+		r.summaryText(&b)
+		r.flagsText(&b)
+		r.overheadText(&b)
+		r.expectText(&b)
+		r.sloText(&b)
+		r.probeText(&b)
 	}
-	b.WriteString("\n" + strings.Join(r.summaryIntro(), "\n") + "\n\n")
-	r.summaryText(&b)
-	r.flagsText(&b)
-	r.overheadText(&b)
-	r.expectText(&b)
-	r.sloText(&b)
-	r.probeText(&b)
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "\nwarning: %s", warn)
 	}

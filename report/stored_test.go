@@ -447,3 +447,14 @@ func TestReportDoneWithoutResult(t *testing.T) {
 		t.Errorf("b 100/s: %d of %d runs, want 2 of 3", l.Runs, l.RunsPlanned)
 	}
 }
+
+// TestReportEveryRowDeleted deletes every run row: the report, with no
+// result to show, still says what the plan held.
+func TestReportEveryRowDeleted(t *testing.T) {
+	path, _ := damaged(t, "DELETE FROM runs")
+	_, text, j, page := storedForms(t, path)
+	inEvery(t, text, j, page, "the experiment has not finished: 9 of 9 planned runs have not run yet")
+	if !strings.Contains(text, "Runs        0 stored of 9 planned:") {
+		t.Errorf("the Runs line does not say 0 stored of 9 planned:\n%s", text)
+	}
+}
