@@ -71,8 +71,9 @@ type RunCounts struct {
 	Planned int
 	// Missing are planned runs without a row: not run yet, or lost.
 	Missing int
-	// Unreadable have a result whose stored histograms are missing or
-	// disagree with their request counts; they are left out of everything.
+	// Unreadable are left out of everything: their stored histograms
+	// are missing or disagree with their request counts, or they are
+	// marked done without a result.
 	Unreadable int
 }
 

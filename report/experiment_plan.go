@@ -179,8 +179,8 @@ func (r *Experiment) checkStored() []string {
 	if r.Runs.Missing == 0 {
 		return warns
 	}
-	// The runner numbers the plan from 1 (0 in some older files) and
-	// stores each trial as it ends, in plan order.
+	// The runner numbers the plan from 1 (a file written by other means
+	// may count from 0) and stores each trial as it ends, in plan order.
 	end := r.Runs.Planned
 	if first == 0 {
 		end--

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,6 +291,25 @@ func TestReportRunRowDeleted(t *testing.T) {
 	inEvery(t, text, j, page, "the experiment has not finished: 1 of 9 planned runs have not run yet")
 	if strings.Contains(text, "lost or deleted") {
 		t.Errorf("a plan stopped before its last trial reads as lost rows:\n%s", text)
+	}
+
+	// Both: one row lost before the last stored, one trial not run yet.
+	path, _ = damaged(t, fmt.Sprintf("DELETE FROM runs WHERE id IN (%d, %d)", last.ID, victim.ID))
+	_, text, j, page = storedForms(t, path)
+	inEvery(t, text, j, page, "2 planned run(s) have no row in the database, 1 of them before the last run stored: "+
+		"those are lost or deleted; the others have not run yet")
+	reps := map[string][]int{} // by cell, in the order of the plan's reps
+	for _, run := range []store.Run{victim, last} {
+		cell := fmt.Sprintf("%s %g/s", run.Variant, run.Rate)
+		reps[cell] = append(reps[cell], run.Rep)
+	}
+	for cell, rs := range reps {
+		slices.Sort(rs)
+		want := fmt.Sprintf("%s: 1 of 3 planned run(s) not stored: rep %d", cell, rs[0])
+		if len(rs) == 2 {
+			want = fmt.Sprintf("%s: 2 of 3 planned run(s) not stored: reps %d, %d", cell, rs[0], rs[1])
+		}
+		inEvery(t, text, j, page, want)
 	}
 }
 
