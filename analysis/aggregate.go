@@ -12,11 +12,16 @@ import (
 type Run struct {
 	ID int64
 	store.Trial
+	Position   int // place in the plan's order
 	Status     store.Status
 	Flags      []store.Flag
 	Requests   int64   // completed requests
 	Achieved   float64 // achieved sends per second
 	ErrorRatio float64 // share of requests that failed or got a non-success code
+	// Defects say what of the run's stored data is missing or disagrees
+	// with the rest, such as "no latency histogram". A run with any has
+	// no percentiles and counts in no aggregate, flagged runs or not.
+	Defects []string
 	RunPercentiles
 }
 
@@ -34,6 +39,12 @@ func (r Run) Valid() bool {
 		}
 	}
 	return true
+}
+
+// Counts reports whether r counts in aggregates under opt: its stored
+// data is whole, and it is valid or opt.IncludeFlagged.
+func (r Run) Counts(opt Options) bool {
+	return len(r.Defects) == 0 && (r.Valid() || opt.IncludeFlagged)
 }
 
 // A Level is the load of a trial: a rate in open loop, a concurrency in
@@ -90,8 +101,14 @@ type Cell struct {
 type LevelResult struct {
 	Variant string
 	Level
-	RunIDs     []int64 // runs counted, in plan order
-	Excluded   int     // runs left out: flagged or not done
+	RunIDs   []int64 // runs counted, in plan order
+	Excluded int     // runs left out: flagged or not done
+	// Unreadable are the runs left out whatever the options because
+	// their stored data is missing or inconsistent (see Run.Defects).
+	Unreadable []int64
+	// Planned is how many runs the experiment's plan holds at this level;
+	// 0 when not known. Aggregate leaves it to the caller, who knows the plan.
+	Planned    int
 	ErrorRatio float64 // median error ratio of the runs counted
 	Achieved   float64 // median achieved sends per second of the runs counted
 	Latency    []Cell  // in Stats order
@@ -112,7 +129,8 @@ func (l LevelResult) Cell(name string) (Cell, bool) {
 // Aggregate groups runs by variant and level and aggregates each group:
 // for every Stat the median of the per-run values with its 95% CI.
 // Flagged runs (and runs that did not finish) are left out and counted in
-// Excluded unless opt.IncludeFlagged. Groups come in the order their
+// Excluded unless opt.IncludeFlagged; runs with Defects are left out and
+// listed in Unreadable. Groups come in the order their
 // variant first appears in runs, then by increasing level.
 func Aggregate(runs []Run, opt Options) []LevelResult {
 	type key struct {
@@ -147,12 +165,15 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	lr := LevelResult{Variant: variant, Level: level}
 	var counted []Run
 	for _, r := range runs {
-		if !r.Valid() && !opt.IncludeFlagged {
+		switch {
+		case len(r.Defects) > 0:
+			lr.Unreadable = append(lr.Unreadable, r.ID)
+		case !r.Counts(opt):
 			lr.Excluded++
-			continue
+		default:
+			counted = append(counted, r)
+			lr.RunIDs = append(lr.RunIDs, r.ID)
 		}
-		counted = append(counted, r)
-		lr.RunIDs = append(lr.RunIDs, r.ID)
 	}
 	var errs, rates []float64
 	for _, r := range counted {

@@ -71,16 +71,20 @@ func run(id int64, variant string, rate float64, p50 int, flags ...store.Flag) R
 
 func TestAggregate(t *testing.T) {
 	bad := store.Flag{Name: "errors", Reason: "2% errors"}
+	// Run 6 lost its histograms: it has no percentiles and counts nowhere.
+	lost := Run{ID: 6, Trial: store.Trial{Variant: "plain", Rate: 100}, Status: store.Done,
+		Defects: []string{"no latency histogram"}, RunPercentiles: ReadRun(nil, nil)}
 	runs := []Run{
 		run(1, "plain", 200, 100), run(2, "filter", 100, 70), run(3, "plain", 100, 50),
-		run(4, "plain", 100, 60, bad), run(5, "plain", 100, 40),
+		run(4, "plain", 100, 60, bad), run(5, "plain", 100, 40), lost,
 	}
 	type row struct {
-		Variant  string
-		Level    Level
-		RunIDs   []int64
-		Excluded int
-		P50      float64
+		Variant    string
+		Level      Level
+		RunIDs     []int64
+		Excluded   int
+		Unreadable []int64
+		P50        float64
 	}
 	for _, tc := range []struct {
 		name string
@@ -88,21 +92,21 @@ func TestAggregate(t *testing.T) {
 		want []row
 	}{
 		{"valid only", Options{}, []row{
-			{"plain", Level{Rate: 100}, []int64{3, 5}, 1, 45e-6},
-			{"plain", Level{Rate: 200}, []int64{1}, 0, 100e-6},
-			{"filter", Level{Rate: 100}, []int64{2}, 0, 70e-6},
+			{"plain", Level{Rate: 100}, []int64{3, 5}, 1, []int64{6}, 45e-6},
+			{"plain", Level{Rate: 200}, []int64{1}, 0, nil, 100e-6},
+			{"filter", Level{Rate: 100}, []int64{2}, 0, nil, 70e-6},
 		}},
 		{"flagged too", Options{IncludeFlagged: true}, []row{
-			{"plain", Level{Rate: 100}, []int64{3, 4, 5}, 0, 50e-6},
-			{"plain", Level{Rate: 200}, []int64{1}, 0, 100e-6},
-			{"filter", Level{Rate: 100}, []int64{2}, 0, 70e-6},
+			{"plain", Level{Rate: 100}, []int64{3, 4, 5}, 0, []int64{6}, 50e-6},
+			{"plain", Level{Rate: 200}, []int64{1}, 0, nil, 100e-6},
+			{"filter", Level{Rate: 100}, []int64{2}, 0, nil, 70e-6},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []row
 			for _, l := range Aggregate(runs, tc.opt) {
 				c, _ := l.Cell("p50")
-				got = append(got, row{l.Variant, l.Level, l.RunIDs, l.Excluded, c.Median})
+				got = append(got, row{l.Variant, l.Level, l.RunIDs, l.Excluded, l.Unreadable, c.Median})
 			}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0.01, 0)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

@@ -41,7 +41,7 @@ type RunsOptions struct {
 // names. Otherwise every variant both sides have is compared with its
 // namesake, and the rows are named "variant/rate=100/s". Variants and
 // levels only one side has, runs left out (flagged or unfinished, unless
-// opt.IncludeFlagged) and quantiles n/a in a run are listed in the
+// opt.IncludeFlagged; unreadable, whatever it says) and quantiles n/a in a run are listed in the
 // comparison's notes.
 //
 // Every error CompareRuns returns is about its input: an unknown
@@ -211,7 +211,7 @@ func (rc *runsComparison) addPair(oldVariant, newVariant, prefix string) {
 // count returns the runs that count and appends the others to left.
 func (rc *runsComparison) count(runs, left []Run) (counted, _ []Run) {
 	for _, r := range runs {
-		if r.Valid() || rc.opt.IncludeFlagged {
+		if r.Counts(Options{IncludeFlagged: rc.opt.IncludeFlagged}) {
 			counted = append(counted, r)
 		} else {
 			left = append(left, r)
@@ -285,8 +285,13 @@ func leftOutNote(side string, left []Run, total int) string {
 	}
 	var reasons []string
 	counts := map[string]int{}
+	why := "flagged or unfinished"
 	for _, r := range left {
 		names := []string{}
+		if len(r.Defects) > 0 {
+			names = append(names, "unreadable")
+			why = "flagged, unfinished or with stored data missing or inconsistent"
+		}
 		if r.Status != store.Done {
 			names = append(names, string(r.Status))
 		}
@@ -305,7 +310,7 @@ func leftOutNote(side string, left []Run, total int) string {
 	for i, n := range reasons {
 		reasons[i] = fmt.Sprintf("%s×%d", n, counts[n])
 	}
-	return fmt.Sprintf("%s: %d of %d runs left out, flagged or unfinished (%s)", side, len(left), total, strings.Join(reasons, ", "))
+	return fmt.Sprintf("%s: %d of %d runs left out, %s (%s)", side, len(left), total, why, strings.Join(reasons, ", "))
 }
 
 // naNote says in how many of the runs of row on side the quantile stat

@@ -51,6 +51,7 @@ func TestCompareRuns(t *testing.T) {
 	flagged[0].Flags = []store.Flag{{Name: "trend", Reason: "rising"}}
 	flagged[1].Status = store.Interrupted
 	flagged[2].Latency[4].OK = false // p99.9 n/a
+	flagged[3].Defects, flagged[3].Latency = []string{"no latency histogram"}, nil
 	tests := []struct {
 		name     string
 		old, new RunSet
@@ -87,8 +88,9 @@ func TestCompareRuns(t *testing.T) {
 			old:  RunSet{Name: "old.db", Runs: flagged},
 			new:  RunSet{Name: "new.db", Runs: both, Variant: "plain"},
 			rows: []string{"rate=100/s"},
-			notes: []string{"rate=200/s only in new.db", "old.db: 2 of 6 runs left out, flagged or unfinished (trend×1, interrupted×1)",
-				"old.db rate=100/s: p99.9 n/a in 1 of 4 runs (too few samples), so none for the row"},
+			notes: []string{"rate=200/s only in new.db", "old.db: 3 of 6 runs left out, flagged, unfinished or with stored data " +
+				"missing or inconsistent (trend×1, interrupted×1, unreadable×1)",
+				"old.db rate=100/s: p99.9 n/a in 1 of 3 runs (too few samples), so none for the row"},
 			n: 0,
 		},
 		{
@@ -97,8 +99,9 @@ func TestCompareRuns(t *testing.T) {
 			new:  RunSet{Name: "new.db", Runs: both, Variant: "plain"},
 			opt:  RunsOptions{IncludeFlagged: true},
 			rows: []string{"rate=100/s"},
-			notes: []string{"rate=200/s only in new.db",
-				"old.db rate=100/s: p99.9 n/a in 1 of 6 runs (too few samples), so none for the row"},
+			notes: []string{"rate=200/s only in new.db", "old.db: 1 of 6 runs left out, flagged, unfinished or with stored data " +
+				"missing or inconsistent (unreadable×1)",
+				"old.db rate=100/s: p99.9 n/a in 1 of 5 runs (too few samples), so none for the row"},
 			n: 0,
 		},
 	}

@@ -9,7 +9,9 @@
 // number means"). A quantile q read from fewer than 1/(1−q) samples is n/a,
 // never NaN; from fewer than 10/(1−q) it is marked low-confidence and
 // carries its order-statistic interval. Flagged runs are kept but left out
-// of aggregates unless Options.IncludeFlagged. Problems are collected as
+// of aggregates unless Options.IncludeFlagged; a run whose stored
+// histograms are missing, or disagree with its request count, carries its
+// Defects and counts in none. Problems are collected as
 // warnings beside the results instead of stopping the analysis.
 //
 // Methods, chosen by the simulation tests in this package:

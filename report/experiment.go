@@ -58,7 +58,7 @@ type Experiment struct {
 	runs     map[int64]analysis.Run
 }
 
-// RunCounts count an experiment's stored runs.
+// RunCounts count an experiment's stored runs against its plan.
 type RunCounts struct {
 	Total    int // stored, with or without a result
 	Done     int // went to their end
@@ -66,6 +66,34 @@ type RunCounts struct {
 	LeftOut  int // done and flagged, left out of the aggregates (0 with IncludeFlagged)
 	Failed   int // failed or interrupted, with or without a result
 	NoResult int // failed before measuring anything
+	// Planned is the runs of the experiment's plan: variants × levels ×
+	// repetitions, as the stored spec and runs tell.
+	Planned int
+	// Missing are planned runs without a row: not run yet, or lost.
+	Missing int
+	// Unreadable are left out of everything: their stored histograms
+	// are missing or disagree with their request counts, or they are
+	// marked done without a result.
+	Unreadable int
+}
+
+// String says what is stored of the plan: "36 stored: 36 done, 1 flagged
+// (1 left out), 0 failed or interrupted", with the planned runs when some
+// are missing and the unreadable ones when there are any.
+func (c RunCounts) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d stored", c.Total)
+	if c.Planned > c.Total {
+		fmt.Fprintf(&b, " of %d planned", c.Planned)
+	}
+	fmt.Fprintf(&b, ": %d done, %d flagged (%d left out), %d failed or interrupted", c.Done, c.Flagged, c.LeftOut, c.Failed)
+	if c.NoResult > 0 {
+		fmt.Fprintf(&b, " (%d without a result)", c.NoResult)
+	}
+	if c.Unreadable > 0 {
+		fmt.Fprintf(&b, ", %d unreadable (stored data missing or inconsistent; left out)", c.Unreadable)
+	}
+	return b.String()
 }
 
 // NewExperiment aggregates exp's runs, compares every variant with the
@@ -88,7 +116,16 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if r.Baseline == "" && len(r.variants) > 0 {
 		r.Baseline = r.variants[0]
 	}
-	r.Runs.Total, r.Runs.NoResult, r.Runs.Failed = len(exp.Runs)+exp.NoResult, exp.NoResult, exp.NoResult
+	r.Runs.Total = len(exp.Runs) + len(exp.Unmeasured)
+	for _, run := range exp.Unmeasured {
+		if run.Status == store.Done { // its result is gone: checkStored names it
+			r.Runs.Done++
+			r.Runs.Unreadable++
+			continue
+		}
+		r.Runs.NoResult++
+		r.Runs.Failed++
+	}
 	for _, run := range exp.Runs {
 		r.runs[run.ID] = run
 		if run.Status == store.Done {
@@ -98,7 +135,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		}
 		if len(run.Flags) > 0 {
 			r.Runs.Flagged++
-			if run.Status == store.Done && !run.Valid() && !opt.IncludeFlagged {
+			if run.Status == store.Done && len(run.Defects) == 0 && !run.Valid() && !opt.IncludeFlagged {
 				r.Runs.LeftOut++
 			}
 		}
@@ -108,6 +145,9 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
 	})
 	r.Overheads = analysis.Overheads(r.Levels, r.Baseline)
+	// What is missing from the database comes first: it says what the
+	// numbers below stand on.
+	r.Warnings = r.checkStored()
 	for _, l := range r.Levels {
 		r.Warnings = append(r.Warnings, l.Warnings...)
 	}
@@ -117,8 +157,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if w := holmReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
-	if exp.NoResult > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", exp.NoResult))
+	if r.Runs.NoResult > 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
 	}
 	if !sloEmpty(opt.SLO) {
 		for _, v := range r.variants {
@@ -189,9 +229,12 @@ func variantOrder(exp *analysis.Experiment) []string {
 // was validated when it ran; here it is read leniently, and a spec that
 // does not decode (an attack's, say) simply gives nothing.
 type specFields struct {
-	Baseline string `yaml:"baseline"`
+	Baseline string   `yaml:"baseline"`
+	Runs     int      `yaml:"runs"`
+	Load     specLoad `yaml:"load"`
 	Variants []struct {
 		Name   string            `yaml:"name"`
+		Load   specLoad          `yaml:"load"`
 		Expect map[string]string `yaml:"expect"`
 	} `yaml:"variants"`
 	Validity struct {

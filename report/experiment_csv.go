@@ -9,14 +9,16 @@ import (
 // WriteCSV writes the summary table as CSV, one row per variant × level ×
 // quantile of latency from the intended send, under the header
 //
-//	variant,rate,concurrency,percentile,median_seconds,lo_seconds,hi_seconds,runs,excluded,na_runs
+//	variant,rate,concurrency,percentile,median_seconds,lo_seconds,hi_seconds,runs,excluded,na_runs,runs_planned
 //
 // rate is requests/s (0 in closed loop); a value that does not exist (a
 // CI from fewer than 6 runs, a quantile n/a in any counted run) is empty;
-// na_runs counts the runs counted where the quantile is n/a.
+// na_runs counts the runs counted where the quantile is n/a; runs_planned
+// is how many runs the plan holds, so that runs below it show runs lost,
+// unreadable or not run yet (the text and JSON forms say which).
 func (r *Experiment) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"variant", "rate", "concurrency", "percentile", "median_seconds", "lo_seconds", "hi_seconds", "runs", "excluded", "na_runs"})
+	_ = cw.Write([]string{"variant", "rate", "concurrency", "percentile", "median_seconds", "lo_seconds", "hi_seconds", "runs", "excluded", "na_runs", "runs_planned"})
 	for _, l := range r.Levels {
 		for _, c := range l.Latency {
 			med, lo, hi := "", "", ""
@@ -27,7 +29,7 @@ func (r *Experiment) WriteCSV(w io.Writer) error {
 				lo, hi = csvFloat(c.Lo), csvFloat(c.Hi)
 			}
 			_ = cw.Write([]string{l.Variant, csvFloat(l.Rate), strconv.Itoa(l.Concurrency), c.Name, med, lo, hi,
-				strconv.Itoa(len(l.RunIDs)), strconv.Itoa(l.Excluded), strconv.Itoa(c.NA)})
+				strconv.Itoa(len(l.RunIDs)), strconv.Itoa(l.Excluded), strconv.Itoa(c.NA), strconv.Itoa(l.Planned)})
 		}
 	}
 	cw.Flush()

@@ -50,23 +50,30 @@ type ExperimentInfoJSON struct {
 	RunsLeftOut       int       `json:"runs_left_out"` // done and flagged, not counted in the aggregates
 	RunsFailed        int       `json:"runs_failed"`   // failed or interrupted
 	RunsWithoutResult int       `json:"runs_without_result"`
+	RunsPlanned       int       `json:"runs_planned"`    // variants × levels × repetitions
+	RunsMissing       int       `json:"runs_missing"`    // planned, without a row: not run yet, or lost
+	RunsUnreadable    int       `json:"runs_unreadable"` // stored data missing or inconsistent; left out
 }
 
 // LevelJSON is one variant at one level: latency_seconds holds every
 // quantile of analysis.Stats under record.Summary's names (p50, p90, p95,
 // p99, p999, max).
 type LevelJSON struct {
-	Variant      string              `json:"variant"`
-	Rate         float64             `json:"rate"`        // target requests/s; 0 in closed loop
-	Concurrency  int                 `json:"concurrency"` // 0 for none
-	Runs         int                 `json:"runs"`        // counted
-	Excluded     int                 `json:"excluded"`    // left out: flagged or not done
-	RunIDs       []int64             `json:"run_ids"`
-	AchievedRate *float64            `json:"achieved_rate"` // median over counted runs; null without any
-	ErrorRatio   *float64            `json:"error_ratio"`   // median over counted runs; null without any
-	Latency      map[string]CellJSON `json:"latency_seconds"`
-	Service      map[string]CellJSON `json:"service_time_seconds"`
-	Flags        []FlagJSON          `json:"flags"`
+	Variant     string  `json:"variant"`
+	Rate        float64 `json:"rate"`        // target requests/s; 0 in closed loop
+	Concurrency int     `json:"concurrency"` // 0 for none
+	Runs        int     `json:"runs"`        // counted
+	Excluded    int     `json:"excluded"`    // left out: flagged or not done
+	RunsPlanned int     `json:"runs_planned"`
+	RunIDs      []int64 `json:"run_ids"`
+	// UnreadableRunIDs are runs left out because their stored data is
+	// missing or inconsistent (the warnings say what).
+	UnreadableRunIDs []int64             `json:"unreadable_run_ids"`
+	AchievedRate     *float64            `json:"achieved_rate"` // median over counted runs; null without any
+	ErrorRatio       *float64            `json:"error_ratio"`   // median over counted runs; null without any
+	Latency          map[string]CellJSON `json:"latency_seconds"`
+	Service          map[string]CellJSON `json:"service_time_seconds"`
+	Flags            []FlagJSON          `json:"flags"`
 }
 
 // CellJSON is one quantile over runs, in seconds: the median of the
@@ -205,13 +212,15 @@ func (r *Experiment) JSON() ExperimentJSON {
 	out := ExperimentJSON{
 		Experiment: ExperimentInfoJSON{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt.UTC(), SpecHash: e.SpecHash,
 			Host: e.Provenance.Host, LatlabVersion: e.Provenance.LatlabVersion, RunsTotal: c.Total, RunsDone: c.Done,
-			RunsFlagged: c.Flagged, RunsLeftOut: c.LeftOut, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult},
+			RunsFlagged: c.Flagged, RunsLeftOut: c.LeftOut, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult,
+			RunsPlanned: c.Planned, RunsMissing: c.Missing, RunsUnreadable: c.Unreadable},
 		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
 		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...), Notes: r.Notes,
 	}
 	for _, l := range r.Levels {
 		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),
-			Excluded: l.Excluded, RunIDs: append([]int64{}, l.RunIDs...), AchievedRate: num(l.Achieved), ErrorRatio: num(l.ErrorRatio),
+			Excluded: l.Excluded, RunsPlanned: l.Planned, RunIDs: append([]int64{}, l.RunIDs...),
+			UnreadableRunIDs: append([]int64{}, l.Unreadable...), AchievedRate: num(l.Achieved), ErrorRatio: num(l.ErrorRatio),
 			Latency: cellsJSON(l.Latency), Service: cellsJSON(l.Service), Flags: []FlagJSON{}}
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			lj.Flags = append(lj.Flags, FlagJSON{Flag: f.Name, Count: f.Count, RunID: f.RunID, Example: f.Example})

@@ -22,27 +22,21 @@ func (r *Experiment) WriteText(w io.Writer) error {
 	if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
 		fmt.Fprintf(&b, "Host        %s, latlab %s\n", orDash(p.Host), orDash(p.LatlabVersion))
 	}
-	c := r.Runs
-	fmt.Fprintf(&b, "Runs        %d stored: %d done, %d flagged (%d left out), %d failed or interrupted", c.Total, c.Done, c.Flagged, c.LeftOut, c.Failed)
-	if c.NoResult > 0 {
-		fmt.Fprintf(&b, " (%d without a result)", c.NoResult)
-	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "Runs        %s\n", r.Runs)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\nnote: %s\n", n)
 	}
 	if len(r.Levels) == 0 {
 		b.WriteString("\nNo run has a result yet.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+	} else {
+		b.WriteString("\n" + strings.Join(r.summaryIntro(), "\n") + "\n\n")
+		r.summaryText(&b)
+		r.flagsText(&b)
+		r.overheadText(&b)
+		r.expectText(&b)
+		r.sloText(&b)
+		r.probeText(&b)
 	}
-	b.WriteString("\n" + strings.Join(r.summaryIntro(), "\n") + "\n\n")
-	r.summaryText(&b)
-	r.flagsText(&b)
-	r.overheadText(&b)
-	r.expectText(&b)
-	r.sloText(&b)
-	r.probeText(&b)
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "\nwarning: %s", warn)
 	}
@@ -82,7 +76,7 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", achievedText(l.Achieved), errorsText(l), len(l.RunIDs), l.Excluded,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", achievedText(l.Achieved), errorsText(l), runsText(l), l.Excluded,
 			orDash(strings.Join(flags, ",")))
 	}
 	tw.Flush()
@@ -115,6 +109,15 @@ func naText(c analysis.Cell) string {
 		return "n/a in every run"
 	}
 	return fmt.Sprintf("n/a in %d of %d runs", c.NA, c.Runs)
+}
+
+// runsText says how many runs a row stands on: "6", or "2 of 3" when
+// fewer than the plan holds.
+func runsText(l analysis.LevelResult) string {
+	if n := len(l.RunIDs); l.Planned > n {
+		return fmt.Sprintf("%d of %d", n, l.Planned)
+	}
+	return fmt.Sprint(len(l.RunIDs))
 }
 
 func errorsText(l analysis.LevelResult) string {

@@ -71,12 +71,7 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 	if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
 		v.Facts = append(v.Facts, htmlFact{"Host", fmt.Sprintf("%s, latlab %s", orDash(p.Host), orDash(p.LatlabVersion))})
 	}
-	c := r.Runs
-	runs := fmt.Sprintf("%d stored: %d done, %d flagged (%d left out), %d failed or interrupted", c.Total, c.Done, c.Flagged, c.LeftOut, c.Failed)
-	if c.NoResult > 0 {
-		runs += fmt.Sprintf(" (%d without a result)", c.NoResult)
-	}
-	v.Facts = append(v.Facts, htmlFact{"Runs", runs}, htmlFact{"Baseline", orDash(r.Baseline)})
+	v.Facts = append(v.Facts, htmlFact{"Runs", r.Runs.String()}, htmlFact{"Baseline", orDash(r.Baseline)})
 	if !sloEmpty(r.SLO) {
 		v.Facts = append(v.Facts, htmlFact{"SLO", FormatSLO(r.SLO)})
 	}
@@ -131,7 +126,7 @@ func (r *Experiment) summarySection() htmlSection {
 			flagCell.Class = "dim"
 		}
 		row = append(row, htmlCell{Text: achievedText(l.Achieved), Class: "num"}, htmlCell{Text: errorsText(l), Class: "num"},
-			htmlCell{Text: fmt.Sprint(len(l.RunIDs)), Class: "num"}, htmlCell{Text: fmt.Sprint(l.Excluded), Class: "num"}, flagCell)
+			htmlCell{Text: runsText(l), Class: "num"}, htmlCell{Text: fmt.Sprint(l.Excluded), Class: "num"}, flagCell)
 		t.Rows = append(t.Rows, row)
 	}
 	s.Tables = append(s.Tables, t)

@@ -28,8 +28,8 @@ func TestRunCountsLeftOut(t *testing.T) {
 		include bool
 		want    RunCounts
 	}{
-		{false, RunCounts{Total: 4, Done: 3, Flagged: 3, LeftOut: 1, Failed: 1}},
-		{true, RunCounts{Total: 4, Done: 3, Flagged: 3, LeftOut: 0, Failed: 1}},
+		{false, RunCounts{Total: 4, Done: 3, Flagged: 3, LeftOut: 1, Failed: 1, Planned: 4}},
+		{true, RunCounts{Total: 4, Done: 3, Flagged: 3, LeftOut: 0, Failed: 1, Planned: 4}},
 	} {
 		r, err := NewExperiment(exp, ExperimentOptions{IncludeFlagged: tc.include})
 		if err != nil {

@@ -58,8 +58,10 @@ name), and writes:
   - a summary of the probes per variant × level: each windowed quantile
     of the scraped histograms (median over the runs, and max), the
     targets' and latlab's CPU and memory;
-  - warnings: too few runs or samples, differences below the measurement
-    floor.
+  - warnings: stored data missing or inconsistent (runs whose histograms
+    are gone or disagree with their request counts, planned runs without
+    a row), named run by run, first; too few runs or samples, differences
+    below the measurement floor.
 
 Flagged runs are left out of every number unless --include-flagged.
 
