@@ -184,14 +184,17 @@ func TestProxyRoutes(t *testing.T) {
 	got := make(chan seen, 1)
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		got <- seen{r.Method, r.RequestURI, string(b), r.Header.Get("X-Remote-User"), r.Header.Get("X-Forwarded-Host")}
+		select { // the first request's, which the test reads
+		case got <- seen{r.Method, r.RequestURI, string(b), r.Header.Get("X-Remote-User"), r.Header.Get("X-Forwarded-Host")}:
+		default:
+		}
 		w.Header().Set("X-Target", "yes")
 		w.WriteHeader(http.StatusTeapot)
 		io.WriteString(w, "from target")
 	}))
 	defer target.Close()
 	svc := &Service{Name: "sidecar", Proxy: "app"}
-	n, srv := startNode(t, NodeConfig{Name: "sidecar", Service: svc, Peers: map[string]string{"app": target.URL}})
+	n, srv := startNode(t, NodeConfig{Name: "sidecar", Service: svc, Peers: map[string]string{"app": target.URL}, Caps: Caps{MaxBody: 16}})
 
 	a := do(t, http.MethodPatch, srv.URL+"/any/route?x=1", "payload", "X-Remote-User", "bob")
 	if a.code != http.StatusTeapot || a.body != "from target" || a.header.Get("X-Target") != "yes" {
@@ -204,6 +207,21 @@ func TestProxyRoutes(t *testing.T) {
 	if c := metricCount(t, n.Registry(), "latlab_client_request_duration_seconds",
 		map[string]string{"peer": "app", "route": "other", "code": "418"}); c != 1 {
 		t.Errorf("client metric count %v, want 1", c)
+	}
+	// A body over MaxBody is 413, from its Content-Length or once read.
+	if a := do(t, http.MethodPost, srv.URL+"/", "a body over sixteen bytes"); a.code != http.StatusRequestEntityTooLarge || !strings.Contains(a.body, "over MaxBody (16 bytes)") {
+		t.Errorf("a body over MaxBody = %d %q, want 413 naming it", a.code, a.body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/", io.MultiReader(strings.NewReader("a body over sixteen bytes")))
+	req.ContentLength = -1
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Error(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "over MaxBody (16 bytes)") {
+			t.Errorf("a body of unknown length over MaxBody = %d %q, want 413 naming it", resp.StatusCode, b)
+		}
 	}
 	// Its own operational routes stay local.
 	if a := get(t, srv.URL+"/healthz"); a.code != http.StatusOK || a.body != "ok\n" {
