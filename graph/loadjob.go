@@ -77,7 +77,10 @@ func (l *loads) wait(ctx context.Context) (ended int, jobErr, err error) {
 // runner is 503, MaxLoads jobs running already 429.
 func (n *Node) serveLoad(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{in: r.Header, tm: timing{start: time.Now()}}
-	err := n.drain(w, r)
+	_, err := parseQuery("/load", r.URL.RawQuery)
+	if err == nil {
+		err = n.drain(w, r)
+	}
 	ex.detail = "no load job"
 	if err == nil && n.cfg.LoadFile != "" {
 		err = n.startLoad(ex)
@@ -109,7 +112,10 @@ func (n *Node) startLoad(ex *exchange) error {
 // failed.
 func (n *Node) serveLoadStatus(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{in: r.Header, tm: timing{start: time.Now()}}
-	err := n.drain(w, r)
+	_, err := parseQuery("/load-status", r.URL.RawQuery)
+	if err == nil {
+		err = n.drain(w, r)
+	}
 	if err == nil {
 		var ended int
 		var jobErr error

@@ -81,7 +81,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if len(cfg.Downstreams) > 0 || (cfg.Service != nil && len(cfg.Service.Script) == 0) {
 		n.rootFwd = n.fwd
 	}
-	n.objects.init()
+	n.objects.init(cfg.Caps)
 	n.loads.init()
 	if n.filters, err = n.buildFilters(); err != nil {
 		return nil, err

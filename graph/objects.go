@@ -4,27 +4,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
-
-// objectStore is a node's in-memory key-value store behind /objects: a
-// stand-in for the state a real service reads and writes. It is local to
-// the node and never forwarded.
-type objectStore struct {
-	mu    sync.RWMutex
-	m     map[string]object
-	bytes int64 // of all data together
-}
-
-type object struct {
-	data        []byte
-	contentType string
-}
-
-func (s *objectStore) init() { s.m = map[string]object{} }
 
 // maxObjectName bounds the length of an object's name in bytes.
 const maxObjectName = 255
@@ -37,8 +19,11 @@ const maxObjectName = 255
 //	PUT    /objects/{name}  200 replaced, or 201 created (create-or-replace)
 //	DELETE /objects/{name}  204, or 404
 //
-// A body over MaxBody, an object beyond MaxObjects or bytes beyond
-// MaxStored are 400 naming the cap; any other method is 405.
+// A body over MaxBody is 413 (at once when its Content-Length says so); an
+// object beyond MaxObjects or bytes beyond MaxStored are 507, before the
+// body is read; an upload that found none of MaxUploads free within
+// MaxUploadWait is 503 with Retry-After. Each names its cap. A query is
+// 400, any other method 405.
 func (n *Node) objectRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /objects", n.listObjects)
 	mux.HandleFunc("GET /objects/{name}", n.getObject)
@@ -47,17 +32,13 @@ func (n *Node) objectRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /objects/{name}", n.deleteObject)
 }
 
-func (n *Node) listObjects(w http.ResponseWriter, _ *http.Request) {
-	s := &n.objects
-	s.mu.RLock()
-	names := make([]string, 0, len(s.m))
-	for k := range s.m {
-		names = append(names, k)
+func (n *Node) listObjects(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseQuery("/objects", r.URL.RawQuery); err != nil {
+		writeError(w, n.cfg.Name, err)
+		return
 	}
-	s.mu.RUnlock()
-	slices.Sort(names)
 	var b strings.Builder
-	for _, k := range names {
+	for _, k := range n.objects.names() {
 		b.WriteString(k)
 		b.WriteByte('\n')
 	}
@@ -65,7 +46,12 @@ func (n *Node) listObjects(w http.ResponseWriter, _ *http.Request) {
 	_, _ = io.WriteString(w, b.String())
 }
 
+// objectName returns the name of the object a request is about, which
+// takes no query.
 func objectName(r *http.Request) (string, error) {
+	if _, err := parseQuery(r.URL.Path, r.URL.RawQuery); err != nil {
+		return "", err
+	}
 	name := r.PathValue("name")
 	if len(name) > maxObjectName {
 		return "", badRequest("name: longer than %d bytes", maxObjectName)
@@ -79,71 +65,91 @@ func (n *Node) getObject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, n.cfg.Name, err)
 		return
 	}
-	n.objects.mu.RLock()
-	o, ok := n.objects.m[name]
-	n.objects.mu.RUnlock()
+	o, ok := n.objects.get(name)
 	if !ok {
 		writeError(w, n.cfg.Name, statusError(http.StatusNotFound, "object %q not found", name))
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", o.contentType)
-	h.Set("Content-Length", strconv.Itoa(len(o.data)))
+	h.Set("Content-Length", strconv.FormatInt(o.size, 10))
 	h.Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(o.data)
+	for _, p := range o.data {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 // storeObject creates an object, or with replace creates or replaces it.
+// Everything that can refuse it before its body is read does so: the name,
+// MaxBody against the Content-Length, the name taken or MaxObjects, then
+// the reservation against MaxStored and a slot among MaxUploads.
 func (n *Node) storeObject(w http.ResponseWriter, r *http.Request, replace bool) {
-	name, err := objectName(r)
+	code, err := n.receiveObject(w, r, replace)
 	if err != nil {
-		writeError(w, n.cfg.Name, err)
-		return
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, n.cfg.Caps.MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			err = badRequest("body: over MaxBody (%d bytes)", tooBig.Limit)
-		} else {
-			err = badRequest("body: %v", err)
+		var re *requestError
+		if errors.As(err, &re) && re.status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", "1")
 		}
-		writeError(w, n.cfg.Name, err)
-		return
-	}
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	code, err := n.objects.store(name, object{data: data, contentType: ct}, replace, n.cfg.Caps)
-	if err != nil {
 		writeError(w, n.cfg.Name, err)
 		return
 	}
 	w.WriteHeader(code)
 }
 
-// store saves o under name within caps and returns the status to answer.
-func (s *objectStore) store(name string, o object, replace bool, caps Caps) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old, exists := s.m[name]
-	if exists && !replace {
-		return 0, statusError(http.StatusConflict, "object %q exists", name)
+func (n *Node) receiveObject(w http.ResponseWriter, r *http.Request, replace bool) (int, error) {
+	caps := n.cfg.Caps
+	name, err := objectName(r)
+	if err != nil {
+		return 0, err
 	}
-	if !exists && len(s.m) >= caps.MaxObjects {
-		return 0, badRequest("objects: %d stored, MaxObjects is %d", len(s.m), caps.MaxObjects)
+	size := r.ContentLength // -1 when unknown
+	if size > caps.MaxBody {
+		return 0, tooLarge(caps.MaxBody)
 	}
-	bytes := s.bytes - int64(len(old.data)) + int64(len(o.data))
-	if bytes > caps.MaxStored {
-		return 0, badRequest("objects: %d bytes would be stored, MaxStored is %d", bytes, caps.MaxStored)
+	s := &n.objects
+	if err := s.check(name, replace, caps); err != nil {
+		return 0, err
 	}
-	s.m[name] = o
-	s.bytes = bytes
-	if exists {
-		return http.StatusOK, nil
+	need := size
+	if size < 0 {
+		need = caps.MaxBody
 	}
-	return http.StatusCreated, nil
+	if err := s.reserve(need, caps); err != nil {
+		if size < 0 {
+			err = statusError(http.StatusInsufficientStorage, "%v; a body of unknown length takes MaxBody (%d): send its Content-Length", err, caps.MaxBody)
+		}
+		return 0, err
+	}
+	if !s.acquire(r.Context(), caps.MaxUploadWait) {
+		s.release(need)
+		if err := r.Context().Err(); err != nil {
+			return 0, err
+		}
+		return 0, statusError(http.StatusServiceUnavailable, "objects: MaxUploads (%d) uploads are being received, none ended within %v",
+			caps.MaxUploads, caps.MaxUploadWait)
+	}
+	data, got, err := readBody(http.MaxBytesReader(w, r.Body, caps.MaxBody), size)
+	s.releaseSlot()
+	if err != nil {
+		s.release(need)
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return 0, tooLarge(tooBig.Limit)
+		}
+		return 0, badRequest("body: %v", err)
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	return s.store(name, object{data: data, size: got, contentType: ct}, replace, need, caps)
+}
+
+// tooLarge is the answer to a body over MaxBody.
+func tooLarge(limit int64) error {
+	return statusError(http.StatusRequestEntityTooLarge, "body: over MaxBody (%d bytes)", limit)
 }
 
 func (n *Node) deleteObject(w http.ResponseWriter, r *http.Request) {
@@ -152,15 +158,7 @@ func (n *Node) deleteObject(w http.ResponseWriter, r *http.Request) {
 		writeError(w, n.cfg.Name, err)
 		return
 	}
-	s := &n.objects
-	s.mu.Lock()
-	o, ok := s.m[name]
-	if ok {
-		delete(s.m, name)
-		s.bytes -= int64(len(o.data))
-	}
-	s.mu.Unlock()
-	if !ok {
+	if !n.objects.delete(name) {
 		writeError(w, n.cfg.Name, statusError(http.StatusNotFound, "object %q not found", name))
 		return
 	}

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"io"
 	"log"
 	"net/http"
@@ -35,12 +36,20 @@ func (n *Node) proxy() http.Handler {
 		},
 		Transport: &observedTransport{n: n, peer: name, next: n.transport},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+				writeError(w, n.cfg.Name, tooLarge(tooBig.Limit))
+				return
+			}
 			writeError(w, n.cfg.Name, statusError(http.StatusBadGateway, "proxy to %s: %v", name, err))
 		},
 		ErrorLog: log.New(discard{}, "", 0),
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
+			if r.ContentLength > n.cfg.Caps.MaxBody {
+				writeError(w, n.cfg.Name, tooLarge(n.cfg.Caps.MaxBody))
+				return
+			}
 			r.Body = http.MaxBytesReader(w, r.Body, n.cfg.Caps.MaxBody)
 		}
 		rp.ServeHTTP(w, r)

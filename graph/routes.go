@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/pprof"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -26,11 +27,11 @@ func (n *Node) routes() http.Handler {
 	} else {
 		for _, m := range []string{"GET ", "POST "} {
 			svc.HandleFunc(m+"/{$}", n.work("/", n.rootFwd, n.root))
-			svc.HandleFunc(m+"/busywork", n.work("/busywork", n.fwd, n.busywork))
-			svc.HandleFunc(m+"/prime", n.work("/prime", n.fwd, n.prime))
-			svc.HandleFunc(m+"/sleep", n.work("/sleep", n.fwd, n.sleep))
-			svc.HandleFunc(m+"/fork", n.work("/fork", n.fwd, n.fork))
-			svc.HandleFunc(m+"/stress-ng", n.work("/stress-ng", n.fwd, n.stress))
+			svc.HandleFunc(m+"/busywork", n.work("/busywork", n.fwd, n.busywork, "ms"))
+			svc.HandleFunc(m+"/prime", n.work("/prime", n.fwd, n.prime, "max"))
+			svc.HandleFunc(m+"/sleep", n.work("/sleep", n.fwd, n.sleep, "ms"))
+			svc.HandleFunc(m+"/fork", n.work("/fork", n.fwd, n.fork, "name"))
+			svc.HandleFunc(m+"/stress-ng", n.work("/stress-ng", n.fwd, n.stress, "name"))
 			svc.HandleFunc(m+"/load", n.serveLoad)
 			svc.HandleFunc(m+"/load-status", n.serveLoadStatus)
 		}
@@ -80,13 +81,18 @@ func (ex *exchange) addEcho(b []byte) {
 // any of it runs.
 type workFunc func(ctx context.Context, ex *exchange) error
 
-// work returns the handler of a work route: read the query (400 when it is
-// bad), drain the body, do the work, forward the route and query to every
-// target in turn, answer with a line per node and Server-Timing.
-func (n *Node) work(route string, targets []target, parse func(*http.Request) (workFunc, error)) http.HandlerFunc {
+// work returns the handler of a work route that takes the query parameters
+// known: read the query (400 when it is bad or holds anything else), drain
+// the body, do the work, forward the route and query to every target in
+// turn, answer with a line per node and Server-Timing.
+func (n *Node) work(route string, targets []target, parse func(url.Values) (workFunc, error), known ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ex := &exchange{in: r.Header, tm: timing{start: time.Now()}}
-		f, err := parse(r)
+		q, err := parseQuery(route, r.URL.RawQuery, known...)
+		var f workFunc
+		if err == nil {
+			f, err = parse(q)
+		}
 		if err == nil {
 			err = n.drain(w, r)
 		}
@@ -101,15 +107,19 @@ func (n *Node) work(route string, targets []target, parse func(*http.Request) (w
 }
 
 // drain reads and drops a request body of at most MaxBody bytes, so that
-// the connection can be reused.
+// the connection can be reused; a body over it is 413, at once when its
+// Content-Length says so.
 func (n *Node) drain(w http.ResponseWriter, r *http.Request) error {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil
 	}
+	if r.ContentLength > n.cfg.Caps.MaxBody {
+		return tooLarge(n.cfg.Caps.MaxBody)
+	}
 	_, err := io.Copy(io.Discard, http.MaxBytesReader(w, r.Body, n.cfg.Caps.MaxBody))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return badRequest("body: over MaxBody (%d bytes)", tooBig.Limit)
+		return tooLarge(tooBig.Limit)
 	}
 	if err != nil {
 		return badRequest("body: %v", err)
@@ -189,7 +199,7 @@ func writeError(w http.ResponseWriter, name string, err error) {
 // root is /: the service's script; for a service without one, or a node
 // without a service, no work (its Calls are called as forwards). A
 // service's errors fail a share of requests before anything runs.
-func (n *Node) root(*http.Request) (workFunc, error) {
+func (n *Node) root(url.Values) (workFunc, error) {
 	s := n.cfg.Service
 	if s == nil {
 		return func(_ context.Context, ex *exchange) error { ex.detail = "ok"; return nil }, nil
@@ -211,8 +221,8 @@ func (n *Node) root(*http.Request) (workFunc, error) {
 	}, nil
 }
 
-func (n *Node) busywork(r *http.Request) (workFunc, error) {
-	d, err := queryMillis(r, "ms", 10*time.Millisecond, n.cfg.Caps.MaxBusywork, "MaxBusywork")
+func (n *Node) busywork(q url.Values) (workFunc, error) {
+	d, err := queryMillis(q, "ms", 10*time.Millisecond, n.cfg.Caps.MaxBusywork, "MaxBusywork")
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +232,8 @@ func (n *Node) busywork(r *http.Request) (workFunc, error) {
 	}, nil
 }
 
-func (n *Node) sleep(r *http.Request) (workFunc, error) {
-	d, err := queryMillis(r, "ms", 10*time.Millisecond, n.cfg.Caps.MaxSleep, "MaxSleep")
+func (n *Node) sleep(q url.Values) (workFunc, error) {
+	d, err := queryMillis(q, "ms", 10*time.Millisecond, n.cfg.Caps.MaxSleep, "MaxSleep")
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +247,8 @@ func formatMillis(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', -1, 64)
 }
 
-func (n *Node) prime(r *http.Request) (workFunc, error) {
-	limit, err := queryInt(r, "max", n.cfg.PrimeMax, n.cfg.Caps.MaxPrime, "MaxPrime")
+func (n *Node) prime(q url.Values) (workFunc, error) {
+	limit, err := queryInt(q, "max", n.cfg.PrimeMax, n.cfg.Caps.MaxPrime, "MaxPrime")
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +265,7 @@ func (n *Node) prime(r *http.Request) (workFunc, error) {
 
 // fork runs one of the service's commands: ?name= or the lexically first.
 // A request can only choose among them, never name a program.
-func (n *Node) fork(r *http.Request) (workFunc, error) {
+func (n *Node) fork(q url.Values) (workFunc, error) {
 	var cmds map[string][]string
 	if n.cfg.Service != nil {
 		cmds = n.cfg.Service.Commands
@@ -263,7 +273,7 @@ func (n *Node) fork(r *http.Request) (workFunc, error) {
 	if len(cmds) == 0 {
 		return noWork("no command configured"), nil
 	}
-	argv, name, err := pick(cmds, r.URL.Query().Get("name"), "command")
+	argv, name, err := pick(cmds, q.Get("name"), "command")
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +295,7 @@ func noWork(detail string) workFunc {
 
 // stress runs a stress-ng job: the service's job ?name=, else JobFile, else
 // the service's lexically first job.
-func (n *Node) stress(r *http.Request) (workFunc, error) {
+func (n *Node) stress(q url.Values) (workFunc, error) {
 	var jobs map[string]string
 	if n.cfg.Service != nil {
 		jobs = n.cfg.Service.Jobs
@@ -294,9 +304,9 @@ func (n *Node) stress(r *http.Request) (workFunc, error) {
 	if file == "" && len(jobs) == 0 {
 		return noWork("no stress-ng job configured"), nil
 	}
-	if q := r.URL.Query().Get("name"); q != "" || file == "" {
+	if v := q.Get("name"); v != "" || file == "" {
 		var err error
-		if file, name, err = pick(jobs, q, "stress-ng job"); err != nil {
+		if file, name, err = pick(jobs, v, "stress-ng job"); err != nil {
 			return nil, err
 		}
 	}

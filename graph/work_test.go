@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,21 +118,39 @@ func TestWorkQuery(t *testing.T) {
 		err   string
 	}{
 		{"", 10 * time.Millisecond, ""},
+		{"ms", 10 * time.Millisecond, ""},
+		{"ms=", 10 * time.Millisecond, ""},
 		{"ms=0", 0, ""},
 		{"ms=0.25", 250 * time.Microsecond, ""},
+		{"ms=1&", time.Millisecond, ""},
+		{"&&ms=2", 2 * time.Millisecond, ""},
+		{"m%73=3", 3 * time.Millisecond, ""},
 		{"ms=1000", time.Second, ""},
 		{"ms=1000.001", 0, "ms: 1000.001 ms is over MaxBusywork (1s)"},
 		{"ms=abc", 0, `ms: "abc" is not a number of milliseconds`},
 		{"ms=-0.1", 0, `ms: "-0.1" is negative`},
 		{"ms=NaN", 0, `ms: "NaN" is not a number of milliseconds`},
-		{"ms=%zz", 10 * time.Millisecond, ""}, // an undecodable query is no query
+		{"ms=1;id", 0, `query: "ms=1;id" holds ";", which does not separate parameters: use "&"`},
+		{"id;ms=1", 0, `query: "id;ms=1" holds ";"`},
+		{"ms=1&x=2;y=3", 0, `query: "x=2;y=3" holds ";"`},
+		{"bogus=1", 0, `query: unknown parameter "bogus": /busywork takes ms`},
+		{"ms=1&MS=2", 0, `query: unknown parameter "MS": /busywork takes ms`},
+		{"=1", 0, `query: unknown parameter "": /busywork takes ms`},
+		{"ms=1&ms=2", 0, "query: ms given twice"},
+		{"ms=%zz", 0, `query: "ms=%zz": invalid URL escape "%zz"`},
+		{"m%zz=1", 0, `query: "m%zz=1": invalid URL escape "%zz"`},
 	}
 	for _, tt := range tests {
-		r := httptest.NewRequest("GET", "/busywork?"+tt.query, nil)
-		got, err := queryMillis(r, "ms", 10*time.Millisecond, time.Second, "MaxBusywork")
+		got, err := func() (time.Duration, error) {
+			q, err := parseQuery("/busywork", tt.query, "ms")
+			if err != nil {
+				return 0, err
+			}
+			return queryMillis(q, "ms", 10*time.Millisecond, time.Second, "MaxBusywork")
+		}()
 		if tt.err != "" {
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("%s: error %v, want %q", tt.query, err, tt.err)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+				t.Errorf("%s: %v, error %v, want %q", tt.query, got, err, tt.err)
 			}
 			continue
 		}
@@ -141,22 +158,41 @@ func TestWorkQuery(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %v", tt.query, got, err, tt.want)
 		}
 	}
+	if _, err := parseQuery("/load", "x=1", []string{}...); err == nil || err.Error() != `query: unknown parameter "x": /load takes none` {
+		t.Errorf("a query to a route that takes none: %v", err)
+	}
 }
 
+// FuzzWorkQuery holds what a route accepts to what it understands: a query
+// parseQuery lets through holds no ";" and only the parameters known, and
+// the values read from it stay within their caps.
 func FuzzWorkQuery(f *testing.F) {
-	for _, s := range []string{"", "ms=1", "ms=-1", "ms=1e400", "ms=NaN", "max=18446744073709551616", "max=-0", "ms=%00", "ms=1&ms=2"} {
+	for _, s := range []string{"", "ms=1", "ms=-1", "ms=1e400", "ms=NaN", "max=18446744073709551616", "max=-0", "ms=%00", "ms=1&ms=2", "ms=1;id", "bogus=1", "ms=1&max=2"} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, q string) {
-		r := httptest.NewRequest("GET", "/x", nil)
-		r.URL.RawQuery = q
-		d, err := queryMillis(r, "ms", 10*time.Millisecond, time.Second, "MaxBusywork")
-		if err == nil && (d < 0 || d > time.Second) {
-			t.Errorf("queryMillis(%q) = %v, outside [0, 1s]", q, d)
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := parseQuery("/x", raw, "ms", "max")
+		if err != nil {
+			if re, ok := err.(*requestError); !ok || re.status != http.StatusBadRequest {
+				t.Errorf("parseQuery(%q): %v, want a 400", raw, err)
+			}
+			return
 		}
-		v, err := queryInt(r, "max", 5, 1000, "MaxPrime")
+		if strings.Contains(raw, ";") {
+			t.Errorf("parseQuery(%q) accepted a \";\"", raw)
+		}
+		for k, v := range q {
+			if k != "ms" && k != "max" || len(v) != 1 {
+				t.Errorf("parseQuery(%q) = %v, want ms and max at most once each", raw, q)
+			}
+		}
+		d, err := queryMillis(q, "ms", 10*time.Millisecond, time.Second, "MaxBusywork")
+		if err == nil && (d < 0 || d > time.Second) {
+			t.Errorf("queryMillis(%q) = %v, outside [0, 1s]", raw, d)
+		}
+		v, err := queryInt(q, "max", 5, 1000, "MaxPrime")
 		if err == nil && (v < 0 || v > 1000) {
-			t.Errorf("queryInt(%q) = %d, outside [0, 1000]", q, v)
+			t.Errorf("queryInt(%q) = %d, outside [0, 1000]", raw, v)
 		}
 	})
 }

@@ -50,6 +50,13 @@ chain, returns at once), /load-status (blocks until that load has ended across
 the chain). Local routes: /objects/NAME (in-memory create, get, update,
 delete), /healthz, /metrics, and /debug/pprof with --pprof.
 
+A query parameter a route does not take, or a pair joined by ";", is 400
+naming it. Caps bound a node whatever the concurrency, each named when it
+refuses: a body over 64 MiB is 413, objects beyond 100,000 or 1 GiB in all
+507 (an upload reserves its size before its body is read), and at most 8
+uploads are read at once: another waits up to 10 s, then gets 503 with
+Retry-After.
+
 Every work route answers with a Server-Timing header (work, downstream, total)
 and is measured in Prometheus histograms (latlab_*_seconds).
 
