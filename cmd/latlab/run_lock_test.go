@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/store"
+)
+
+// lockSpec is a plan of three trials of 600 ms against target.
+func lockSpec(name, target string) string {
+	return fmt.Sprintf(`version: 1
+name: %s
+variants: [{name: only, target: "%s/"}]
+load: {mode: open, rates: [50], duration: 600ms}
+runs: 3
+`, name, target)
+}
+
+// waitLoad waits until seen counts a request more than now: the run
+// sending them is past opening its database. It fails the test if the run
+// ends first.
+func waitLoad(t *testing.T, seen *atomic.Int64, exited <-chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for n := seen.Load(); seen.Load() <= n; {
+		select {
+		case <-exited:
+			t.Fatal("latlab run ended before it sent a request")
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("latlab run sent no request in a minute")
+		}
+	}
+}
+
+// start starts cmd and returns a channel closed when it has ended, with
+// its error in *err.
+func start(t *testing.T, cmd *exec.Cmd, err *error) <-chan struct{} {
+	t.Helper()
+	if e := cmd.Start(); e != nil {
+		t.Fatal(e)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	done := make(chan struct{})
+	go func() {
+		*err = cmd.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// TestRunOneWriter runs two latlab run processes on one database: the
+// second is refused with exit 2, naming the first's pid, host and start,
+// and sends no load, while the first completes its plan. Then a writer
+// killed with SIGKILL does not keep the next run out.
+func TestRunOneWriter(t *testing.T) {
+	bin := buildLatlab(t)
+	var firstSeen, secondSeen atomic.Int64
+	first := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { firstSeen.Add(1) }))
+	defer first.Close()
+	second := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { secondSeen.Add(1) }))
+	defer second.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	spec1 := writeIn(t, dir, "first.yaml", lockSpec("first", first.URL))
+	spec2 := writeIn(t, dir, "second.yaml", lockSpec("second", second.URL))
+
+	var out1 bytes.Buffer
+	var err1 error
+	run1 := exec.Command(bin, "run", spec1, "-o", db, "-q")
+	run1.Stdout, run1.Stderr = &out1, &out1
+	exited1 := start(t, run1, &err1)
+	waitLoad(t, &firstSeen, exited1)
+
+	var stdout2, stderr2 bytes.Buffer
+	run2 := exec.Command(bin, "run", spec2, "-o", db, "-q")
+	run2.Stdout, run2.Stderr = &stdout2, &stderr2
+	code := exitCode(t, run2.Run())
+	host, _ := os.Hostname()
+	checkUsageError(t, code, stdout2.String(), stderr2.String(), db, "locked by another writer",
+		fmt.Sprintf("pid %d on %s", run1.Process.Pid, host), "since", "run "+spec1)
+	if n := secondSeen.Load(); n != 0 {
+		t.Errorf("the refused run sent %d requests", n)
+	}
+
+	<-exited1
+	if err1 != nil {
+		t.Fatalf("the first run: %v\n%s", err1, out1.String())
+	}
+	if got := runsByExperiment(t, db); got != "first:3" {
+		t.Errorf("runs by experiment %q, want the first's 3 only", got)
+	}
+
+	// A writer killed with SIGKILL leaves its lock file, but not its lock.
+	var err3 error
+	run3 := exec.Command(bin, "run", spec2, "-o", db, "-q")
+	exited3 := start(t, run3, &err3)
+	waitLoad(t, &secondSeen, exited3)
+	run3.Process.Kill()
+	<-exited3
+	if _, err := os.Stat(db + store.LockSuffix); err != nil {
+		t.Fatalf("the killed run's lock file: %v, want it left", err)
+	}
+	if out, err := exec.Command(bin, "run", spec2, "-o", db, "-q").CombinedOutput(); err != nil {
+		t.Fatalf("the run after a killed one: %v\n%s", err, out)
+	}
+	if got := runsByExperiment(t, db); got != "first:3 second:3" {
+		t.Errorf("runs by experiment %q, want 3 of each", got)
+	}
+}
+
+// runsByExperiment returns "name:runs" of every experiment in db with a
+// done run, by name.
+func runsByExperiment(t *testing.T, db string) string {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rows, err := conn.Query(`SELECT e.name, count(*) FROM runs r JOIN experiments e ON e.id = r.experiment_id
+		WHERE r.status = 'done' GROUP BY e.name ORDER BY e.name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", name, n))
+	}
+	return strings.Join(parts, " ")
+}
