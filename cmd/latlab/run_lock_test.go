@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -146,4 +149,129 @@ func runsByExperiment(t *testing.T, db string) string {
 		parts = append(parts, fmt.Sprintf("%s:%d", name, n))
 	}
 	return strings.Join(parts, " ")
+}
+
+// holdWriteLock takes the write lock of the database at path from another
+// connection, as a sqlite3 shell in a transaction would, and returns the
+// function that lets it go. It may be called from any goroutine.
+func holdWriteLock(t *testing.T, path string) (release func()) {
+	other, err := sql.Open("sqlite", path)
+	var conn *sql.Conn
+	if err == nil {
+		if conn, err = other.Conn(context.Background()); err == nil {
+			_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
+		}
+	}
+	if err != nil {
+		t.Errorf("taking the write lock of %s: %v", path, err)
+		return func() {}
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+			conn.Close()
+			other.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// TestWriteLockedDatabase runs latlab run, resuming a plan with a trial
+// to go, and latlab attack -o into a database on which another connection
+// holds a write transaction: each exits 2 before sending any load, naming
+// the file.
+func TestWriteLockedDatabase(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	spec := writeIn(t, dir, "spec.yaml", lockSpec("locked", srv.URL))
+	if code, _, stderr := runCLI(t, "run", spec, "-o", db, "-q"); code != exitOK {
+		t.Fatalf("the first run: exit %d: %s", code, stderr)
+	}
+	conn, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(`DELETE FROM runs WHERE id = (SELECT max(id) FROM runs)`)
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdWriteLock(t, db)
+	hits.Store(0)
+	for _, args := range [][]string{
+		{"run", spec, "-o", db, "-q"},
+		{"attack", srv.URL, "-n", "20", "-o", db},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		checkUsageError(t, code, stdout, stderr, db, "locked by another writer", "write transaction")
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent into a database that cannot be written", n)
+	}
+}
+
+// TestRunDoneOnceCommitted holds a write lock on the database from the
+// first request of a run until latlab run says it tries the commit again:
+// the trial's line on stdout says done only once its run is in the
+// database, and the run ends well with every trial stored.
+func TestRunDoneOnceCommitted(t *testing.T) {
+	bin := buildLatlab(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	var once sync.Once
+	var release func()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		once.Do(func() { release = holdWriteLock(t, db) })
+	}))
+	defer srv.Close()
+	spec := writeIn(t, dir, "spec.yaml", strings.Replace(lockSpec("retried", srv.URL), "runs: 3", "runs: 1", 1))
+	cmd := exec.Command(bin, "run", spec, "-o", db, "-q")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runErr error
+	exited := start(t, cmd, &runErr)
+	go func() {
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), "trying again") {
+				once.Do(func() {}) // release is set
+				release()
+			}
+		}
+	}()
+	var out []string
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		out = append(out, lines.Text())
+		if !strings.HasPrefix(lines.Text(), "trial 1:") {
+			continue
+		}
+		ro, err := store.OpenReadOnly(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done, err := ro.CompletedTrials(t.Context(), 1)
+		ro.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(done); !strings.Contains(lines.Text(), ": done") || n != 1 {
+			t.Errorf("trial line %q came with %d runs committed; want done, once committed", lines.Text(), n)
+		}
+	}
+	<-exited
+	if runErr != nil {
+		t.Errorf("latlab run: %v\n%s", runErr, strings.Join(out, "\n"))
+	}
 }
