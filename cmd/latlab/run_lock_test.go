@@ -275,3 +275,57 @@ func TestRunDoneOnceCommitted(t *testing.T) {
 		t.Errorf("latlab run: %v\n%s", runErr, strings.Join(out, "\n"))
 	}
 }
+
+// TestAttackKeepsUnstoredRun locks the database under latlab attack -o
+// once its load has begun: the attack exits 1 naming the side file that
+// keeps its run, and the next attack into the file imports it.
+func TestAttackKeepsUnstoredRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the store's busy timeout")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	var once sync.Once
+	var release func()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		once.Do(func() { release = holdWriteLock(t, db) })
+	}))
+	defer srv.Close()
+	code, _, stderr := runCLI(t, "attack", srv.URL, "-n", "20", "-c", "1", "-o", db)
+	once.Do(func() {})
+	release()
+	files, err := store.PendingFiles(db)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("side files %v, %v; want one", files, err)
+	}
+	if code != exitFailure || !strings.Contains(stderr, "kept in "+files[0]) {
+		t.Errorf("exit %d, stderr %q; want %d naming %s", code, stderr, exitFailure, files[0])
+	}
+	code, _, stderr = runCLI(t, "attack", srv.URL, "-n", "10", "-c", "1", "-o", db)
+	if code != exitOK || !strings.Contains(stderr, "imported 1 runs") {
+		t.Fatalf("the next attack: exit %d, stderr %q; want 0 and the import said", code, stderr)
+	}
+	if files, _ := store.PendingFiles(db); len(files) > 0 {
+		t.Errorf("side files left: %v", files)
+	}
+	ro, err := store.OpenReadOnly(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	exps, err := ro.Experiments(t.Context())
+	if err != nil || len(exps) != 2 {
+		t.Fatalf("%d experiments, %v; want both attacks", len(exps), err)
+	}
+	var requests []int64
+	for _, e := range exps {
+		runs, err := ro.Runs(t.Context(), e.ID)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("experiment %d: %d runs, %v", e.ID, len(runs), err)
+		}
+		requests = append(requests, runs[0].Summary.Requests)
+	}
+	if requests[0]+requests[1] != 30 {
+		t.Errorf("runs of %v requests, want 20 and 10", requests)
+	}
+}
