@@ -115,4 +115,11 @@
 // the lock) holds a write transaction, so that no work is done for results
 // it could not store; a later write waits up to a busy timeout of 10 s for
 // such a transaction.
+//
+// A run that could not be committed is not lost: SavePending keeps it in a
+// side file beside the database, results.db.pending-3-17.db for experiment
+// 3's run at plan position 17, itself a results database holding a copy of
+// the experiment and the run. ImportPending, which latlab run and attack -o
+// call when they open the database, takes every side file in, each in one
+// transaction, and removes it.
 package store
