@@ -198,8 +198,11 @@ func importExperiments(ctx context.Context, tx *sql.Tx) (map[int64]int64, error)
 	if err != nil {
 		return nil, err
 	}
+	// Only those with a run: a side file whose writer was killed before
+	// its run was in brings nothing.
 	rows, err := tx.QueryContext(ctx, `SELECT p.id, e.id FROM pending.experiments p
-		LEFT JOIN main.experiments e ON e.name = p.name AND e.spec_hash = p.spec_hash AND e.created_at = p.created_at`)
+		LEFT JOIN main.experiments e ON e.name = p.name AND e.spec_hash = p.spec_hash AND e.created_at = p.created_at
+		WHERE p.id IN (SELECT experiment_id FROM pending.runs)`)
 	if err != nil {
 		return nil, err
 	}

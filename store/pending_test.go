@@ -156,3 +156,37 @@ func dumpRun(t *testing.T, db *DB, id int64) map[string][]string {
 	}
 	return out
 }
+
+// TestPendingKilledWriter imports the side files a writer killed while
+// keeping a run may leave: an empty file, and one holding the experiment
+// but not yet the run. Both bring nothing, and both go.
+func TestPendingKilledWriter(t *testing.T) {
+	ctx := context.Background()
+	db, path := openTemp(t)
+	empty, err := reservePending(path, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := reservePending(path, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := Open(ctx, half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newExperiment(t, side, "half", "spec")
+	side.Close()
+	got, err := db.ImportPending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0].Runs)+len(got[1].Runs) != 0 || got[0].File == got[1].File ||
+		!slices.Contains([]string{empty, half}, got[0].File) || !slices.Contains([]string{empty, half}, got[1].File) {
+		t.Errorf("imported %+v, want %s and %s, with no run", got, empty, half)
+	}
+	noSideFiles(t, path)
+	if n := count(t, db, `SELECT count(*) FROM experiments`); n != 0 {
+		t.Errorf("%d experiments brought in, want none", n)
+	}
+}
