@@ -122,8 +122,8 @@ func readHolder(f *os.File) Holder {
 }
 
 // release removes the lock file and then lets the lock go: removed first,
-// so that a process waiting for the lock finds it gone and locks the next
-// file at path, never this one.
+// so that a process that opened this file before and locks it after finds
+// it gone from path (samePath), and tries again on the next file there.
 func (l *writerLock) release() error {
 	if l == nil {
 		return nil
