@@ -81,6 +81,12 @@
 // not change it, a value or a referenced file's content does; Diff and
 // DiffCanonical say what changed.
 //
+// A Runner runs the plan into a store.DB, committing each trial's run as
+// the next trial runs. A trial counts as done once its run is committed; a
+// commit that fails is tried again, then kept in a side file beside the
+// database (store.SavePending), and the plan stops with a *NotStoredError
+// naming it; the next Run imports it first.
+//
 // A parsed Spec is read-only: its methods are safe to call from several
 // goroutines at once, and every load.Config that LoadFor, WarmupFor and
 // Sideload.Config return is new, sharing only read-only data, so several

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/latlab/latlab/probe"
@@ -39,6 +40,8 @@ type Runner struct {
 	targetCPUs []int                       // where variants' processes start; nil means latlab's own
 	siblings   map[string][]*record.Result // earlier runs of a variant and level in this process
 	total      int                         // trials in the plan
+	commit     retry                       // for a failed commit; zero means defaultRetry
+	lines      sync.Mutex                  // the live status line and trial lines
 }
 
 // Outcome is what Run did.
@@ -50,15 +53,25 @@ type Outcome struct {
 	Done        int  // completed now
 	Failed      int
 	Flagged     int // completed with at least one validity flag
+	NotStored   int // measured, but kept in a side file: see NotStoredError
 	Interrupted bool
 }
 
 // Run runs every trial of the plan not yet done. When ctx ends it stops the
 // trial under way, stores it marked interrupted, tears the variants down
 // and returns with Outcome.Interrupted set.
+//
+// A trial counts, and its line says done, once its run is committed. A
+// commit that fails is tried again, and then the run is kept in a side
+// file beside the database; the plan stops there and Run returns a
+// *NotStoredError naming the side files. Run first imports the side files
+// an earlier Run left.
 func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	var out Outcome
 	if err := r.pin(); err != nil {
+		return out, err
+	}
+	if err := r.importPending(ctx); err != nil {
 		return out, err
 	}
 	exp, resumed, err := r.experiment(ctx)
@@ -82,7 +95,21 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 		}
 	}
 	r.siblings = map[string][]*record.Result{}
-	w := newWriter(r.DB, exp.ID)
+	var tally Outcome // of the writer's goroutine until it is closed
+	w := (&writer{ctx: ctx, db: r.DB, exp: exp, retry: r.commit, logf: r.logf, stored: func(f *finished, side string, err error) {
+		switch {
+		case err != nil:
+			tally.NotStored++
+		case f.info.Status == store.Done:
+			tally.Done++
+			if len(f.info.Flags) > 0 {
+				tally.Flagged++
+			}
+		case f.info.Status == store.Failed:
+			tally.Failed++
+		}
+		r.logTrial(f, side, err)
+	}}).start()
 	defer func() { _ = w.close() }() // on the early returns; the normal path checks it
 	lives := map[string]*live{}
 	defer func() {
@@ -95,6 +122,9 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			out.Interrupted = true
 			break
 		}
+		if w.failed() {
+			break // the database cannot be written: no more load for nothing
+		}
 		l, err := r.ready(ctx, lives, t)
 		var run *finished
 		if err != nil {
@@ -106,32 +136,31 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			r.tearDown(l)
 			delete(lives, t.Variant)
 		}
-		switch run.info.Status {
-		case store.Done:
-			out.Done++
-			if len(run.info.Flags) > 0 {
-				out.Flagged++
-			}
-		case store.Failed:
-			out.Failed++
-		case store.Interrupted:
+		run.trial = t
+		if run.info.Status == store.Interrupted {
 			out.Interrupted = true
 		}
-		r.logTrial(t, run)
-		if err := w.write(run); err != nil {
-			return out, err
-		}
+		w.write(run)
 		if out.Interrupted {
 			break
 		}
 	}
-	if err := w.close(); err != nil {
-		return out, err
-	}
+	err = w.close()
+	out.Done, out.Flagged, out.Failed, out.NotStored = tally.Done, tally.Flagged, tally.Failed, tally.NotStored
 	if ctx.Err() != nil {
 		out.Interrupted = true
 	}
-	return out, nil
+	return out, err
+}
+
+// importPending takes in the runs an earlier Run kept in side files, so
+// that the plan counts them done.
+func (r *Runner) importPending(ctx context.Context) error {
+	imported, err := r.DB.ImportPending(ctx)
+	for _, im := range imported {
+		r.logf("imported %d runs from %s (%d left out: the database has them done)", len(im.Runs), im.File, len(im.Skipped))
+	}
+	return err
 }
 
 // ready returns t's variant set up, setting it up (again) as the restart

@@ -14,6 +14,7 @@ import (
 
 // finished is one trial's outcome, on its way to the database.
 type finished struct {
+	trial    Trial
 	info     store.RunInfo
 	res      *record.Result
 	warm     *record.Result

@@ -38,6 +38,11 @@ var migrations = []string{schemaV1}
 // before failing with "database is locked".
 const busyTimeout = 10 * time.Second
 
+// writableWait is how long Open waits for another connection's write
+// transaction to end before it refuses the file as locked: a run must know
+// it can store its results before it sends any load.
+const writableWait = 2 * time.Second
+
 // timeFormat writes *_at columns: UTC, fixed width, so that they sort as text.
 const timeFormat = "2006-01-02T15:04:05.000000000Z"
 
@@ -47,11 +52,15 @@ type DB struct {
 	path string
 	w    *sql.DB // the single writing connection; nil when read-only
 	r    *sql.DB // reading connections
+	lock *writerLock
 }
 
 // Open opens the results database at path, creating it if it does not
 // exist, and migrates it to FormatVersion. It refuses a file that is not a
-// latlab database, one in a newer format, and one it cannot write.
+// latlab database, one in a newer format, and one it cannot write. It takes
+// the file's writer lock until Close, and refuses with a *LockedError a
+// file another process has open for writing; a connection that holds a
+// write transaction on it for more than 2 s is refused with ErrLocked too.
 func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, path, false)
 }
@@ -78,6 +87,9 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 		}
 	}()
 	if !readOnly {
+		if db.lock, err = lockWriter(abs); err != nil {
+			return nil, wrap(path, op, err)
+		}
 		db.w, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_foreign_keys=1", "_synchronous=NORMAL"))
 		if err != nil {
 			return nil, wrap(path, op, err)
@@ -87,6 +99,9 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 		db.w.SetMaxOpenConns(1)
 		if err := db.migrate(ctx); err != nil {
 			return nil, wrap(path, op, plain(err))
+		}
+		if err := db.writable(ctx); err != nil {
+			return nil, wrap(path, op, err)
 		}
 		if db.r, err = readers(abs, "_query_only=1"); err != nil {
 			return nil, wrap(path, op, err)
@@ -225,6 +240,23 @@ func (db *DB) migrate(ctx context.Context) error {
 	return tx.Commit()
 }
 
+// writable takes the file's write lock and lets it go, to refuse a file
+// another connection is writing, such as a sqlite3 shell in a transaction,
+// before the caller spends any effort on results it could not store.
+func (db *DB) writable(ctx context.Context) error {
+	wctx, cancel := context.WithTimeout(ctx, writableWait)
+	defer cancel()
+	tx, err := db.w.BeginTx(wctx, nil) // BEGIN IMMEDIATE: takes the write lock
+	if err == nil {
+		return tx.Rollback()
+	}
+	if ctx.Err() == nil && wctx.Err() != nil {
+		return fmt.Errorf("%w: another connection (a sqlite3 shell, a program other than latlab) "+
+			"holds a write transaction on it; waited %s", ErrLocked, writableWait)
+	}
+	return err
+}
+
 // wal turns on the write-ahead log: readers never wait for the writer, and
 // a commit costs one write without a sync (synchronous=NORMAL).
 func (db *DB) wal(ctx context.Context) error {
@@ -274,8 +306,8 @@ func version(ctx context.Context, q querier) (int, error) {
 	return n, nil
 }
 
-// Close closes the database. The write-ahead log is checkpointed into the
-// file when the last connection to it closes.
+// Close closes the database and lets its writer lock go. The write-ahead
+// log is checkpointed into the file when the last connection to it closes.
 func (db *DB) Close() error {
 	var errs []error
 	for _, c := range []*sql.DB{db.r, db.w} {
@@ -283,6 +315,8 @@ func (db *DB) Close() error {
 			errs = append(errs, c.Close())
 		}
 	}
+	errs = append(errs, db.lock.release())
+	db.lock = nil
 	return wrap(db.path, "closing results database", errors.Join(errs...))
 }
 

@@ -102,7 +102,24 @@
 // calls made at the same time wait for each other; call WriteRun from one
 // goroutine at a time, as a plan's runner does. Reads run concurrently on a
 // pool of connections, also while a write is under way, and see only
-// committed runs. Other processes may read the file while latlab writes it;
-// two processes writing one file wait for each other's transactions, up to
-// a busy timeout of 10 s.
+// committed runs. Other processes may read the file while latlab writes it.
+//
+// One process writes a database at a time: Open takes a writer lock, a
+// flock(2) on the file results.db-lock beside it that holds the holder's pid,
+// host, start time and command line, and keeps it until Close. A second
+// Open for writing is refused at once with a *LockedError naming the holder;
+// OpenReadOnly takes no lock and is never refused. The kernel lets the lock
+// go when its process ends, however it ends: a killed writer leaves the lock
+// file behind, but not the lock. Open also refuses, with ErrLocked after 2 s,
+// a file on which another connection (a sqlite3 shell, a program without
+// the lock) holds a write transaction, so that no work is done for results
+// it could not store; a later write waits up to a busy timeout of 10 s for
+// such a transaction.
+//
+// A run that could not be committed is not lost: SavePending keeps it in a
+// side file beside the database, results.db.pending-3-17.db for experiment
+// 3's run at plan position 17, itself a results database holding a copy of
+// the experiment and the run. ImportPending, which latlab run and attack -o
+// call when they open the database, takes every side file in, each in one
+// transaction, and removes it.
 package store

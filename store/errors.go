@@ -33,6 +33,10 @@ var (
 	ErrDuplicateRun = errors.New("trial already has a finished run")
 	// ErrNotFound means no experiment or run matched.
 	ErrNotFound = errors.New("not found")
+	// ErrLocked means another process writes the database: a latlab that
+	// holds its writer lock (a *LockedError names it), or a connection
+	// that holds a write transaction, such as a sqlite3 shell.
+	ErrLocked = errors.New("locked by another writer")
 )
 
 // wrap describes err, which step op on the database at path returned: it
@@ -85,6 +89,8 @@ func classify(err error) error {
 			return ErrFull
 		case sqlite3.SQLITE_CORRUPT:
 			return ErrCorrupt
+		case sqlite3.SQLITE_BUSY:
+			return ErrLocked
 		}
 	}
 	switch {

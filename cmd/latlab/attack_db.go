@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,6 +54,14 @@ func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []str
 	if err != nil {
 		return nil, usagef("-o: %v", err)
 	}
+	imported, err := db.ImportPending(ctx)
+	for _, im := range imported {
+		fmt.Fprintf(cmd.ErrOrStderr(), "latlab: imported %d runs into %s from %s\n", len(im.Runs), f.output, im.File)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	cfg.KeepRaw = f.samples
 	spec := commandLine(cmd, args)
 	return &attackDB{
@@ -84,11 +93,16 @@ func (a *attackDB) write(ctx context.Context, res *record.Result, started, ended
 	}
 	a.exp.CreatedAt = started
 	exp, err := a.db.CreateExperiment(ctx, a.exp)
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = a.db.WriteRun(ctx, exp.ID, info, res, nil, nil, nil)
 	}
-	if _, err := a.db.WriteRun(ctx, exp.ID, info, res, nil, nil, nil); err != nil {
-		return err
+	if err != nil {
+		// The load is spent: keep what it measured.
+		side, serr := a.db.SavePending(ctx, a.exp, info, res, nil, nil, nil)
+		if serr != nil {
+			return fmt.Errorf("%w; keeping the run in a side file failed too: %w", err, serr)
+		}
+		return fmt.Errorf("%w; the run is kept in %s: the next latlab run or attack -o into %s imports it", err, side, a.path)
 	}
 	return nil
 }
@@ -146,4 +160,6 @@ ls), in the schema latlab run writes: an experiment named "attack" whose
 spec is the command line, holding one run with its provenance, time series,
 histograms and the first --samples requests raw (default 1000000, 40 MB of
 memory during the run; 0 keeps none). Attacks into the same file add
-experiments. The file is opened before the run and written after it.`
+experiments. The file is opened before the run and written after it; a run
+that cannot be written is kept in a side file beside it (FILE.db.pending-*.db),
+which the next attack -o or latlab run into the file imports.`

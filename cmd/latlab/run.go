@@ -54,6 +54,14 @@ The spec's cpus: field keeps the generator off the targets' cores: cpus:
 teardown command on the other CPUs (or on cpus: {targets: ...}); --dry-run
 shows it.
 
+One process writes a results database at a time: another run into it exits
+2 at once, naming the process that writes it (pid, host, since when), and a
+file another connection keeps locked is refused before any load. A trial's
+line says done once its run is committed; a run that cannot be committed
+after five attempts is kept in a side file beside the database
+(results.db.pending-EXPERIMENT-POSITION.db, a results database of its own),
+the run stops with exit 1 naming it, and the next run imports it.
+
 Each run is checked against the spec's validity: bounds and stored with its
 flags and their reasons (generator_saturated, target_cpu_high, errors,
 inconsistent, trend, too_few_samples); latlab report leaves runs flagged
