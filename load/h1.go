@@ -212,7 +212,7 @@ func (t *h1) dial(ctx context.Context, req *Request, s *record.Sample) (*h1conn,
 		cfg.NextProtos = []string{"http/1.1"}
 		tc := tls.Client(c, cfg)
 		start := Now()
-		err := tc.HandshakeContext(ctx)
+		err := tlsHandshakeError(tc.HandshakeContext(ctx))
 		s.TLS = Now() - start
 		if err != nil {
 			c.Close()

@@ -259,7 +259,7 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 		}
 		tc := tls.Client(nc, cfg)
 		start = Now()
-		err = tc.HandshakeContext(ctx)
+		err = tlsHandshakeError(tc.HandshakeContext(ctx))
 		handshake = Now() - start
 		if p := tc.ConnectionState().NegotiatedProtocol; err == nil && p != "h2" {
 			err = &h2NotNegotiated{addr: addr, proto: p}
@@ -269,22 +269,22 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 		}
 		nc = tc
 	}
+	// The server's preface holds its stream limit, so that no stream
+	// goes over it; a server that does not send one gets no ClientConn.
+	limit := t.streams
+	if err == nil {
+		var pc net.Conn
+		var max int
+		if pc, max, err = h2Preface(ctx, nc); err != nil {
+			nc.Close()
+		} else if nc = pc; max > 0 {
+			limit = min(limit, max)
+		}
+	}
 	var cc *http2.ClientConn
 	if err == nil {
 		if cc, err = t.tr.NewClientConn(nc); err != nil {
 			nc.Close()
-		}
-	}
-	limit := t.streams
-	if err == nil {
-		// The server sends its SETTINGS first, so once our PING is
-		// answered its stream limit is known. Streams sent before that
-		// may be over the limit, and refused.
-		if err = cc.Ping(ctx); err != nil {
-			cc.Close()
-			cc = nil
-		} else if m := cc.State().MaxConcurrentStreams; m > 0 {
-			limit = min(limit, int(m))
 		}
 	}
 	t.mu.Lock()

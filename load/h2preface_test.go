@@ -1,0 +1,57 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/latlab/latlab/record"
+)
+
+// TestH2CToHTTP1HeapBounded sends h2c requests to a server that speaks
+// only HTTP/1.1, each on a new connection that fails at the preface, and
+// checks that the live heap does not grow with the failures: x/net keeps a
+// ClientConn whose connection dies young, buffers and all, for 5 s, so one
+// built per failed dial would hold about 12 KB each.
+func TestH2CToHTTP1HeapBounded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	tr, err := newNetHTTP(Options{H2C: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	sess := tr.Session()
+	defer sess.Close()
+	req := nhRequest(t, "GET", srv.URL, "")
+	do := func() record.Sample {
+		var s record.Sample
+		sess.Do(context.Background(), req, &s)
+		return s
+	}
+	first := do() // the first use allocates what every later one reuses
+	if first.Error != record.Protocol || !strings.Contains(first.Err.Error(), "does not speak HTTP/2") {
+		t.Fatalf("got %s (%v), want protocol: server does not speak HTTP/2", first.Error, first.Err)
+	}
+	const n = 2000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		if s := do(); s.Error != record.Protocol {
+			t.Fatalf("request %d: got %s (%v), want protocol", i, s.Error, s.Err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// A few connections of the server may still be closing; what the
+	// client keeps per failure must be nothing.
+	const bound = 1 << 20
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > bound {
+		t.Errorf("live heap grew by %d bytes over %d failed dials (%d per dial), want at most %d", grew, n, grew/n, bound)
+	}
+}
