@@ -443,3 +443,61 @@ func TestKeepAlive(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryOnNewConnection has sessions hand connections the server has
+// closed to the pool, as sessions do when a run ends, and checks that a
+// request whose kept-alive connection turns out closed is sent again on a
+// new connection, not on another closed one, so that none fails.
+func TestRetryOnNewConnection(t *testing.T) {
+	var closed atomic.Int64
+	srv := newRawServer(t, func(c net.Conn, br *bufio.Reader) {
+		// Closes after each response, without saying so.
+		if _, err := readRequest(br); err == nil {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+		c.Close()
+		closed.Add(1)
+	})
+	tr, err := NewTransport(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	req := mustRequest(t, "GET", srv.url())
+	prepare(req, Options{})
+	const stale, requests = 4, 20
+	failed := 0
+	do := func(s Session) {
+		var out record.Sample
+		s.Do(context.Background(), req, &out)
+		if out.Error != record.OK || out.Code != 200 {
+			failed++
+			t.Errorf("code %d, error %s (%v)", out.Code, out.Error, out.Err)
+		}
+	}
+	// Sessions that stop leave their connections, closed by the server,
+	// in the pool.
+	last := tr.Session()
+	defer last.Close()
+	do(last)
+	var ss []Session
+	for range stale {
+		s := tr.Session()
+		do(s)
+		ss = append(ss, s)
+	}
+	for _, s := range ss {
+		s.Close()
+	}
+	for deadline := time.Now().Add(10 * time.Second); closed.Load() < stale+1 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	// last's own connection is closed too: its next request fails on it,
+	// and must not go again on one from the pool.
+	for range requests {
+		do(last)
+	}
+	if failed != 0 {
+		t.Errorf("%d of %d requests failed, want 0", failed, stale+1+requests)
+	}
+}
