@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http/httptrace"
@@ -357,30 +358,44 @@ func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if s.buf == nil {
 		s.buf = make([]byte, nhBufSize)
 	}
-	// A request the server never processed (GOAWAY, REFUSED_STREAM) goes
-	// again on another connection, twice at most.
-	for attempt := 0; ; attempt++ {
+	// A request the server never processed goes again on another
+	// connection. One sent on a connection that was going away (GOAWAY)
+	// goes again within the timeout of its first send: a server that ends
+	// each connection after one response refuses the streams that raced
+	// it, however many times. One refused on its own (REFUSED_STREAM) may
+	// be a server shedding load, which the result must show: it goes again
+	// twice at most.
+	var deadline time.Time
+	refused := 0
+	for {
 		c, err := s.t.acquire(ctx, req, s.c.key, out)
 		if err != nil {
 			nhFail(out, h2Cause(err))
 			return
 		}
-		retry, err := s.roundTrip(ctx, c.cc, req, out)
+		if deadline.IsZero() {
+			deadline = time.Now().Add(s.t.timeout)
+		}
+		retry, err := s.roundTrip(ctx, deadline, c.cc, req, out)
 		s.t.release(c)
 		if err == nil {
 			return
 		}
-		if !retry || attempt == 2 {
+		if se := (http2.StreamError{}); retry && errors.As(err, &se) {
+			refused++
+			retry = refused <= 2
+		}
+		if !retry || !time.Now().Before(deadline) {
 			nhFail(out, h2Cause(err))
 			return
 		}
 	}
 }
 
-// roundTrip sends req on cc and reads the response. retry reports that
-// the server never processed the request.
-func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.t.timeout)
+// roundTrip sends req on cc and reads the response, by deadline. retry
+// reports that the server never processed the request.
+func (s *h2session) roundTrip(ctx context.Context, deadline time.Time, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	wt := new(wireTimes) // per attempt: a late hook of another stays in its own
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: wt.wroteRequest, GotFirstResponseByte: wt.gotFirstByte})

@@ -2,12 +2,15 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/record"
 )
@@ -53,5 +56,44 @@ func TestH2CToHTTP1HeapBounded(t *testing.T) {
 	const bound = 1 << 20
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > bound {
 		t.Errorf("live heap grew by %d bytes over %d failed dials (%d per dial), want at most %d", grew, n, grew/n, bound)
+	}
+}
+
+// TestH2GoAwayRacedRetried has many sessions send at once to a server that
+// ends each connection after its first response: the streams that raced
+// that response are refused, never processed, and must go again until
+// they are answered, however often they are refused.
+func TestH2GoAwayRacedRetried(t *testing.T) {
+	for _, mode := range []string{"h2", "h2c"} {
+		t.Run(mode, func(t *testing.T) {
+			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Connection", "close")
+			})
+			base, tr := nhServe(t, nhModeNamed(t, mode), h, nil, Options{Timeout: 20 * time.Second})
+			req := nhRequest(t, "GET", base, "")
+			const sessions, each = 16, 40
+			var mu sync.Mutex
+			failed := map[string]int{}
+			var wg sync.WaitGroup
+			for range sessions {
+				wg.Go(func() {
+					sess := tr.Session()
+					defer sess.Close()
+					for range each {
+						var s record.Sample
+						sess.Do(context.Background(), req, &s)
+						if s.Error != record.OK {
+							mu.Lock()
+							failed[fmt.Sprint(s.Error, ": ", s.Err)]++
+							mu.Unlock()
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if len(failed) > 0 {
+				t.Errorf("of %d requests, failed: %v; want none", sessions*each, failed)
+			}
+		})
 	}
 }
