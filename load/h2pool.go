@@ -27,6 +27,7 @@ type h2 struct {
 	tr      *http2.Transport // builds the connections; its own pool is unused
 	dialer  net.Dialer
 	tls     *tls.Config // nil for h2c
+	first   []byte      // what a ClientConn of tr writes first (h2FirstBytes)
 
 	mu      sync.Mutex
 	conns   []*h2conn     // open and opening, every address; the cap counts them all
@@ -53,7 +54,7 @@ type h2conn struct {
 	closed  bool
 }
 
-func newH2(o Options) *h2 {
+func newH2(o Options) (*h2, error) {
 	t := &h2{
 		o:       o,
 		timeout: o.timeout(),
@@ -80,7 +81,12 @@ func newH2(o Options) *h2 {
 		cfg.NextProtos = []string{"h2"}
 		t.tls = cfg
 	}
-	return t
+	first, err := h2FirstBytes(t.tr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	t.first = first
+	return t, nil
 }
 
 // Session implements Transport.
@@ -276,7 +282,7 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 	if err == nil {
 		var pc net.Conn
 		var max int
-		if pc, max, err = h2Preface(ctx, nc); err != nil {
+		if pc, max, err = h2Preface(ctx, nc, t.first); err != nil {
 			nc.Close()
 		} else if nc = pc; max > 0 {
 			limit = min(limit, max)

@@ -1,9 +1,11 @@
 package load
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/record"
+	"golang.org/x/net/http2"
 )
 
 // TestH2CToHTTP1HeapBounded sends h2c requests to a server that speaks
@@ -95,5 +98,47 @@ func TestH2GoAwayRacedRetried(t *testing.T) {
 				t.Errorf("of %d requests, failed: %v; want none", sessions*each, failed)
 			}
 		})
+	}
+}
+
+// TestH2PrefaceStrictServer has a server send its SETTINGS only once it
+// has read the client's whole connection preface, SETTINGS included, as
+// RFC 9113 allows: the pool must send that before it waits, and take the
+// stream limit from the server's SETTINGS.
+func TestH2PrefaceStrictServer(t *testing.T) {
+	served := make(chan error, 1)
+	srv := newRawServer(t, func(c net.Conn, br *bufio.Reader) {
+		served <- func() error {
+			magic := make([]byte, len(http2.ClientPreface))
+			if _, err := io.ReadFull(br, magic); err != nil || string(magic) != http2.ClientPreface {
+				return fmt.Errorf("preface %q, %v", magic, err)
+			}
+			fr := http2.NewFramer(c, br)
+			if f, err := fr.ReadFrame(); err != nil {
+				return err
+			} else if _, ok := f.(*http2.SettingsFrame); !ok {
+				return fmt.Errorf("client's first frame is %v, want SETTINGS", f.Header())
+			}
+			return fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 7})
+		}()
+		io.Copy(io.Discard, br)
+	})
+	tr, err := newH2(Options{H2C: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := net.Dial("tcp", srv.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, maxStreams, err := h2Preface(ctx, nc, tr.first)
+	if err != nil || maxStreams != 7 {
+		t.Errorf("h2Preface: max streams %d, error %v; want 7, none", maxStreams, err)
+	}
+	nc.Close() // a server still reading stops
+	if err := <-served; err != nil {
+		t.Errorf("server: %v", err)
 	}
 }

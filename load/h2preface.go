@@ -19,22 +19,23 @@ import (
 const h2InitialFrameSize = 16 << 10
 
 // h2Preface opens HTTP/2 on nc before any http2.ClientConn exists: it sends
-// the client preface and reads the server's, a SETTINGS frame. A server that
-// answers anything else, or nothing, does not speak HTTP/2, and the error
-// says so. Checking first matters for memory: x/net keeps a ClientConn whose
-// connection dies young, with its 8 KB of buffers, for 5 s, so redialing a
-// server that refuses the preface would hold thousands of them.
+// the client's connection preface, first (the preface, SETTINGS and more, as
+// the ClientConn would write them), and reads the server's, a SETTINGS frame.
+// A server that answers anything else, or nothing, does not speak HTTP/2,
+// and the error says so. Checking first matters for memory: x/net keeps a
+// ClientConn whose connection dies young, with its 8 KB of buffers, for 5 s,
+// so redialing a server that refuses the preface would hold thousands.
 //
-// The returned connection replays the server's SETTINGS to the ClientConn
-// built on it and drops the preface the ClientConn writes, which the server
-// already has; maxStreams is the server's MAX_CONCURRENT_STREAMS, 0 when it
-// sets none.
-func h2Preface(ctx context.Context, nc net.Conn) (c net.Conn, maxStreams int, err error) {
+// The returned connection replays what the server sent to the ClientConn
+// built on it and drops the first bytes the ClientConn writes, which the
+// server already has; maxStreams is the server's MAX_CONCURRENT_STREAMS, 0
+// when it sets none.
+func h2Preface(ctx context.Context, nc net.Conn, first []byte) (c net.Conn, maxStreams int, err error) {
 	if d, ok := ctx.Deadline(); ok {
 		nc.SetDeadline(d)
 		defer nc.SetDeadline(time.Time{})
 	}
-	if _, err := io.WriteString(nc, http2.ClientPreface); err != nil {
+	if _, err := nc.Write(first); err != nil {
 		return nil, 0, err
 	}
 	sn := &h2Sniff{c: nc}
@@ -51,7 +52,31 @@ func h2Preface(ctx context.Context, nc net.Conn) (c net.Conn, maxStreams int, er
 	if m, ok := sf.Value(http2.SettingMaxConcurrentStreams); ok {
 		maxStreams = int(min(m, 1<<20))
 	}
-	return &h2PrefacedConn{Conn: nc, replay: sn.got, skip: len(http2.ClientPreface)}, maxStreams, nil
+	return &h2PrefacedConn{Conn: nc, replay: sn.got, sent: first}, maxStreams, nil
+}
+
+// h2FirstBytes returns the bytes a ClientConn of tr writes first: the
+// client preface, its SETTINGS and its WINDOW_UPDATE. They depend on tr's
+// settings alone, so one ClientConn over a pipe shows them.
+func h2FirstBytes(tr *http2.Transport) ([]byte, error) {
+	c, s := net.Pipe()
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(s)
+		got <- b
+	}()
+	cc, err := tr.NewClientConn(c) // returns once its first bytes are read
+	c.Close()
+	b := <-got
+	s.Close()
+	if err != nil {
+		return nil, err
+	}
+	cc.Close()
+	if !bytes.HasPrefix(b, []byte(http2.ClientPreface)) {
+		return nil, fmt.Errorf("http2: a client connection starts with %.24q, not the preface", b)
+	}
+	return b, nil
 }
 
 // h2Sniff reads a connection for a Framer, keeping every byte it read. It
@@ -120,7 +145,7 @@ func (e *h2NotHTTP2) Unwrap() error { return errProtocol }
 type h2PrefacedConn struct {
 	net.Conn
 	replay []byte // what h2Preface read, not yet read by the ClientConn
-	skip   int    // bytes of the client preface still to drop from writes
+	sent   []byte // what h2Preface wrote, not yet dropped from the ClientConn's writes
 }
 
 // Read implements net.Conn: what h2Preface read first.
@@ -135,17 +160,16 @@ func (c *h2PrefacedConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// Write implements net.Conn, dropping the client preface already sent.
+// Write implements net.Conn, dropping the first bytes, already sent.
 func (c *h2PrefacedConn) Write(p []byte) (int, error) {
-	if c.skip == 0 {
+	if len(c.sent) == 0 {
 		return c.Conn.Write(p)
 	}
-	sent := len(http2.ClientPreface) - c.skip
-	n := min(c.skip, len(p))
-	if string(p[:n]) != http2.ClientPreface[sent:sent+n] {
-		return 0, errors.New("http2: the connection's first bytes are not the client preface")
+	n := min(len(c.sent), len(p))
+	if !bytes.Equal(p[:n], c.sent[:n]) {
+		return 0, errors.New("http2: the client connection's first bytes differ from those sent for it")
 	}
-	c.skip -= n
+	c.sent = c.sent[n:]
 	m, err := c.Conn.Write(p[n:])
 	return n + m, err
 }

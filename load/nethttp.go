@@ -40,7 +40,7 @@ func newNetHTTP(o Options) (Transport, error) {
 	case o.Streams < 0:
 		return nil, fmt.Errorf("transport: streams %d: must be 0 (100) or more", o.Streams)
 	case o.HTTP2 || o.H2C:
-		return newH2(o), nil
+		return newH2(o)
 	}
 	return newNetH1(o), nil
 }
