@@ -81,11 +81,11 @@ func (t *h1) put(c *h1conn) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if w := t.popWaiter(); w != nil {
-		if w.key == c.key {
+		if w.key == c.key && !w.fresh {
 			w.ch <- c
 			return
 		}
-		c.Close() // wrong address: its place goes to the waiter, who dials
+		c.Close() // wrong address, or a waiter who must dial: the place is the waiter's
 		w.ch <- nil
 		return
 	}
@@ -111,10 +111,11 @@ func (t *h1) release() {
 }
 
 // waiter is a session waiting for a connection; it receives one, or nil
-// as leave to dial.
+// as leave to dial. A fresh waiter receives only leave to dial.
 type waiter struct {
-	key string
-	ch  chan *h1conn
+	key   string
+	fresh bool
+	ch    chan *h1conn
 }
 
 func (t *h1) popWaiter() *waiter {
@@ -129,11 +130,12 @@ func (t *h1) popWaiter() *waiter {
 
 // get returns an idle connection for key, or nil as leave to dial one,
 // waiting in turn while the cap is reached. An idle connection to another
-// address is closed to make room.
-func (t *h1) get(ctx context.Context, key string) (*h1conn, error) {
+// address is closed to make room. fresh asks for leave to dial, never an
+// idle connection: one may have been closed by the server as the last.
+func (t *h1) get(ctx context.Context, key string, fresh bool) (*h1conn, error) {
 	t.mu.Lock()
 	if len(t.waiters) == 0 {
-		if cs := t.idle[key]; len(cs) > 0 {
+		if cs := t.idle[key]; len(cs) > 0 && !fresh {
 			c := cs[len(cs)-1]
 			t.idle[key] = cs[:len(cs)-1]
 			t.nidle--
@@ -158,7 +160,7 @@ func (t *h1) get(ctx context.Context, key string) (*h1conn, error) {
 			return nil, nil // the closed connection's place is ours
 		}
 	}
-	w := &waiter{key: key, ch: make(chan *h1conn, 1)}
+	w := &waiter{key: key, fresh: fresh, ch: make(chan *h1conn, 1)}
 	t.waiters = append(t.waiters, w)
 	t.mu.Unlock()
 	select {
@@ -212,7 +214,7 @@ func (t *h1) dial(ctx context.Context, req *Request, s *record.Sample) (*h1conn,
 		cfg.NextProtos = []string{"http/1.1"}
 		tc := tls.Client(c, cfg)
 		start := Now()
-		err := tc.HandshakeContext(ctx)
+		err := tlsHandshakeError(tc.HandshakeContext(ctx))
 		s.TLS = Now() - start
 		if err != nil {
 			c.Close()
@@ -244,8 +246,8 @@ func (s *h1session) Do(ctx context.Context, req *Request, out *record.Sample) {
 		wire, key = s.tmp, dialKey(req)
 		req.key = key
 	}
-	for attempt := 0; ; attempt++ {
-		c, err := s.conn(ctx, req, key, out)
+	for fresh := false; ; fresh = true {
+		c, err := s.conn(ctx, req, key, fresh, out)
 		if err != nil {
 			if out.Sent == 0 {
 				out.Sent = Now()
@@ -258,9 +260,13 @@ func (s *h1session) Do(ctx context.Context, req *Request, out *record.Sample) {
 		if err == nil {
 			return
 		}
-		// A keep-alive connection the server closed while it sat idle fails
-		// before any byte of the response: send once more on a new one.
-		if retry && attempt == 0 {
+		// A keep-alive connection the server closed while it sat idle
+		// fails before any byte of the response: the request goes again,
+		// on a connection dialed for it, not on another idle one that the
+		// server may have closed too (as at the end of a run, when the
+		// sessions that stop hand theirs to the pool). The new
+		// connection's dial is counted with the others.
+		if retry && !fresh {
 			continue
 		}
 		out.Done = Now()
@@ -270,16 +276,16 @@ func (s *h1session) Do(ctx context.Context, req *Request, out *record.Sample) {
 }
 
 // conn returns the connection for key: the session's own, an idle one or a
-// new one.
-func (s *h1session) conn(ctx context.Context, req *Request, key string, out *record.Sample) (*h1conn, error) {
+// new one; only a new one when fresh.
+func (s *h1session) conn(ctx context.Context, req *Request, key string, fresh bool, out *record.Sample) (*h1conn, error) {
 	if s.cur != nil {
-		if s.cur.key == key {
+		if s.cur.key == key && !fresh {
 			return s.cur, nil
 		}
 		s.t.put(s.cur)
 		s.cur = nil
 	}
-	c, err := s.t.get(ctx, key)
+	c, err := s.t.get(ctx, key, fresh)
 	if err != nil {
 		return nil, err
 	}

@@ -221,14 +221,20 @@ type response struct {
 
 // readHead reads a status line and headers, skipping 1xx interim responses.
 // A stream that ends after any of it is io.ErrUnexpectedEOF: io.EOF says
-// the peer closed before the response began.
+// the peer closed before the response began. The heads together, interim
+// ones included, may take maxHeaderSize bytes, as in net/http: interim
+// responses without end are a malformed response.
 func (b *reader) readHead(r *response) error {
+	start := b.n
 	for {
 		if err := b.readOneHead(r); err != nil {
-			if b.n > 0 {
+			if b.n > start {
 				return eofIsUnexpected(err)
 			}
 			return err
+		}
+		if b.n-start > maxHeaderSize {
+			return &protocolError{"interim (1xx) responses and headers too long"}
 		}
 		if r.code >= 200 || r.code == 101 {
 			return nil
@@ -240,12 +246,18 @@ func (b *reader) readOneHead(r *response) error {
 	start := b.n
 	l, err := b.line(maxHeaderSize)
 	if err != nil {
+		if start == 0 && looksTLS(b.buf[b.r:b.w]) {
+			return tlsAnswer(b.buf[b.r:b.w])
+		}
 		return err
 	}
 	// "HTTP/1.1 200 OK": the version, a space, three digits, then a space or
 	// the end of the line.
 	if len(l) < 12 || !bytes.HasPrefix(l, []byte("HTTP/1.")) || l[8] != ' ' ||
 		!isDigit(l[9]) || !isDigit(l[10]) || !isDigit(l[11]) || (len(l) > 12 && l[12] != ' ') || l[9] == '0' {
+		if start == 0 && looksTLS(l) {
+			return tlsAnswer(l)
+		}
 		return &protocolError{"bad status line"}
 	}
 	r.code = int(l[9]-'0')*100 + int(l[10]-'0')*10 + int(l[11]-'0')

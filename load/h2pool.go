@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http/httptrace"
@@ -26,6 +27,7 @@ type h2 struct {
 	tr      *http2.Transport // builds the connections; its own pool is unused
 	dialer  net.Dialer
 	tls     *tls.Config // nil for h2c
+	first   []byte      // what a ClientConn of tr writes first (h2FirstBytes)
 
 	mu      sync.Mutex
 	conns   []*h2conn     // open and opening, every address; the cap counts them all
@@ -52,7 +54,7 @@ type h2conn struct {
 	closed  bool
 }
 
-func newH2(o Options) *h2 {
+func newH2(o Options) (*h2, error) {
 	t := &h2{
 		o:       o,
 		timeout: o.timeout(),
@@ -79,7 +81,12 @@ func newH2(o Options) *h2 {
 		cfg.NextProtos = []string{"h2"}
 		t.tls = cfg
 	}
-	return t
+	first, err := h2FirstBytes(t.tr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	t.first = first
+	return t, nil
 }
 
 // Session implements Transport.
@@ -259,7 +266,7 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 		}
 		tc := tls.Client(nc, cfg)
 		start = Now()
-		err = tc.HandshakeContext(ctx)
+		err = tlsHandshakeError(tc.HandshakeContext(ctx))
 		handshake = Now() - start
 		if p := tc.ConnectionState().NegotiatedProtocol; err == nil && p != "h2" {
 			err = &h2NotNegotiated{addr: addr, proto: p}
@@ -269,22 +276,22 @@ func (t *h2) dial(ctx context.Context, req *Request, c *h2conn) {
 		}
 		nc = tc
 	}
+	// The server's preface holds its stream limit, so that no stream
+	// goes over it; a server that does not send one gets no ClientConn.
+	limit := t.streams
+	if err == nil {
+		var pc net.Conn
+		var max int
+		if pc, max, err = h2Preface(ctx, nc, t.first); err != nil {
+			nc.Close()
+		} else if nc = pc; max > 0 {
+			limit = min(limit, max)
+		}
+	}
 	var cc *http2.ClientConn
 	if err == nil {
 		if cc, err = t.tr.NewClientConn(nc); err != nil {
 			nc.Close()
-		}
-	}
-	limit := t.streams
-	if err == nil {
-		// The server sends its SETTINGS first, so once our PING is
-		// answered its stream limit is known. Streams sent before that
-		// may be over the limit, and refused.
-		if err = cc.Ping(ctx); err != nil {
-			cc.Close()
-			cc = nil
-		} else if m := cc.State().MaxConcurrentStreams; m > 0 {
-			limit = min(limit, int(m))
 		}
 	}
 	t.mu.Lock()
@@ -357,30 +364,44 @@ func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if s.buf == nil {
 		s.buf = make([]byte, nhBufSize)
 	}
-	// A request the server never processed (GOAWAY, REFUSED_STREAM) goes
-	// again on another connection, twice at most.
-	for attempt := 0; ; attempt++ {
+	// A request the server never processed goes again on another
+	// connection. One sent on a connection that was going away (GOAWAY)
+	// goes again within the timeout of its first send: a server that ends
+	// each connection after one response refuses the streams that raced
+	// it, however many times. One refused on its own (REFUSED_STREAM) may
+	// be a server shedding load, which the result must show: it goes again
+	// twice at most.
+	var deadline time.Time
+	refused := 0
+	for {
 		c, err := s.t.acquire(ctx, req, s.c.key, out)
 		if err != nil {
 			nhFail(out, h2Cause(err))
 			return
 		}
-		retry, err := s.roundTrip(ctx, c.cc, req, out)
+		if deadline.IsZero() {
+			deadline = time.Now().Add(s.t.timeout)
+		}
+		retry, err := s.roundTrip(ctx, deadline, c.cc, req, out)
 		s.t.release(c)
 		if err == nil {
 			return
 		}
-		if !retry || attempt == 2 {
+		if se := (http2.StreamError{}); retry && errors.As(err, &se) {
+			refused++
+			retry = refused <= 2
+		}
+		if !retry || !time.Now().Before(deadline) {
 			nhFail(out, h2Cause(err))
 			return
 		}
 	}
 }
 
-// roundTrip sends req on cc and reads the response. retry reports that
-// the server never processed the request.
-func (s *h2session) roundTrip(ctx context.Context, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.t.timeout)
+// roundTrip sends req on cc and reads the response, by deadline. retry
+// reports that the server never processed the request.
+func (s *h2session) roundTrip(ctx context.Context, deadline time.Time, cc *http2.ClientConn, req *Request, out *record.Sample) (retry bool, err error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	wt := new(wireTimes) // per attempt: a late hook of another stays in its own
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: wt.wroteRequest, GotFirstResponseByte: wt.gotFirstByte})

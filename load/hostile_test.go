@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -250,6 +251,85 @@ func TestHostileServers(t *testing.T) {
 				}
 				if got.Done < got.Sent {
 					t.Errorf("done %s before sent %s", got.Done, got.Sent)
+				}
+			})
+		}
+	}
+}
+
+// hangUp sends b, closes its side of c and reads until the client closes
+// its own, so that the client reads b and then an orderly end, never a
+// reset for unread bytes.
+func hangUp(c net.Conn, b []byte) {
+	c.Write(b)
+	c.(*net.TCPConn).CloseWrite()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	io.Copy(io.Discard, c)
+}
+
+// tlsAlert is a TLS record: a fatal protocol_version alert, what a TLS
+// server sends to a client it cannot understand, such as one in the clear.
+var tlsAlert = []byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 0x46}
+
+// TestFaultClasses checks that a fault is reported under the class a user
+// would look for, the same from every client that can meet it.
+func TestFaultClasses(t *testing.T) {
+	var (
+		http1 = []Options{{}, {NetHTTP: true}}
+		h2c   = []Options{{H2C: true}}
+		h2    = []Options{{HTTP2: true, TLS: &tls.Config{InsecureSkipVerify: true}}}
+		https = []Options{{TLS: &tls.Config{InsecureSkipVerify: true}}, {NetHTTP: true, TLS: &tls.Config{InsecureSkipVerify: true}}}
+	)
+	var (
+		silent   = func(c net.Conn, br *bufio.Reader) { hangUp(c, nil) }
+		tlsOnly  = func(c net.Conn, br *bufio.Reader) { br.Peek(1); hangUp(c, tlsAlert) }
+		http1Bad = func(c net.Conn, br *bufio.Reader) {
+			br.Peek(1)
+			hangUp(c, []byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		}
+		endless100 = func(c net.Conn, br *bufio.Reader) {
+			readRequest(br)
+			for range 1 << 18 { // 6.5 MB: the client gives up long before
+				if _, err := io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+					return
+				}
+			}
+		}
+	)
+	tests := []struct {
+		name    string
+		handle  func(c net.Conn, br *bufio.Reader)
+		scheme  string
+		clients []Options
+		want    record.ErrorClass
+		says    string // in the error's text
+	}{
+		{"TLS server, plain request", tlsOnly, "http", http1, record.TLS, "server speaks TLS"},
+		{"TLS alert in the handshake", tlsOnly, "https", https, record.TLS, "protocol version"},
+		{"plain server closes the handshake", silent, "https", https, record.TLS, "during the handshake"},
+		{"endless 100 Continue", endless100, "http", http1, record.Protocol, ""},
+		{"h2c, TLS server", tlsOnly, "http", h2c, record.TLS, "server speaks TLS"},
+		{"h2c, HTTP/1.1 server", http1Bad, "http", h2c, record.Protocol, "does not speak HTTP/2"},
+		{"h2c, server closes", silent, "http", h2c, record.Protocol, "does not speak HTTP/2"},
+		{"http2, plain server closes", silent, "https", h2, record.TLS, "during the handshake"},
+	}
+	for _, tt := range tests {
+		srv := newRawServer(t, tt.handle)
+		for _, o := range tt.clients {
+			name := "lean"
+			switch {
+			case o.NetHTTP:
+				name = "nethttp"
+			case o.H2C:
+				name = "h2c"
+			case o.HTTP2:
+				name = "h2"
+			}
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				o.Timeout = 5 * time.Second
+				got := do(t, o, mustRequest(t, "GET", tt.scheme+"://"+srv.ln.Addr().String()+"/"))
+				if got.Error != tt.want || !strings.Contains(fmt.Sprint(got.Err), tt.says) {
+					t.Errorf("got %s (%v), want %s saying %q", got.Error, got.Err, tt.want, tt.says)
 				}
 			})
 		}

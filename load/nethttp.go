@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -39,7 +40,7 @@ func newNetHTTP(o Options) (Transport, error) {
 	case o.Streams < 0:
 		return nil, fmt.Errorf("transport: streams %d: must be 0 (100) or more", o.Streams)
 	case o.HTTP2 || o.H2C:
-		return newH2(o), nil
+		return newH2(o)
 	}
 	return newNetH1(o), nil
 }
@@ -155,6 +156,9 @@ func (s *nhSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		}
 	}
 	if err != nil {
+		if tr.tlsFailed.Load() {
+			err = tlsHandshakeError(err)
+		}
 		nhFail(out, nhCause(err))
 	}
 }
@@ -172,6 +176,7 @@ func (s *nhSession) Close() {
 type nhTrace struct {
 	connectStart, connectDone atomic.Int64 // on the clock of Now
 	tlsStart, tlsDone         atomic.Int64
+	tlsFailed                 atomic.Bool // the last handshake failed
 	wireTimes
 
 	sent    time.Duration
@@ -188,7 +193,10 @@ func (tr *nhTrace) hooks() *httptrace.ClientTrace {
 		TLSHandshakeStart: func() {
 			tr.tlsStart.CompareAndSwap(0, int64(Now()))
 		},
-		TLSHandshakeDone:     func(tls.ConnectionState, error) { tr.tlsDone.Store(int64(Now())) },
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			tr.tlsFailed.Store(err != nil)
+			tr.tlsDone.Store(int64(Now()))
+		},
 		GotConn:              tr.gotConn,
 		WroteRequest:         tr.wroteRequest,
 		GotFirstResponseByte: tr.gotFirstByte,
@@ -358,14 +366,13 @@ type nhClassed struct {
 func (e *nhClassed) Error() string   { return e.err.Error() }
 func (e *nhClassed) Unwrap() []error { return []error{e.err, e.class} }
 
-// nhCause classifies the errors classify does not know: a TLS alert from
-// the peer, and net/http errors that carry their kind only in their text.
+// nhCause classifies the errors classify does not know: net/http errors
+// that carry their kind only in their text.
 func nhCause(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "remote error" { // crypto/tls's alert type is unexported
-		return &nhClassed{err, tls.AlertError(40)} // handshake_failure, for classify's sake
-	}
 	msg := err.Error()
+	if first, ok := nhMalformed(msg); ok && looksTLS(first) {
+		return tlsAnswer(first)
+	}
 	switch {
 	case strings.Contains(msg, "malformed HTTP"),
 		strings.Contains(msg, "server response headers exceeded"),
@@ -375,6 +382,22 @@ func nhCause(err error) error {
 		return &nhClassed{err, syscall.ECONNRESET}
 	}
 	return err
+}
+
+// nhMalformed returns the bytes net/http quotes in its error for a
+// response that is not HTTP.
+func nhMalformed(msg string) ([]byte, bool) {
+	const head = `malformed HTTP response `
+	i := strings.Index(msg, head)
+	if i < 0 {
+		return nil, false
+	}
+	q, err := strconv.QuotedPrefix(msg[i+len(head):])
+	if err != nil {
+		return nil, false
+	}
+	s, err := strconv.Unquote(q)
+	return []byte(s), err == nil
 }
 
 // h2NotNegotiated is the error of a TLS server that did not agree to

@@ -12,8 +12,8 @@ const (
 	Timeout             // no full response within the timeout
 	Refused             // the connection was refused
 	Reset               // the peer reset or closed the connection early
-	TLS                 // handshake or certificate failure
-	Protocol            // the response was not valid HTTP
+	TLS                 // handshake or certificate failure, or a TLS answer to plain text
+	Protocol            // the response was not valid HTTP, or not the HTTP version asked for
 	Other               // anything else (DNS, local resources, ...)
 	numClasses
 )

@@ -50,7 +50,7 @@ var failedFix = map[record.ErrorClass]string{
 	record.Timeout:  "no answer came within --timeout; check that the target is up, or give a longer --timeout",
 	record.Refused:  "nothing accepts connections at the target's address; check the URL's host and port and that the server is up",
 	record.Reset:    "the target closed connections before answering; check its connection limits and its log",
-	record.TLS:      "give --cacert FILE to trust the server's certificate, or --insecure (-k) not to verify it",
-	record.Protocol: "the answers are not HTTP as sent; check the URL's port and scheme (https:// for a TLS server, --h2c for a server that speaks only HTTP/2)",
+	record.TLS:      "check the URL's scheme and port (https:// for a TLS server, http:// for a plain one); for a certificate the client does not trust, give --cacert FILE, or --insecure (-k) not to verify it",
+	record.Protocol: "the answers are not HTTP as sent; check the URL's port and scheme (https:// for a TLS server, --h2c for a server that speaks only HTTP/2, neither --h2c nor --http2 for one that does not speak HTTP/2)",
 	record.Other:    "the example says why",
 }
