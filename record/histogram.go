@@ -22,6 +22,17 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 // precision, for data kept after recording has finished.
 func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowest, highest, sigfigs) }
 
+// pack returns h's counts in a new packed histogram, its storage cut to
+// fit: a run keeps one per interval for its whole length, so the spare
+// capacity the packing grew through (up to as much again) would cost memory
+// in proportion to the run's length.
+func pack(h *hdr.Histogram) *hdr.PackedHistogram {
+	p := NewPacked()
+	p.MergeFrom(h)
+	p.Compact()
+	return p
+}
+
 // recordDuration records d, clamped into the histogram's range so that no
 // sample is ever dropped: a sub-µs value counts as 1 µs, anything past an
 // hour as an hour.

@@ -322,11 +322,9 @@ func (r *Recorder) closeInterval(end time.Duration) {
 		Errors:       iv.errors,
 		Unsuccessful: iv.unsuccessful,
 		InFlightMax:  r.maxIn.Swap(r.inflight.Load()),
-		Latency:      NewPacked(),
-		Service:      NewPacked(),
+		Latency:      pack(iv.latency),
+		Service:      pack(iv.service),
 	}
-	in.Latency.MergeFrom(iv.latency)
-	in.Service.MergeFrom(iv.service)
 	r.lastSent = sent
 	r.res.addInterval(in, iv)
 	r.ivStart = end
