@@ -46,7 +46,7 @@ func distinctValues(n int) []time.Duration {
 // histograms (3,000 connections against nginx on 127.0.0.1 fill 1,000 to
 // 5,000), and holds the heap the run retains per interval to the bound the
 // package doc states. Spare capacity left from packing, up to as much again
-// as the counts, would pass it.
+// as the counts, would pass it; so would counts kept wider than they need.
 func TestIntervalMemory(t *testing.T) {
 	const (
 		warm    = 10  // intervals before measuring: the recorder's own histograms are allocated
@@ -69,7 +69,17 @@ func TestIntervalMemory(t *testing.T) {
 			r.mu.Unlock()
 		}
 	}
+	// A first interval whose counts pass 255 widens the packer's scratch
+	// histogram; the intervals after it need 1-byte counts again.
+	for range 300 {
+		s = Sample{Done: time.Millisecond, Code: 200}
+		r.Sent()
+		r.Record(0, &s)
+	}
 	run(warm)
+	if w := r.res.Intervals[0].Latency.CountWidth(); w != 2 {
+		t.Fatalf("the first interval keeps %d-byte counts, want 2 (a count of 301)", w)
+	}
 	before := liveHeap()
 	run(n)
 	after := liveHeap()
@@ -80,6 +90,9 @@ func TestIntervalMemory(t *testing.T) {
 	in := res.Intervals[warm]
 	if got := in.Latency.Populated(); got != buckets || in.Service.Populated() != buckets {
 		t.Fatalf("an interval populates %d latency and %d service buckets, want %d each", got, in.Service.Populated(), buckets)
+	}
+	if w := in.Latency.CountWidth(); w != 1 || in.Service.CountWidth() != 1 {
+		t.Errorf("counts below 256 kept %d and %d bytes wide, want 1", w, in.Service.CountWidth())
 	}
 	per := (float64(after) - float64(before)) / n
 	bound := keptBound(in)
