@@ -111,19 +111,10 @@ func BenchmarkBusyAdd(b *testing.B) {
 func BenchmarkKeptInterval(b *testing.B) {
 	r := NewRecorder(time.Now(), Config{})
 	vals := distinctValues(2100)
-	var s Sample
 	before := liveHeap()
 	n := 0
 	for b.Loop() {
-		at := r.ivStart
-		for i, v := range vals {
-			s = Sample{Intended: at, Sent: at, Done: at + v, Code: 200}
-			r.Sent()
-			r.Record(i, &s)
-		}
-		r.mu.Lock()
-		r.closeInterval(at + time.Second)
-		r.mu.Unlock()
+		recordInterval(r, vals)
 		n++
 	}
 	b.StopTimer()

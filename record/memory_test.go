@@ -41,6 +41,21 @@ func distinctValues(n int) []time.Duration {
 	return vs
 }
 
+// recordInterval records one request of each latency in vals, all sent at
+// the start of r's current interval, and closes the interval.
+func recordInterval(r *Recorder, vals []time.Duration) {
+	at := r.ivStart
+	var s Sample
+	for i, v := range vals {
+		s = Sample{Intended: at, Sent: at, Done: at + v, Code: 200}
+		r.Sent()
+		r.Record(i, &s)
+	}
+	r.mu.Lock()
+	r.closeInterval(at + time.Second)
+	r.mu.Unlock()
+}
+
 // TestIntervalMemory records a long run through the recorder, interval
 // after interval, each filling 2,100 buckets of its latency and service
 // histograms (3,000 connections against nginx on 127.0.0.1 fill 1,000 to
@@ -55,26 +70,16 @@ func TestIntervalMemory(t *testing.T) {
 	)
 	r := NewRecorder(time.Now(), Config{})
 	vals := distinctValues(buckets)
-	var s Sample
 	run := func(intervals int) {
 		for range intervals {
-			at := r.ivStart
-			for i, v := range vals {
-				s = Sample{Intended: at, Sent: at, Done: at + v, Code: 200}
-				r.Sent()
-				r.Record(i, &s)
-			}
-			r.mu.Lock()
-			r.closeInterval(at + time.Second)
-			r.mu.Unlock()
+			recordInterval(r, vals)
 		}
 	}
 	// A first interval whose counts pass 255 widens the packer's scratch
 	// histogram; the intervals after it need 1-byte counts again.
 	for range 300 {
-		s = Sample{Done: time.Millisecond, Code: 200}
 		r.Sent()
-		r.Record(0, &s)
+		r.Record(0, &Sample{Done: time.Millisecond, Code: 200})
 	}
 	run(warm)
 	if w := r.res.Intervals[0].Latency.CountWidth(); w != 2 {
