@@ -33,6 +33,7 @@
 // connections against nginx on 127.0.0.1, whose latencies fill some 2,100
 // buckets. Everything else is bounded whatever the length: the dense
 // histograms being recorded into, allocated at the start, and up to
-// Config.KeepRaw raw samples of 40 bytes. Go's collector may let the heap
-// grow to twice what is live before it collects.
+// Config.KeepRaw raw samples of 40 bytes. A process's RSS grows by two to
+// three times what it keeps: Go's collector lets the heap grow to twice what
+// is live before it collects, and holds on to some of what it frees.
 package record
