@@ -45,6 +45,7 @@ type Recorder struct {
 	mu       sync.Mutex // guards what follows, shared with Snapshot
 	res      *Result
 	ival     *counters // aggregate of the interval being closed
+	packer   packer
 	ivStart  time.Duration
 	lastSent int64
 
@@ -322,11 +323,9 @@ func (r *Recorder) closeInterval(end time.Duration) {
 		Errors:       iv.errors,
 		Unsuccessful: iv.unsuccessful,
 		InFlightMax:  r.maxIn.Swap(r.inflight.Load()),
-		Latency:      NewPacked(),
-		Service:      NewPacked(),
+		Latency:      r.packer.pack(iv.latency),
+		Service:      r.packer.pack(iv.service),
 	}
-	in.Latency.MergeFrom(iv.latency)
-	in.Service.MergeFrom(iv.service)
 	r.lastSent = sent
 	r.res.addInterval(in, iv)
 	r.ivStart = end
