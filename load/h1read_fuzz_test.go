@@ -219,11 +219,12 @@ func checkReadError(t *testing.T, err error, n int64) {
 	case err.Error() == "":
 		t.Fatalf("empty error %#v", err)
 	case errors.Is(err, errProtocol), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, errTLS): // a TLS record where a status line belongs
 	case errors.Is(err, io.EOF):
 		if n > 0 {
 			t.Fatalf("%d bytes of the response read, then %v: want %v", n, err, io.ErrUnexpectedEOF)
 		}
 	default:
-		t.Fatalf("error %v (%T): want a malformed response or the end of the stream", err, err)
+		t.Fatalf("error %v (%T): want a malformed response, a TLS answer or the end of the stream", err, err)
 	}
 }
