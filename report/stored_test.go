@@ -382,3 +382,37 @@ func TestReportEveryRowDeleted(t *testing.T) {
 		t.Errorf("the Runs line does not say 0 stored of 9 planned:\n%s", text)
 	}
 }
+
+// TestReportPendingSideFile leaves a side file beside the database, as a
+// run whose commit failed does: the report warns first, naming it, that
+// it counts none of what the file holds.
+func TestReportPendingSideFile(t *testing.T) {
+	path, _ := damaged(t)
+	side := path + store.PendingInfix + "1-4.db"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(side, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _, _ := storedForms(t, path)
+	if err := r.WarnPending(path); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], filepath.Base(side)) || !strings.Contains(r.Warnings[0], "1 measured run(s)") {
+		t.Fatalf("warnings %q: want the side file %s named first", r.Warnings, filepath.Base(side))
+	}
+	if err := os.Remove(side); err != nil {
+		t.Fatal(err)
+	}
+	r, _, _, _ = storedForms(t, path)
+	if err := r.WarnPending(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "side file") {
+			t.Errorf("no side file, yet the warning %q", w)
+		}
+	}
+}

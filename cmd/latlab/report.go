@@ -173,6 +173,9 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return usagef("--baseline: %v", err)
 	}
+	if err := r.WarnPending(path); err != nil {
+		return err
+	}
 	// Flagged runs, and how busy the machine was while they ran, come
 	// first: they say how far the rest can be trusted.
 	note, err := r.FlaggedNote(ctx, db, path, "")
