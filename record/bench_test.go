@@ -129,4 +129,5 @@ func BenchmarkKeptInterval(b *testing.B) {
 	b.ReportMetric(float64(in.Latency.Size()+in.Service.Size()), "encoded-B/interval")
 	b.ReportMetric(float64(closing.Nanoseconds())/float64(n), "close-ns/interval")
 	runtime.KeepAlive(r)
+	runtime.KeepAlive(vals)
 }
