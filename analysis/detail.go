@@ -132,8 +132,12 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 		if err != nil {
 			return d, err
 		}
-		for _, in := range ivs {
-			d.Intervals = append(d.Intervals, intervalPoint(in, phase == store.Warmup))
+		for i, in := range ivs {
+			p, err := intervalPoint(in, phase == store.Warmup)
+			if err != nil {
+				return d, fmt.Errorf("run %d: %s interval %d: %w", r.ID, phase, i, err)
+			}
+			d.Intervals = append(d.Intervals, p)
 		}
 	}
 	if sr.Samples > 0 {
@@ -209,8 +213,9 @@ func (t *thinning) keep(i int) bool {
 	return true
 }
 
-// intervalPoint reduces a stored interval to what a plot needs.
-func intervalPoint(in record.Interval, warmup bool) IntervalPoint {
+// intervalPoint reduces a stored interval to what a plot needs. It fails
+// only on a latency histogram that does not decode.
+func intervalPoint(in record.Interval, warmup bool) (IntervalPoint, error) {
 	p := IntervalPoint{
 		Start: in.Start, End: in.End, Warmup: warmup,
 		P50: math.NaN(), P90: math.NaN(), P99: math.NaN(), Max: math.NaN(),
@@ -220,7 +225,11 @@ func intervalPoint(in record.Interval, warmup bool) IntervalPoint {
 	if d := (in.End - in.Start).Seconds(); d > 0 {
 		p.Throughput = float64(in.Completed) / d
 	}
-	if h := in.Latency; h != nil && h.TotalCount() > 0 {
+	h, err := in.Latency.Histogram()
+	if err != nil {
+		return p, fmt.Errorf("latency: %w", err)
+	}
+	if h.TotalCount() > 0 {
 		for _, q := range []struct {
 			dst *float64
 			q   float64
@@ -231,5 +240,5 @@ func intervalPoint(in record.Interval, warmup bool) IntervalPoint {
 		}
 		p.Max = time.Duration(h.Max()).Seconds()
 	}
-	return p
+	return p, nil
 }

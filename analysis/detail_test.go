@@ -47,7 +47,8 @@ func (r detailRun) phaseResult(start time.Time, counts []int, raw bool) *record.
 	for k, c := range counts {
 		ks := time.Duration(k) * time.Second
 		in := record.Interval{Start: ks, End: ks + time.Second, InFlightMean: float64(k) + 0.5,
-			InFlightMax: int64(k + 1), Latency: record.NewPacked(), Service: record.NewPacked()}
+			InFlightMax: int64(k + 1)}
+		lat, svc := record.NewPacked(), record.NewPacked()
 		for j := range c {
 			d := time.Millisecond
 			if r.latency != nil {
@@ -63,7 +64,7 @@ func (r detailRun) phaseResult(start time.Time, counts []int, raw bool) *record.
 			} else {
 				res.Codes[200]++
 			}
-			for _, h := range []interface{ RecordValue(int64) error }{in.Latency, in.Service, res.Latency, res.Service} {
+			for _, h := range []interface{ RecordValue(int64) error }{lat, svc, res.Latency, res.Service} {
 				_ = h.RecordValue(int64(d))
 			}
 			_ = res.Lag.RecordValue(int64(time.Microsecond))
@@ -83,6 +84,13 @@ func (r detailRun) phaseResult(start time.Time, counts []int, raw bool) *record.
 			in.Sent++
 			in.Completed++
 			i++
+		}
+		var err error
+		if in.Latency, err = record.Keep(lat); err != nil {
+			panic(err)
+		}
+		if in.Service, err = record.Keep(svc); err != nil {
+			panic(err)
 		}
 		res.Intervals = append(res.Intervals, in)
 	}

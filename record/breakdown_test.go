@@ -30,7 +30,7 @@ func TestRecordBreakdown(t *testing.T) {
 	if d := cmp.Diff(counts{44, 41, 40}, counts{res.Requests, res.Wait.TotalCount(), res.Read.TotalCount()}); d != "" {
 		t.Errorf("counts (-want +got):\n%s", d)
 	}
-	sum := Summarize(res)
+	sum := summarize(t, res)
 	if sum.Wait.Count != 41 || sum.Read.Count != 40 || sum.Read.P50 == nil || *sum.Read.P50 < 0.00199 || *sum.Read.P50 > 0.00201 {
 		t.Errorf("summary wait %+v, read %+v; want 41 and 40 samples, read p50 2ms", sum.Wait, sum.Read)
 	}

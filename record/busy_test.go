@@ -51,7 +51,7 @@ func TestInFlightTimeWeighted(t *testing.T) {
 	if got := res.InFlightMean(); math.Abs(got-wantRun) > 1e-9 {
 		t.Errorf("run: in flight mean %g, want %g", got, wantRun)
 	}
-	if got := Summarize(res).InFlight.Mean; math.Abs(got-wantRun) > 1e-9 {
+	if got := summarize(t, res).InFlight.Mean; math.Abs(got-wantRun) > 1e-9 {
 		t.Errorf("JSON in_flight.mean %g, want %g", got, wantRun)
 	}
 }

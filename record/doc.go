@@ -24,16 +24,18 @@
 //
 // A run keeps every interval of its series to the end, and that is all its
 // memory grows by with its length. An interval's latency and service-time
-// histograms are kept packed and cut to fit: 4 bytes per populated bucket
-// for the bucket's index and w for its count (1 while every count is below
-// 256; 2, 4 or 8 past that), which the allocator's rounding raises by at
-// most a quarter; its figures, histogram headers and time in flight add
-// under 1 KB. So a kept interval costs at most 1 KB + 1.25·(4+w) bytes per
-// populated bucket of each histogram: about 24 KB for a second of 3,000
-// connections against nginx on 127.0.0.1, whose latencies fill some 2,100
-// buckets. Everything else is bounded whatever the length: the dense
-// histograms being recorded into, allocated at the start, and up to
-// Config.KeepRaw raw samples of 40 bytes. A process's RSS grows by two to
+// histograms are kept in HdrHistogram's V2 compressed encoding (see Kept),
+// the bytes a results database stores, and decoded only when read: at most
+// about 2 KB each for the 1,000 to 2,100 buckets a second of 3,000
+// connections against nginx on 127.0.0.1 fills, against 10 KB packed. The allocator rounds each
+// encoding up to its size class, by at most a fifth; the interval's figures
+// (112 bytes) and each recording shard's 8 bytes of time in flight (at most
+// 16 shards) count twice over, as the slices holding them grow by doubling.
+// So a kept interval costs at most 1.2 times its two encodings + 480 bytes:
+// some 4.5 KB for such a second. Encoding them takes a millisecond or two
+// each second, outside the recording path. Everything else is bounded
+// whatever the length: the dense histograms being recorded into, allocated
+// at the start, and up to Config.KeepRaw raw samples of 40 bytes. A process's RSS grows by two to
 // three times what it keeps: Go's collector lets the heap grow to twice what
 // is live before it collects, and holds on to some of what it frees.
 package record

@@ -22,31 +22,26 @@ func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 // precision, for data kept after recording has finished.
 func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowest, highest, sigfigs) }
 
-// A packer packs finished intervals' histograms, each into storage cut to
-// fit: a run keeps one per interval for its whole length, so spare capacity
-// (up to as much again as the counts, when packing grows storage by
-// doubling) would cost memory in proportion to the run's length. It packs
-// into a scratch histogram whose storage it reuses, so that only the copy
-// kept is allocated. The zero value is ready to use; it is not safe for
-// concurrent use.
+// A packer keeps finished intervals' histograms, each in its V2 compressed
+// encoding (see Kept): a run keeps one per interval for its whole length, so
+// what each costs is what the run's memory grows by. It packs each into a
+// scratch histogram whose storage it reuses and encodes that, so that only
+// the encoding kept is allocated to last. The zero value is ready to use; it
+// is not safe for concurrent use.
 type packer struct {
 	scratch *hdr.PackedHistogram
 }
 
-// pack returns h's counts in a new packed histogram of its own.
-func (k *packer) pack(h *hdr.Histogram) *hdr.PackedHistogram {
+// keep returns h's counts kept encoded.
+func (k *packer) keep(h *hdr.Histogram) Kept {
 	if k.scratch == nil {
 		k.scratch = NewPacked()
 	}
 	k.scratch.Reset()
 	k.scratch.MergeFrom(h)
-	p := k.scratch.Clone()
-	if p.CountWidth() > 1 {
-		// The scratch keeps the widest counts it has held; these may
-		// need fewer bytes.
-		p.Compact()
-	}
-	return p
+	// A packed histogram encodes into memory only, which cannot fail.
+	b, _ := k.scratch.EncodeV2()
+	return Kept{enc: b}
 }
 
 // recordDuration records d, clamped into the histogram's range so that no

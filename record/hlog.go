@@ -31,15 +31,19 @@ func WriteHlog(w io.Writer, r *Result) error {
 	if err := lw.OutputLegend(); err != nil {
 		return fmt.Errorf("writing hlog: %w", err)
 	}
-	for _, in := range r.Intervals {
-		for _, h := range []struct {
+	for i, in := range r.Intervals {
+		for _, k := range []struct {
 			tag string
-			h   *hdr.PackedHistogram
+			h   Kept
 		}{{"latency", in.Latency}, {"service", in.Service}} {
-			h.h.SetTag(h.tag)
-			h.h.SetStartTimeMs(startMs + in.Start.Milliseconds())
-			h.h.SetEndTimeMs(startMs + in.End.Milliseconds())
-			if err := lw.OutputIntervalPackedHistogram(h.h); err != nil {
+			h, err := k.h.Histogram()
+			if err != nil {
+				return fmt.Errorf("writing hlog: interval %d %s: %w", i, k.tag, err)
+			}
+			h.SetTag(k.tag)
+			h.SetStartTimeMs(startMs + in.Start.Milliseconds())
+			h.SetEndTimeMs(startMs + in.End.Milliseconds())
+			if err := lw.OutputIntervalPackedHistogram(h); err != nil {
 				return fmt.Errorf("writing hlog: %w", err)
 			}
 		}

@@ -1,24 +1,25 @@
 package record
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 )
 
-// keptBound is what the package doc says one kept interval costs at most:
-// 1 KB, plus 1.25·(4 + w) bytes per populated bucket of each of its two
-// histograms, w the byte width of the histogram's counts.
-func keptBound(in Interval) float64 {
-	b := 1024.0
-	for _, h := range []interface {
-		Populated() int32
-		CountWidth() int
-	}{in.Latency, in.Service} {
-		b += 1.25 * float64(4+h.CountWidth()) * float64(h.Populated())
-	}
-	return b
+// keptBound is what the package doc says one kept interval costs at most,
+// in a recorder of the given number of shards: the V2 compressed encodings
+// of its two histograms, each as the allocator rounds it up to its size
+// class, the Interval itself and each shard's 8 bytes of time in flight,
+// the last two twice over, as the slices holding them grow by doubling.
+func keptBound(in Interval, shards int) int {
+	return allocated(in.Latency.Size()) + allocated(in.Service.Size()) + 2*(int(unsafe.Sizeof(in))+8*shards)
 }
+
+// allocated returns the bytes the allocator takes for a slice of n bytes:
+// append rounds its capacity up to the size class it allocates.
+func allocated(n int) int { return cap(append([]byte(nil), make([]byte, n)...)) }
 
 // liveHeap returns the bytes the heap holds after a collection.
 func liveHeap() uint64 {
@@ -28,15 +29,24 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// distinctValues returns n latencies from 1 µs up, each in a bucket of its
-// own.
-func distinctValues(n int) []time.Duration {
+// secondValues returns the latencies of a second's requests spread over n
+// buckets from 1 µs up, each bucket holding 1 to 40 of them, as drawn from
+// a fixed seed: counts as irregular as a real run's, so that the encoding
+// compresses them no better than it would those.
+func secondValues(n int) []time.Duration {
 	h := NewHistogram()
-	vs := []time.Duration{time.Microsecond}
-	for v := time.Microsecond; len(vs) < n; v += 100 {
-		if !h.ValuesAreEquivalent(int64(v), int64(vs[len(vs)-1])) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var vs []time.Duration
+	last := time.Duration(0)
+	for v := time.Microsecond; n > 0; v += 100 {
+		if last != 0 && h.ValuesAreEquivalent(int64(v), int64(last)) {
+			continue
+		}
+		for range 1 + rng.IntN(40) {
 			vs = append(vs, v)
 		}
+		last = v
+		n--
 	}
 	return vs
 }
@@ -44,6 +54,13 @@ func distinctValues(n int) []time.Duration {
 // recordInterval records one request of each latency in vals, all sent at
 // the start of r's current interval, and closes the interval.
 func recordInterval(r *Recorder, vals []time.Duration) {
+	fillInterval(r, vals)
+	endInterval(r)
+}
+
+// fillInterval records one request of each latency in vals, all sent at
+// the start of r's current interval.
+func fillInterval(r *Recorder, vals []time.Duration) {
 	at := r.ivStart
 	var s Sample
 	for i, v := range vals {
@@ -51,8 +68,12 @@ func recordInterval(r *Recorder, vals []time.Duration) {
 		r.Sent()
 		r.Record(i, &s)
 	}
+}
+
+// endInterval closes r's current interval, 1 s after its start.
+func endInterval(r *Recorder) {
 	r.mu.Lock()
-	r.closeInterval(at + time.Second)
+	r.closeInterval(r.ivStart + time.Second)
 	r.mu.Unlock()
 }
 
@@ -60,31 +81,22 @@ func recordInterval(r *Recorder, vals []time.Duration) {
 // after interval, each filling 2,100 buckets of its latency and service
 // histograms (3,000 connections against nginx on 127.0.0.1 fill 1,000 to
 // 5,000), and holds the heap the run retains per interval to the bound the
-// package doc states. Spare capacity left from packing, up to as much again
-// as the counts, would pass it; so would counts kept wider than they need.
+// package doc states: the encodings it keeps, and nothing more. Histograms
+// kept decoded, packed or dense, would not pass.
 func TestIntervalMemory(t *testing.T) {
 	const (
 		warm    = 10  // intervals before measuring: the recorder's own histograms are allocated
-		n       = 150 // intervals measured
+		n       = 100 // intervals measured
 		buckets = 2100
 	)
 	r := NewRecorder(time.Now(), Config{})
-	vals := distinctValues(buckets)
+	vals := secondValues(buckets)
 	run := func(intervals int) {
 		for range intervals {
 			recordInterval(r, vals)
 		}
 	}
-	// A first interval whose counts pass 255 widens the packer's scratch
-	// histogram; the intervals after it need 1-byte counts again.
-	for range 300 {
-		r.Sent()
-		r.Record(0, &Sample{Done: time.Millisecond, Code: 200})
-	}
 	run(warm)
-	if w := r.res.Intervals[0].Latency.CountWidth(); w != 2 {
-		t.Fatalf("the first interval keeps %d-byte counts, want 2 (a count of 301)", w)
-	}
 	before := liveHeap()
 	run(n)
 	after := liveHeap()
@@ -93,17 +105,22 @@ func TestIntervalMemory(t *testing.T) {
 		t.Fatalf("%d intervals, want at least %d", len(res.Intervals), warm+n)
 	}
 	in := res.Intervals[warm]
-	if got := in.Latency.Populated(); got != buckets || in.Service.Populated() != buckets {
-		t.Fatalf("an interval populates %d latency and %d service buckets, want %d each", got, in.Service.Populated(), buckets)
-	}
-	if w := in.Latency.CountWidth(); w != 1 || in.Service.CountWidth() != 1 {
-		t.Errorf("counts below 256 kept %d and %d bytes wide, want 1", w, in.Service.CountWidth())
+	for _, k := range []Kept{in.Latency, in.Service} {
+		h, err := k.Histogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.Populated(); got != buckets || h.TotalCount() != int64(len(vals)) {
+			t.Fatalf("an interval's histogram holds %d samples in %d buckets, want %d in %d", h.TotalCount(), got, len(vals), buckets)
+		}
 	}
 	per := (float64(after) - float64(before)) / n
-	bound := keptBound(in)
-	t.Logf("%.0f bytes retained per interval, bound %.0f (%d buckets per histogram, %d-byte counts)", per, bound, buckets, in.Latency.CountWidth())
-	if per > bound {
-		t.Errorf("the run retains %.0f bytes per interval, more than the %.0f the package doc allows", per, bound)
+	bound := keptBound(in, len(r.shards))
+	t.Logf("%.0f bytes retained per interval, bound %d (encodings of %d and %d bytes for %d buckets each, %d shards)",
+		per, bound, in.Latency.Size(), in.Service.Size(), buckets, len(r.shards))
+	if per > float64(bound) {
+		t.Errorf("the run retains %.0f bytes per interval, more than the %d the package doc allows", per, bound)
 	}
 	runtime.KeepAlive(r)
+	runtime.KeepAlive(vals) // freed between the two measures, it would hide what the run keeps
 }

@@ -48,7 +48,7 @@ func TestSendRate(t *testing.T) {
 			if got := tc.res.Throughput(); math.Abs(got-tc.throughput) > 1e-6*tc.throughput {
 				t.Errorf("Throughput = %.6g, want %.6g", got, tc.throughput)
 			}
-			if s := Summarize(tc.res); s.Rate != tc.res.SendRate() || s.Throughput != tc.res.Throughput() {
+			if s := summarize(t, tc.res); s.Rate != tc.res.SendRate() || s.Throughput != tc.res.Throughput() {
 				t.Errorf("summary rate %g throughput %g, want %g and %g", s.Rate, s.Throughput, tc.res.SendRate(), tc.res.Throughput())
 			}
 		})

@@ -113,8 +113,13 @@ func TestRecorder(t *testing.T) {
 	if res.Duration() != 10*time.Millisecond {
 		t.Errorf("duration %s, want 10ms (first intended to last done)", res.Duration())
 	}
-	if len(res.Intervals) != 1 || res.Intervals[0].Completed != 102 || res.Intervals[0].Latency.TotalCount() != 102 {
+	if len(res.Intervals) != 1 || res.Intervals[0].Completed != 102 {
 		t.Fatalf("intervals %+v, want one holding all 102", res.Intervals)
+	}
+	for _, k := range []Kept{res.Intervals[0].Latency, res.Intervals[0].Service} {
+		if h, err := k.Histogram(); err != nil || h.TotalCount() != 102 {
+			t.Errorf("the interval's histogram holds %v (%v), want 102 samples", h, err)
+		}
 	}
 	if len(res.StepStats) != 2 {
 		t.Fatalf("%d steps, want 2", len(res.StepStats))
@@ -153,7 +158,7 @@ func TestSummarizeNulls(t *testing.T) {
 		r.Sent()
 		r.Record(0, &Sample{Done: time.Millisecond, Code: 200})
 	}
-	s := Summarize(r.Stop())
+	s := summarize(t, r.Stop())
 	if s.Latency.P50 == nil || s.Latency.P99 != nil || s.Latency.P999 != nil {
 		t.Errorf("from 20 samples want p50 set and p99, p999 null; got %v %v %v", s.Latency.P50, s.Latency.P99, s.Latency.P999)
 	}

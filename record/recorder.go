@@ -323,8 +323,8 @@ func (r *Recorder) closeInterval(end time.Duration) {
 		Errors:       iv.errors,
 		Unsuccessful: iv.unsuccessful,
 		InFlightMax:  r.maxIn.Swap(r.inflight.Load()),
-		Latency:      r.packer.pack(iv.latency),
-		Service:      r.packer.pack(iv.service),
+		Latency:      r.packer.keep(iv.latency),
+		Service:      r.packer.keep(iv.service),
 	}
 	r.lastSent = sent
 	r.res.addInterval(in, iv)

@@ -162,8 +162,8 @@ type Interval struct {
 	Unsuccessful int64
 	InFlightMean float64 // time-weighted: time requests spent in flight within the interval, over its length
 	InFlightMax  int64
-	Latency      *hdr.PackedHistogram
-	Service      *hdr.PackedHistogram
+	Latency      Kept // completion − intended send, of the requests completed within the interval
+	Service      Kept // completion − actual send
 }
 
 // StepStats is what one scenario step measured over the whole run.

@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -140,8 +141,9 @@ func codeKeys(m map[int]int64) map[string]int64 {
 	return out
 }
 
-// Summarize turns a Result into its JSON form.
-func Summarize(r *Result) Summary {
+// Summarize turns a Result into its JSON form. It fails only on an
+// interval whose kept histogram does not decode.
+func Summarize(r *Result) (Summary, error) {
 	d := r.Duration().Seconds()
 	s := Summary{
 		Mode:           r.Mode,
@@ -184,7 +186,11 @@ func Summarize(r *Result) Summary {
 		s.BytesInRate = float64(r.BytesIn) / w.Seconds()
 		s.BytesOutRate = float64(r.BytesOut) / w.Seconds()
 	}
-	for _, in := range r.Intervals {
+	for i, in := range r.Intervals {
+		lat, err := in.Latency.Histogram()
+		if err != nil {
+			return s, fmt.Errorf("interval %d latency: %w", i, err)
+		}
 		s.Intervals = append(s.Intervals, IntervalJSON{
 			StartSec:     in.Start.Seconds(),
 			EndSec:       in.End.Seconds(),
@@ -193,7 +199,7 @@ func Summarize(r *Result) Summary {
 			Errors:       in.Errors,
 			Unsuccessful: in.Unsuccessful,
 			InFlight:     InFlight{Mean: in.InFlightMean, Max: in.InFlightMax},
-			Latency:      NewDist(in.Latency),
+			Latency:      NewDist(lat),
 		})
 	}
 	for _, st := range r.StepStats {
@@ -207,7 +213,7 @@ func Summarize(r *Result) Summary {
 			ServiceTime:  NewDist(st.Service),
 		})
 	}
-	return s
+	return s, nil
 }
 
 // WriteJSON writes s as one indented JSON object.

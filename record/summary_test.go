@@ -16,7 +16,7 @@ func TestSummaryStdevAndTransfer(t *testing.T) {
 	}
 	res := r.Stop()
 	res.Mode = "closed"
-	s := Summarize(res)
+	s := summarize(t, res)
 	// 1 ms and 3 ms: mean 2 ms, standard deviation 1 ms, to the
 	// histogram's three significant digits.
 	for name, d := range map[string]Dist{"latency": s.Latency, "service": s.ServiceTime} {
@@ -32,4 +32,14 @@ func TestSummaryStdevAndTransfer(t *testing.T) {
 	if want := 200 / 0.003; math.Abs(s.BytesOutRate-want) > 1e-6*want {
 		t.Errorf("bytes out per second %g, want %g", s.BytesOutRate, want)
 	}
+}
+
+// summarize returns r's summary.
+func summarize(t *testing.T, r *Result) Summary {
+	t.Helper()
+	s, err := Summarize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -30,7 +30,10 @@ const (
 // service time and lag, the breakdown of service time (connect, TLS, wait,
 // read), a compact latency histogram and, for scenarios, a table per step. target describes what was attacked.
 func Attack(w io.Writer, res *record.Result, target string) error {
-	sum := record.Summarize(res)
+	sum, err := record.Summarize(res)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Target     %s\n", target)
 	fmt.Fprintf(&b, "Load       %s\n", loadLine(res))
@@ -85,7 +88,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

@@ -230,10 +230,14 @@ type AttackJSON struct {
 // WriteAttackJSON writes res as one indented JSON object: its
 // record.Summary and, when slo is not nil, the verdict under "slo".
 func WriteAttackJSON(w io.Writer, res *record.Result, slo *AttackSLO) error {
+	sum, err := record.Summarize(res)
+	if err != nil {
+		return err
+	}
 	if slo == nil {
-		return record.Summarize(res).WriteJSON(w)
+		return sum.WriteJSON(w)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(AttackJSON{Summary: record.Summarize(res), SLO: slo.JSON()})
+	return enc.Encode(AttackJSON{Summary: sum, SLO: slo.JSON()})
 }

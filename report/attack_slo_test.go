@@ -114,7 +114,11 @@ func TestWriteAttackJSON(t *testing.T) {
 	if err := WriteAttackJSON(&plain, res, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := record.Summarize(res).WriteJSON(&sum); err != nil {
+	s, err := record.Summarize(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteJSON(&sum); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(sum.String(), plain.String()); diff != "" {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
@@ -40,7 +42,7 @@ func richPhase(rng *rand.Rand, start time.Time, variant string, rate float64, se
 	rec := record.NewRecorder(start, record.Config{KeepRaw: map[bool]int64{true: 1 << 20}[keepRaw]})
 	n := int(rate) * seconds
 	base := richBase[variant] + time.Duration(rng.IntN(8001)-4000)
-	var ins []record.Interval
+	var ins series
 	for i := range n {
 		s := &record.Sample{Intended: time.Duration(float64(i) * 1e9 / rate), Code: 200}
 		s.Sent = s.Intended + time.Duration(rng.IntN(3000))
@@ -52,25 +54,32 @@ func richPhase(rng *rand.Rand, start time.Time, variant string, rate float64, se
 		if variant == "proxy" && rate == 400 && i%97 == 5 {
 			s.Code = 503
 		}
-		ins = addToInterval(ins, s, rate)
+		ins.add(s, rate)
 		rec.Sent()
 		rec.Record(0, s)
 	}
 	res := rec.Stop()
-	res.Intervals = ins
+	res.Intervals = ins.kept()
 	return res
 }
 
-// addToInterval counts s in the one-second interval of its intended send,
-// opening intervals up to it, as a Recorder would on a wall clock.
-func addToInterval(ins []record.Interval, s *record.Sample, rate float64) []record.Interval {
+// A series builds a run's intervals by hand, one sample at a time.
+type series struct {
+	ins      []record.Interval
+	lat, svc []*hdr.PackedHistogram
+}
+
+// add counts s in the one-second interval of its intended send, opening
+// intervals up to it, as a Recorder would on a wall clock.
+func (ss *series) add(s *record.Sample, rate float64) {
 	sec := int(s.Intended / time.Second)
-	for len(ins) <= sec {
-		k := len(ins)
-		ins = append(ins, record.Interval{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
-			Latency: record.NewPacked(), Service: record.NewPacked(), InFlightMean: rate * (s.Done - s.Sent).Seconds(), InFlightMax: 3})
+	for len(ss.ins) <= sec {
+		k := len(ss.ins)
+		ss.ins = append(ss.ins, record.Interval{Start: time.Duration(k) * time.Second, End: time.Duration(k+1) * time.Second,
+			InFlightMean: rate * (s.Done - s.Sent).Seconds(), InFlightMax: 3})
+		ss.lat, ss.svc = append(ss.lat, record.NewPacked()), append(ss.svc, record.NewPacked())
 	}
-	in := &ins[sec]
+	in := &ss.ins[sec]
 	in.Sent++
 	in.Completed++
 	switch {
@@ -79,9 +88,25 @@ func addToInterval(ins []record.Interval, s *record.Sample, rate float64) []reco
 	case s.Code >= 400:
 		in.Unsuccessful++
 	}
-	_ = in.Latency.RecordValue(int64(s.Done - s.Intended))
-	_ = in.Service.RecordValue(int64(s.Done - s.Sent))
-	return ins
+	_ = ss.lat[sec].RecordValue(int64(s.Done - s.Intended))
+	_ = ss.svc[sec].RecordValue(int64(s.Done - s.Sent))
+}
+
+// kept returns the intervals with their histograms kept.
+func (ss *series) kept() []record.Interval {
+	for i := range ss.ins {
+		ss.ins[i].Latency, ss.ins[i].Service = mustKeep(ss.lat[i]), mustKeep(ss.svc[i])
+	}
+	return ss.ins
+}
+
+// mustKeep returns h kept, and panics if it cannot be encoded.
+func mustKeep(h *hdr.PackedHistogram) record.Kept {
+	k, err := record.Keep(h)
+	if err != nil {
+		panic(err)
+	}
+	return k
 }
 
 // richProfiles is the CPU profile the first repetition of every run

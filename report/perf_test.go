@@ -96,7 +96,7 @@ func perfPhase(rng *rand.Rand, start time.Time, variant string, rate float64, n 
 	rec := record.NewRecorder(start, record.Config{KeepRaw: map[bool]int64{true: int64(n)}[keepRaw]})
 	base := richBase[variant] + time.Duration(rng.IntN(8001)-4000)
 	top := rate == perfRates[len(perfRates)-1]
-	var ins []record.Interval
+	var ins series
 	for i := range n {
 		s := &record.Sample{Intended: time.Duration(float64(i) * 1e9 / rate), Code: 200,
 			BytesIn: int64(480 + rng.IntN(64)), BytesOut: int64(90 + rng.IntN(16))}
@@ -116,12 +116,12 @@ func perfPhase(rng *rand.Rand, start time.Time, variant string, rate float64, n 
 			s.Code = 503
 		}
 		s.Done = s.Sent + lat
-		ins = addToInterval(ins, s, rate)
+		ins.add(s, rate)
 		rec.Sent()
 		rec.Record(0, s)
 	}
 	res := rec.Stop()
-	res.Intervals = ins
+	res.Intervals = ins.kept()
 	res.Mode, res.TargetRate = "open", rate
 	return res
 }

@@ -99,8 +99,8 @@ func scanRun(s scanner) (Run, error) {
 	return r, nil
 }
 
-// Intervals returns a run's series for one phase with its histograms
-// decoded. Offsets count from the run's origin, so warm-up's are negative.
+// Intervals returns a run's series for one phase, its histograms kept as
+// stored and decoded when read (see record.Kept). Offsets count from the run's origin, so warm-up's are negative.
 func (db *DB) Intervals(ctx context.Context, runID int64, phase Phase) ([]record.Interval, error) {
 	op := fmt.Sprintf("reading %s intervals of run %d from", phase, runID)
 	rows, err := db.r.QueryContext(ctx, `SELECT start_ns, end_ns, sent, completed, errors,
@@ -120,12 +120,8 @@ func (db *DB) Intervals(ctx context.Context, runID int64, phase Phase) ([]record
 			return nil, wrap(db.path, op, err)
 		}
 		in.Start, in.End = time.Duration(start), time.Duration(end)
-		if in.Latency, err = hdr.DecodePacked(lat); err != nil {
-			return nil, wrap(db.path, op, fmt.Errorf("interval %d latency: %w", len(out), err))
-		}
-		if in.Service, err = hdr.DecodePacked(svc); err != nil {
-			return nil, wrap(db.path, op, fmt.Errorf("interval %d service time: %w", len(out), err))
-		}
+		// Kept as stored: each is decoded when it is read.
+		in.Latency, in.Service = record.KeptEncoding(lat), record.KeptEncoding(svc)
 		out = append(out, in)
 	}
 	return out, wrap(db.path, op, rows.Err())

@@ -64,10 +64,10 @@ func TestRoundTrip(t *testing.T) {
 			got.Samples != int64(len(res.Raw)) || got.SamplesDropped != res.RawDropped {
 			t.Errorf("run = %+v", got)
 		}
-		if diff := cmp.Diff(record.Summarize(res), *got.Summary); diff != "" {
+		if diff := cmp.Diff(summarize(t, res), *got.Summary); diff != "" {
 			t.Errorf("summary (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff(record.Summarize(warm), *got.Warmup); diff != "" {
+		if diff := cmp.Diff(summarize(t, warm), *got.Warmup); diff != "" {
 			t.Errorf("warm-up summary (-want +got):\n%s", diff)
 		}
 		checkIntervals(t, db, id, Measure, res, 0)
@@ -139,13 +139,46 @@ func checkIntervals(t *testing.T, db *DB, runID int64, phase Phase, r *record.Re
 			g.InFlightMax != w.InFlightMax {
 			t.Errorf("%s interval %d = %+v, want %+v shifted by %s", phase, i, g, w, shift)
 		}
-		if diff := cmp.Diff(quantiles(w.Latency), quantiles(g.Latency)); diff != "" {
-			t.Errorf("%s interval %d latency (-want +got):\n%s", phase, i, diff)
-		}
-		if diff := cmp.Diff(quantiles(w.Service), quantiles(g.Service)); diff != "" {
-			t.Errorf("%s interval %d service time (-want +got):\n%s", phase, i, diff)
+		for _, k := range []struct {
+			name string
+			w, g record.Kept
+		}{{"latency", w.Latency, g.Latency}, {"service time", w.Service, g.Service}} {
+			if diff := cmp.Diff(encoded(t, k.w), encoded(t, k.g)); diff != "" {
+				t.Errorf("%s interval %d %s stored other bytes than kept (-want +got):\n%s", phase, i, k.name, diff)
+			}
+			wh, err := k.w.Histogram()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gh, err := k.g.Histogram()
+			if err != nil {
+				t.Fatalf("%s interval %d %s: %v", phase, i, k.name, err)
+			}
+			if diff := cmp.Diff(quantiles(wh), quantiles(gh)); diff != "" {
+				t.Errorf("%s interval %d %s (-want +got):\n%s", phase, i, k.name, diff)
+			}
 		}
 	}
+}
+
+// encoded returns k's encoding as a string, for cmp.Diff.
+func encoded(t *testing.T, k record.Kept) string {
+	t.Helper()
+	b, err := k.Encoded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// summarize returns r's summary.
+func summarize(t *testing.T, r *record.Result) record.Summary {
+	t.Helper()
+	s, err := record.Summarize(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func checkTotals(t *testing.T, db *DB, runID int64, phase Phase, r *record.Result) {

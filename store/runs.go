@@ -233,7 +233,11 @@ func insertRun(ctx context.Context, tx *sql.Tx, expID int64, info RunInfo, origi
 }
 
 func summaryJSON(r *record.Result) (sql.NullString, error) {
-	b, err := json.Marshal(record.Summarize(r))
+	sum, err := record.Summarize(r)
+	if err != nil {
+		return sql.NullString{}, fmt.Errorf("summary: %w", err)
+	}
+	b, err := json.Marshal(sum)
 	if err != nil {
 		return sql.NullString{}, fmt.Errorf("summary: %w", err)
 	}

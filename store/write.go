@@ -44,23 +44,23 @@ func insertIntervals(ctx context.Context, tx *sql.Tx, runID int64, phase Phase, 
 	}
 	defer discard(st)
 	for i, in := range r.Intervals {
-		if in.Latency == nil {
-			in.Latency = record.NewPacked()
-		}
-		if in.Service == nil {
-			in.Service = record.NewPacked()
-		}
-		lat, err := encode(in.Latency)
+		// The kept encodings are stored as they are; the latency is
+		// decoded only for its quantiles.
+		h, err := in.Latency.Histogram()
 		if err != nil {
-			return err
+			return fmt.Errorf("interval %d latency: %w", i, err)
 		}
-		svc, err := encode(in.Service)
+		lat, err := in.Latency.Encoded()
 		if err != nil {
-			return err
+			return fmt.Errorf("interval %d latency: %w", i, err)
+		}
+		svc, err := in.Service.Encoded()
+		if err != nil {
+			return fmt.Errorf("interval %d service time: %w", i, err)
 		}
 		_, err = st.ExecContext(ctx, runID, string(phase), i, int64(shift+in.Start), int64(shift+in.End),
 			in.Sent, in.Completed, in.Errors, in.Unsuccessful, in.InFlightMean, in.InFlightMax,
-			quantile(in.Latency, 0.5), quantile(in.Latency, 0.9), quantile(in.Latency, 0.99), lat, svc)
+			quantile(h, 0.5), quantile(h, 0.9), quantile(h, 0.99), lat, svc)
 		if err != nil {
 			return fmt.Errorf("interval %d: %w", i, err)
 		}
