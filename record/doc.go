@@ -35,7 +35,9 @@
 // some 4.5 KB for such a second. Encoding them takes a millisecond or two
 // each second, outside the recording path. Everything else is bounded
 // whatever the length: the dense histograms being recorded into, allocated
-// at the start, and up to Config.KeepRaw raw samples of 40 bytes. A process's RSS grows by two to
-// three times what it keeps: Go's collector lets the heap grow to twice what
-// is live before it collects, and holds on to some of what it frees.
+// at the start, and up to Config.KeepRaw raw samples of 40 bytes. A
+// process's RSS follows what it keeps loosely: Go's collector lets the heap
+// grow to twice what is live before it collects, and returns what it frees
+// to the system in its own time. Over ten minutes at 3,000 connections the
+// intervals kept under 3 MB, less than RSS swung by as the collector worked.
 package record
