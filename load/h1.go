@@ -265,8 +265,9 @@ func (s *h1session) Do(ctx context.Context, req *Request, out *record.Sample) {
 		// on a connection dialed for it, not on another idle one that the
 		// server may have closed too (as at the end of a run, when the
 		// sessions that stop hand theirs to the pool). The new
-		// connection's dial is counted with the others.
+		// connection's dial is counted with the others, the retry in Retries.
 		if retry && !fresh {
+			out.Retries++
 			continue
 		}
 		out.Done = Now()

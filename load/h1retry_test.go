@@ -39,7 +39,7 @@ func TestRetryOnNewConnection(t *testing.T) {
 	req := mustRequest(t, "GET", srv.url())
 	prepare(req, Options{})
 	const stale, requests = 4, 20
-	failed := 0
+	failed, retries := 0, 0
 	do := func(s Session) {
 		var out record.Sample
 		s.Do(context.Background(), req, &out)
@@ -47,6 +47,10 @@ func TestRetryOnNewConnection(t *testing.T) {
 			failed++
 			t.Errorf("code %d, error %s (%v)", out.Code, out.Error, out.Err)
 		}
+		if out.Retries > 1 {
+			t.Errorf("%d retries of one request, want at most 1", out.Retries)
+		}
+		retries += int(out.Retries)
 	}
 	// Sessions that stop leave their connections, closed by the server,
 	// in the pool.
@@ -67,11 +71,16 @@ func TestRetryOnNewConnection(t *testing.T) {
 	}
 	// last's own connection is closed too: its next request fails on it,
 	// and must not go again on one from the pool.
+	retries = 0
 	for range requests {
 		do(last)
 	}
 	if failed != 0 {
 		t.Errorf("%d of %d requests failed, want 0", failed, stale+1+requests)
+	}
+	// The first of them, at least, found its connection closed.
+	if retries < 1 {
+		t.Errorf("%d retries counted of %d requests on closed connections, want at least 1", retries, requests)
 	}
 }
 

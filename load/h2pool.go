@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http/httptrace"
 	"slices"
@@ -395,6 +396,7 @@ func (s *h2session) Do(ctx context.Context, req *Request, out *record.Sample) {
 			nhFail(out, h2Cause(err))
 			return
 		}
+		out.Retries = min(out.Retries+1, math.MaxUint8)
 	}
 }
 

@@ -83,7 +83,7 @@ func TestRecorder(t *testing.T) {
 		r.Record(i, &Sample{Intended: 0, Sent: 6 * time.Millisecond, Done: 10 * time.Millisecond, Code: 200, BytesIn: 10, BytesOut: 5, Step: i % 2})
 	}
 	r.Sent()
-	r.Record(1, &Sample{Done: time.Millisecond, Code: 503, Step: 1})
+	r.Record(1, &Sample{Done: time.Millisecond, Code: 503, Step: 1, Retries: 2})
 	r.Sent()
 	r.Record(2, &Sample{Done: 2 * time.Millisecond, Error: Reset, Err: errors.New("connection reset"), Step: 0})
 	res := r.Stop()
@@ -100,6 +100,9 @@ func TestRecorder(t *testing.T) {
 	}
 	if res.ErrorExample["reset"] != "connection reset" {
 		t.Errorf("error example %q", res.ErrorExample["reset"])
+	}
+	if sum, err := Summarize(res); err != nil || res.Retries != 2 || sum.Retries != 2 {
+		t.Errorf("retries %d, summary's %d (%v); want 2", res.Retries, sum.Retries, err)
 	}
 	if res.BytesIn != 1000 || res.BytesOut != 500 {
 		t.Errorf("bytes %d in, %d out; want 1000, 500", res.BytesIn, res.BytesOut)

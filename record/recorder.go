@@ -33,6 +33,7 @@ type Recorder struct {
 	shards  []shard
 
 	sent     atomic.Int64
+	retries  atomic.Int64
 	kept     atomic.Int64 // raw samples kept so far, against cfg.KeepRaw
 	inflight atomic.Int64
 	maxIn    atomic.Int64 // peak in flight in the current interval
@@ -224,6 +225,9 @@ func (r *Recorder) Sent() {
 // per-goroutine number will do.
 func (r *Recorder) Record(worker int, s *Sample) {
 	r.inflight.Add(-1)
+	if s.Retries > 0 {
+		r.retries.Add(int64(s.Retries))
+	}
 	if s.Err != nil {
 		r.example(s)
 	}
@@ -385,6 +389,7 @@ func (r *Recorder) Stop() *Result {
 	res := r.res
 	r.inFlightMeans()
 	res.Sent = r.sent.Load()
+	res.Retries = r.retries.Load()
 	// The first shard's histograms take the others' (emptied, so that a
 	// second Stop counts nothing twice): every Record has returned.
 	res.Wait, res.Read = r.shards[0].wait, r.shards[0].read

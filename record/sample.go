@@ -50,6 +50,10 @@ type Sample struct {
 	BytesIn  int64 // response bytes read, headers included
 	BytesOut int64 // request bytes written
 	Error    ErrorClass
-	Err      error // the failure behind Error, kept as an example of its class
-	Step     int   // index of the scenario step; 0 without a scenario
+	// Retries counts the times the request went again on a new
+	// connection: a kept-alive one it was sent on had been closed by the
+	// server before any byte of the response, so the target never saw it.
+	Retries uint8
+	Err     error // the failure behind Error, kept as an example of its class
+	Step    int   // index of the scenario step; 0 without a scenario
 }

@@ -19,6 +19,7 @@ type Summary struct {
 	Concurrency    int               `json:"concurrency,omitempty"`
 	Sent           int64             `json:"sent"`
 	Unsent         int64             `json:"unsent"`
+	Retries        int64             `json:"retries,omitempty"` // sends again on a new connection: see Result.Retries
 	Requests       int64             `json:"requests"`
 	DurationSec    float64           `json:"duration_seconds"`
 	Rate           float64           `json:"rate"`
@@ -153,6 +154,7 @@ func Summarize(r *Result) (Summary, error) {
 		TargetRate:     r.TargetRate,
 		Sent:           r.Sent,
 		Unsent:         r.Unsent,
+		Retries:        r.Retries,
 		Requests:       r.Requests,
 		DurationSec:    d,
 		SuccessRatio:   ratio(r.Successes(), r.Requests),

@@ -44,6 +44,9 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	if res.Unsent > 0 {
 		fmt.Fprintf(&b, ", %d due but never sent", res.Unsent)
 	}
+	if res.Retries > 0 {
+		fmt.Fprintf(&b, "; %d sent again on a new connection, the server having closed the kept-alive one", res.Retries)
+	}
 	if res.WarmupRequests > 0 {
 		fmt.Fprintf(&b, " (after %d warm-up requests, not counted)", res.WarmupRequests)
 	}

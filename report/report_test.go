@@ -46,7 +46,7 @@ func TestAttackText(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		r.Sent()
 		d := time.Duration(100+i) * time.Microsecond
-		r.Record(i, &record.Sample{Intended: 0, Sent: 20 * time.Millisecond, Done: 20*time.Millisecond + d, Code: 200})
+		r.Record(i, &record.Sample{Intended: 0, Sent: 20 * time.Millisecond, Done: 20*time.Millisecond + d, Code: 200, Retries: uint8(i % 500 / 499)})
 	}
 	res := r.Stop()
 	res.Mode, res.TargetRate, res.Concurrency = "open", 1000, 10000
@@ -63,6 +63,7 @@ func TestAttackText(t *testing.T) {
 		"service time (from actual send)",
 		"Latency histogram",
 		"warning: lag p99 is 20.00ms", // every request left 20ms late
+		"; 2 sent again on a new connection",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
