@@ -30,9 +30,12 @@ type BarBox struct {
 	Plot  string  `json:"plot"`
 	Label string  `json:"label"`
 	Width float64 `json:"width"` // the drawn bar
-	// End is the right end of the bar; LabelLeft and LabelRight bound its
-	// value label, which sits at that end, inside or past it.
+	// End is the right end of the bar, Reach that of the bar or its
+	// whisker, whichever is further; LabelLeft and LabelRight bound its
+	// value label, which sits at the bar's end, inside or past it, or past
+	// the whisker.
 	End        float64 `json:"end"`
+	Reach      float64 `json:"reach"`
 	LabelLeft  float64 `json:"labelLeft"`
 	LabelRight float64 `json:"labelRight"`
 	// Left and Right bound the chart.
@@ -87,12 +90,14 @@ const layoutJS = `(() => {
     const rows = svg.querySelectorAll("g.row");
     if (rows.length > 0) {
       for (const row of rows) {
-        let bar = null;
+        let bar = null, band = null;
         for (const el of row.children) {
-          if (el.matches("rect.series")) bar = R(el);
+          if (el.matches("rect.series")) bar = R(el), band = null;
+          else if (el.matches("path.band") && bar) band = R(el);
           else if (el.matches("text.value") && bar) {
             const l = R(el);
             out.bars.push({plot: svg.id, label: el.textContent, width: bar.width, end: bar.right,
+              reach: Math.max(bar.right, band ? band.right : 0),
               labelLeft: l.left, labelRight: l.right, left: box.left, right: box.right});
             bar = null;
           }
@@ -164,9 +169,9 @@ func (p Page) Violations() []string {
 			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is outside the chart (%.0f–%.0f px)",
 				b.Plot, b.Label, b.LabelLeft, b.LabelRight, b.Left, b.Right))
 		}
-		if b.LabelLeft > b.End+maxLabelGap || b.LabelRight < b.End-maxLabelGap {
-			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is not at its bar's end (%.0f px)",
-				b.Plot, b.Label, b.LabelLeft, b.LabelRight, b.End))
+		if !near(b, b.End) && !near(b, b.Reach) {
+			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is neither at its bar's end (%.0f px) nor past its whisker (%.0f px)",
+				b.Plot, b.Label, b.LabelLeft, b.LabelRight, b.End, b.Reach))
 		}
 	}
 	for _, c := range l.Charts {
@@ -199,4 +204,10 @@ func CheckLayout(t testing.TB, page Page) []string {
 		t.Errorf("%s: %s", page.Path, s)
 	}
 	return v
+}
+
+// near reports whether b's value label starts or ends within maxLabelGap
+// of x.
+func near(b BarBox, x float64) bool {
+	return b.LabelLeft <= x+maxLabelGap && b.LabelRight >= x-maxLabelGap
 }
