@@ -69,17 +69,27 @@ func plotSVG(page, id string) string {
 
 // TestProbeChartsOneTime checks that a probe series sampled once in the
 // run drawn is not drawn as a line over time, a dot at one x, but named
-// in the notes, while one sampled twice is drawn.
+// in the notes, nor one whose points, in the runs drawn, sit a few
+// milliseconds apart, while one sampled over the run is drawn.
 func TestProbeChartsOneTime(t *testing.T) {
-	r := &Experiment{variants: []string{"a"}, Exp: &analysis.Experiment{}}
+	r := &Experiment{variants: []string{"a", "b"}, Exp: &analysis.Experiment{}}
 	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	proc := map[string]string{"pid": "1", "role": "target", "comm": "node"}
+	node := map[string]string{"service": "x"}
 	run := &analysis.RunDetail{Run: analysis.Run{Trial: store.Trial{Variant: "a"}}, Probes: []store.ProbePoint{
 		{Probe: "process", Series: "cpu_allowed_percent", Labels: proc, Time: at, Value: 10},
 		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: 1 << 20},
 		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at.Add(time.Second), Value: 1 << 20},
+		{Probe: "metrics", Series: "work_seconds:p50", Labels: node, Time: at.Add(time.Second), Value: 1},
 	}}
-	groups, notes := r.probeCharts([]*analysis.RunDetail{run})
+	// Another variant's run, whose one round of scrapes came 2 ms later
+	// after its start: the two runs' points are 2 ms apart on the axis.
+	other := &analysis.RunDetail{Run: analysis.Run{Trial: store.Trial{Variant: "b"}}, Probes: []store.ProbePoint{
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at, Value: 1 << 20},
+		{Probe: "process", Series: "rss_bytes", Labels: proc, Time: at.Add(time.Second), Value: 1 << 20},
+		{Probe: "metrics", Series: "work_seconds:p50", Labels: node, Time: at.Add(time.Second + 2*time.Millisecond), Value: 2},
+	}}
+	groups, notes := r.probeCharts([]*analysis.RunDetail{run, other})
 	var titles []string
 	for _, g := range groups {
 		for _, c := range g.charts {
@@ -89,8 +99,8 @@ func TestProbeChartsOneTime(t *testing.T) {
 	if len(titles) != 1 || titles[0] != "resident memory" {
 		t.Errorf("charts %q; want only resident memory", titles)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "CPU, share of the CPUs allowed") {
-		t.Errorf("notes %q; want one naming the CPU plot left out", notes)
+	if len(notes) != 1 || !strings.Contains(notes[0], "CPU, share of the CPUs allowed") || !strings.Contains(notes[0], "work_seconds") {
+		t.Errorf("notes %q; want one naming the CPU and work plots left out", notes)
 	}
 }
 

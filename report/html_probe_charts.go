@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -140,7 +141,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 			charts, left := r.probePlotCharts(pl)
 			notes = append(notes, left...)
 			for _, c := range charts {
-				if oneTime(c) {
+				if oneTime(c, max(span, 1)) {
 					single = append(single, g.title+" "+c.Title)
 					continue
 				}
@@ -166,18 +167,23 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	return out, notes
 }
 
-// oneTime reports whether every point of c is at one time: a line over
-// time would be a dot.
-func oneTime(c *plot.Chart) bool {
-	var xs []float64
+// minTimeShare is the least share of the time axis a probe chart's data
+// spans to be drawn as lines over time; under it, they would be a dot.
+const minTimeShare = 0.02
+
+// oneTime reports whether every point of c is at about one time, within
+// minTimeShare of span, the time axis the charts share: a line over time
+// would be a dot. One round of scrapes of several targets, which a busy
+// machine can leave the only one in a short run, lands a few
+// milliseconds apart.
+func oneTime(c *plot.Chart, span float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range c.Series {
 		for _, p := range s.Points {
-			if !slices.Contains(xs, p.X) {
-				xs = append(xs, p.X)
-			}
+			lo, hi = min(lo, p.X), max(hi, p.X)
 		}
 	}
-	return len(xs) < 2
+	return !(hi-lo >= minTimeShare*span)
 }
 
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
