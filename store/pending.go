@@ -266,8 +266,30 @@ func copyRun(ctx context.Context, tx *sql.Tx, id, expID int64, children []string
 // runTables returns the tables that hold a run's rows: every table of
 // the schema with a run_id column.
 func runTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT m.name FROM main.sqlite_master m, pragma_table_info(m.name) c
+	return quotedNames(ctx, tx, `SELECT m.name FROM main.sqlite_master m, pragma_table_info(m.name) c
 		WHERE m.type = 'table' AND c.name = 'run_id' ORDER BY m.name`)
+}
+
+// columns returns the quoted columns of table in the database, but for
+// its row id (a column id) and those named in except.
+func columns(ctx context.Context, tx *sql.Tx, table string, except ...string) ([]string, error) {
+	all, err := quotedNames(ctx, tx, `SELECT name FROM pragma_table_info(?, 'main')`, strings.Trim(table, `"`))
+	if err != nil {
+		return nil, err
+	}
+	out := slices.DeleteFunc(all, func(n string) bool {
+		return n == `"id"` || slices.Contains(except, strings.Trim(n, `"`))
+	})
+	if len(out) == 0 {
+		return nil, fmt.Errorf("table %s has no columns", table)
+	}
+	return out, nil
+}
+
+// quotedNames returns the names query selects, one per row, each quoted
+// as an SQL identifier.
+func quotedNames(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -279,30 +301,6 @@ func runTables(ctx context.Context, tx *sql.Tx) ([]string, error) {
 			return nil, err
 		}
 		out = append(out, `"`+n+`"`)
-	}
-	return out, rows.Err()
-}
-
-// columns returns the quoted columns of table in the database, but for
-// its row id (a column id) and those named in except.
-func columns(ctx context.Context, tx *sql.Tx, table string, except ...string) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT name FROM pragma_table_info(?, 'main')`, strings.Trim(table, `"`))
-	if err != nil {
-		return nil, err
-	}
-	defer discard(rows)
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		if n != "id" && !slices.Contains(except, n) {
-			out = append(out, `"`+n+`"`)
-		}
-	}
-	if len(out) == 0 && rows.Err() == nil {
-		return nil, fmt.Errorf("table %s has no columns", table)
 	}
 	return out, rows.Err()
 }
