@@ -33,125 +33,209 @@ func (r *Runner) samples() int64 {
 	return r.Samples
 }
 
+// traceFlush is how long a trial waits, after its attack, for the nodes'
+// last spans: they export every 200 ms.
+var traceFlush = 400 * time.Millisecond
+
+// trialRun is one trial under way: what its steps share.
+type trialRun struct {
+	r          *Runner
+	l          *live
+	t          Trial
+	k, n       int // its place among the trials this Run runs
+	f          *finished
+	cfg        load.Config // the measured attack's
+	start, end time.Time   // the measured attack's
+
+	mu       sync.Mutex // points and profiles, until wg is done
+	points   []probe.Point
+	profiles []store.Profile
+	wg       sync.WaitGroup // what runs alongside the measured attack
+}
+
 // trial runs t against l: warm-up, then the measured attack with
 // side-loads and probes alongside, then the validity checks.
 func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finished {
-	f := &finished{info: r.info(t, time.Now(), store.Done)}
-	fail := func(err error) *finished {
-		f.info.Status, f.info.Error, f.err = store.Failed, err.Error(), err
-		if ctx.Err() != nil {
-			f.info.Status = store.Interrupted
-		}
-		f.info.EndedAt = time.Now()
-		return f
+	tr := &trialRun{r: r, l: l, t: t, k: k, n: n, f: &finished{info: r.info(t, time.Now(), store.Done)}}
+	if err := tr.warmUp(ctx); err != nil {
+		return tr.fail(ctx, err)
 	}
-	wcfg, warm, err := r.Spec.WarmupFor(t, l.entry)
+	res, err := tr.measure(ctx)
 	if err != nil {
-		return fail(err)
+		return tr.fail(ctx, err)
 	}
-	if warm {
-		if f.warm, err = load.Attack(ctx, wcfg); err != nil {
-			return fail(fmt.Errorf("warm-up: %w", err))
-		}
-		if ctx.Err() != nil {
-			return fail(errInterrupted)
-		}
-	}
-	cfg, err := r.Spec.LoadFor(t, l.entry)
-	if err != nil {
-		return fail(err)
-	}
-	cfg.KeepRaw = r.samples()
+	tr.f.res = res
+	tr.queryPrometheus(ctx)
+	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in
+	tr.judge(res)
+	return tr.f
+}
 
-	var (
-		mu       sync.Mutex
-		points   []probe.Point
-		profiles []store.Profile
-		wg       sync.WaitGroup
-	)
-	emit := func(p []probe.Point) {
-		mu.Lock()
-		points = append(points, p...)
-		mu.Unlock()
+// fail ends the trial with err: failed, or interrupted if ctx has ended.
+func (tr *trialRun) fail(ctx context.Context, err error) *finished {
+	f := tr.f
+	f.info.Status, f.info.Error, f.err = store.Failed, err.Error(), err
+	if ctx.Err() != nil {
+		f.info.Status = store.Interrupted
 	}
+	f.info.EndedAt = time.Now()
+	return f
+}
+
+// warmUp runs the spec's warm-up of the trial, if it has one.
+func (tr *trialRun) warmUp(ctx context.Context) error {
+	wcfg, warm, err := tr.r.Spec.WarmupFor(tr.t, tr.l.entry)
+	if err != nil || !warm {
+		return err
+	}
+	if tr.f.warm, err = load.Attack(ctx, wcfg); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}
+
+// measure runs the measured attack with the probes, side-loads, pprof
+// capture and progress line alongside, and returns once they have all
+// stopped.
+func (tr *trialRun) measure(ctx context.Context) (*record.Result, error) {
+	var err error
+	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
+		return nil, err
+	}
+	tr.cfg.KeepRaw = tr.r.samples()
 	pctx, stopProbes := context.WithCancel(ctx)
 	defer stopProbes()
-	start := time.Now()
-	for _, p := range r.probes(l) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := p(pctx, start, emit); err != nil {
-				r.logf("trial %d: probe: %v", t.Position, err)
-			}
-		}()
+	tr.start = time.Now()
+	tr.startProbes(pctx)
+	if err := tr.startSideloads(pctx); err != nil {
+		return nil, err
 	}
-	for _, sl := range r.Spec.Sideloads {
-		scfg, err := sl.Config(sideloadSpan(cfg))
-		if err != nil {
-			return fail(fmt.Errorf("side-load %s: %w", sl.Target, err))
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if _, err := load.Attack(pctx, scfg); err != nil {
-				r.logf("trial %d: side-load %s: %v", t.Position, sl.Target, err)
-			}
-		}()
-	}
-	if pp := r.Spec.Probes.Pprof; pp != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			got := r.profile(pctx, l, pp, cfg.Duration)
-			mu.Lock()
-			profiles = append(profiles, got...)
-			mu.Unlock()
-		}()
-	}
-	if r.Progress != nil {
-		cfg.Started = func(rec *record.Recorder) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r.showProgress(pctx, rec, t, k, n, cfg.Duration)
-			}()
-		}
-	}
-	res, err := load.Attack(ctx, cfg)
+	tr.startPprof(pctx)
+	tr.startProgress(pctx)
+	res, err := load.Attack(ctx, tr.cfg)
 	stopProbes()
-	wg.Wait()
-	if err != nil {
-		return fail(err)
+	tr.wg.Wait()
+	tr.end = time.Now()
+	return res, err
+}
+
+// startProbes runs the trial's probes until ctx ends.
+func (tr *trialRun) startProbes(ctx context.Context) {
+	emit := func(p []probe.Point) {
+		tr.mu.Lock()
+		tr.points = append(tr.points, p...)
+		tr.mu.Unlock()
 	}
-	end := time.Now()
-	f.res = res
-	if pq := r.Spec.Probes.Prometheus; pq != nil {
-		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		pts, errs := probe.QueryRange(qctx, pq.URL, pq.Queries, start, end, pq.Step)
-		cancel()
-		points = append(points, pts...)
-		for _, e := range errs {
-			r.logf("trial %d: %v", t.Position, e)
+	for _, p := range tr.r.probes(tr.l) {
+		tr.wg.Go(func() {
+			if err := p(ctx, tr.start, emit); err != nil {
+				tr.r.logf("trial %d: probe: %v", tr.t.Position, err)
+			}
+		})
+	}
+}
+
+// startSideloads runs the spec's side-loads until ctx ends or their span
+// is over.
+func (tr *trialRun) startSideloads(ctx context.Context) error {
+	for _, sl := range tr.r.Spec.Sideloads {
+		scfg, err := sl.Config(sideloadSpan(tr.cfg))
+		if err != nil {
+			return fmt.Errorf("side-load %s: %w", sl.Target, err)
 		}
+		tr.wg.Go(func() {
+			if _, err := load.Attack(ctx, scfg); err != nil {
+				tr.r.logf("trial %d: side-load %s: %v", tr.t.Position, sl.Target, err)
+			}
+		})
 	}
-	if r.traces != nil {
-		time.Sleep(400 * time.Millisecond) // the nodes' last spans: exported every 200 ms
-		points = append(points, r.traces.PointsBetween(start, end)...)
-		r.traces.Forget(end)
+	return nil
+}
+
+// startPprof captures the variant's profiles, if the spec asks for them.
+func (tr *trialRun) startPprof(ctx context.Context) {
+	pp := tr.r.Spec.Probes.Pprof
+	if pp == nil {
+		return
 	}
-	f.points = storePoints(points, start)
-	f.profiles = profiles
+	d := tr.cfg.Duration
+	tr.wg.Go(func() {
+		got := tr.r.profile(ctx, tr.l, pp, d)
+		tr.mu.Lock()
+		tr.profiles = append(tr.profiles, got...)
+		tr.mu.Unlock()
+	})
+}
+
+// startProgress has the measured attack draw the live status line once it
+// has started, until ctx ends.
+func (tr *trialRun) startProgress(ctx context.Context) {
+	if tr.r.Progress == nil {
+		return
+	}
+	tr.cfg.Started = func(rec *record.Recorder) {
+		tr.wg.Go(func() {
+			tr.r.showProgress(ctx, rec, tr.t, tr.k, tr.n, tr.cfg.Duration)
+		})
+	}
+}
+
+// queryPrometheus adds the spec's PromQL queries over the attack's window
+// to the points. They are asked even when ctx has ended, within 30 s: the
+// run they describe is kept.
+func (tr *trialRun) queryPrometheus(ctx context.Context) {
+	pq := tr.r.Spec.Probes.Prometheus
+	if pq == nil {
+		return
+	}
+	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	pts, errs := probe.QueryRange(qctx, pq.URL, pq.Queries, tr.start, tr.end, pq.Step)
+	cancel()
+	tr.points = append(tr.points, pts...)
+	for _, e := range errs {
+		tr.r.logf("trial %d: %v", tr.t.Position, e)
+	}
+}
+
+// collectTraces waits traceFlush for the nodes' last spans, or until ctx
+// ends, and adds the hops of the spans received in the attack's window to
+// the points. It returns ctx's error if ctx cut the wait short.
+func (tr *trialRun) collectTraces(ctx context.Context) error {
+	if tr.r.traces == nil {
+		return nil
+	}
+	flushed := time.NewTimer(traceFlush)
+	defer flushed.Stop()
+	var err error
+	select {
+	case <-flushed.C:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	tr.points = append(tr.points, tr.r.traces.PointsBetween(tr.start, tr.end)...)
+	tr.r.traces.Forget(tr.end)
+	return err
+}
+
+// judge keeps the points and profiles in the trial's outcome and flags it
+// by the spec's validity checks, against the runs of the same variant and
+// level before it.
+func (tr *trialRun) judge(res *record.Result) {
+	r, t, f := tr.r, tr.t, tr.f
+	f.points = storePoints(tr.points, tr.start)
+	f.profiles = tr.profiles
 	key := fmt.Sprintf("%s/%g/%d", t.Variant, t.Rate, t.Concurrency)
-	f.info.Flags = r.Spec.Validity.Check(RunCheck{Result: res, Points: points, Siblings: r.siblings[key], Success: cfg.Success})
+	f.info.Flags = r.Spec.Validity.Check(RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success})
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole
 	r.siblings[key] = append(r.siblings[key], &sib)
-	f.info.EndedAt = end
+	f.info.EndedAt = tr.end
 	if res.Interrupted {
 		f.info.Status, f.info.Error = store.Interrupted, "interrupted"
 	}
-	return f
 }
 
 // sideloadSpan is how long side-loads run: the trial's duration, or until
