@@ -11,11 +11,9 @@
 // target cannot hide its queueing (coordinated omission); service time from
 // its actual send; lag is the difference.
 //
-//	res, err := load.Attack(ctx, load.Config{
-//		Requests: load.Static(req),
-//		Model:    load.Open{Pacer: load.Constant{Rate: 1000}},
-//		Duration: 10 * time.Second,
-//	})
+// A Config says what to send (Source), how (Model, Transport) and for how
+// long (Duration or Count); Attack runs it and returns the record.Result.
+// The package's Example attacks a server at 1,000 requests per second.
 //
 // Attack is safe to call from several goroutines; a Transport and its
 // Sessions follow the contracts on their methods.

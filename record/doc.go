@@ -8,15 +8,10 @@
 // intended send time, service time from its actual send, and lag is the
 // difference; the README's "What every number means" states the contract every number obeys.
 //
-// A run is recorded by one Recorder:
-//
-//	rec := record.NewRecorder(time.Now(), record.Config{Interval: time.Second})
-//	rec.Start()
-//	// from any number of goroutines:
-//	rec.Sent(worker)
-//	rec.Record(worker, &record.Sample{Intended: i, Sent: s, Done: d, Code: 200})
-//	res := rec.Stop()
-//	sum := record.Summarize(res)
+// A run is recorded by one Recorder: NewRecorder and Start, then Sent as
+// each request goes out and Record with its Sample as it ends, and Stop,
+// which returns the Result that Summarize reads. The package's Example
+// records three requests.
 //
 // Sent and Record are safe to call concurrently; workers are spread over a
 // few locked shards by their index, so recording costs one uncontended lock.
