@@ -25,16 +25,9 @@
 //
 // Latencies are float64 seconds once aggregated, like record.Summary.
 //
-// A short example:
-//
-//	exp, err := analysis.Load(ctx, db, expID)
-//	if err != nil {
-//		return err
-//	}
-//	levels := analysis.Aggregate(exp.Runs, analysis.Options{})
-//	for _, c := range analysis.Overheads(levels, "plain") {
-//		fmt.Printf("%s %s %s: %s\n", c.Variant, c.Level, c.Name, c.Diff)
-//	}
+// The package's Example loads an experiment from a results database,
+// aggregates its runs by variant and level, and prints each variant's
+// overhead against the baseline.
 //
 // Everything but Load is pure computation on values and safe to call
 // concurrently; Load is as safe as the store.DB it reads.

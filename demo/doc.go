@@ -25,13 +25,7 @@
 // out, both say how many, what the machine probe measured during them
 // (how busy the machine was) and what to do.
 //
-//	out, err := demo.Run(ctx, demo.Options{Dir: "latlab-demo", Log: os.Stderr}, os.Stdout)
-//	if err != nil {
-//		return err
-//	}
-//	if out.Interrupted {
-//		// Run again with the same Options to resume.
-//	}
+// ExampleRun runs the demo into a folder and says how to resume it.
 //
 // The files written are plain latlab inputs: "latlab run DIR/demo.yaml -o
 // DIR/results.db" runs the study again, and running the demo again into

@@ -61,21 +61,8 @@
 // spec's fields they exclude: concurrency drops rates, a scenario drops
 // path, method, headers and body.
 //
-// Reading a spec and planning it:
-//
-//	spec, err := experiment.ReadSpec("filter-overhead.yaml")
-//	if err != nil {
-//		return err // every problem, one per line
-//	}
-//	seed := time.Now().UnixNano()
-//	if spec.Seed != nil {
-//		seed = *spec.Seed
-//	}
-//	for _, t := range spec.Plan(seed) {
-//		cfg, err := spec.LoadFor(t, entryURL) // entryURL: a graph variant's entry, once up
-//		...
-//		res, err := load.Attack(ctx, cfg)
-//	}
+// ExampleSpec_LoadFor reads a spec, plans it and attacks each trial's
+// load; ExampleParseSpec_errors shows a spec's problems reported at once.
 //
 // Hash identifies a spec for resuming: comments, layout and key order do
 // not change it, a value or a referenced file's content does; Diff and

@@ -1,12 +1,17 @@
 package experiment_test
 
 import (
+	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
 )
 
 func ExampleSpec_Plan() {
@@ -53,6 +58,46 @@ load:
 	// bad.yaml:7: load.concurrency: missing: closed mode needs concurrency (workers)
 	// bad.yaml:8: load.rates: closed mode takes concurrency, not rates; give mode: open for an open loop
 	// bad.yaml:9: load.duration: expected a duration such as 10s, got 10
+}
+
+// ExampleSpec_LoadFor reads a spec, plans it with its seed and attacks
+// each trial's load. A graph variant's load needs its entry URL, known
+// once the graph is up; a target variant's ignores it.
+func ExampleSpec_LoadFor() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	spec, err := experiment.ParseSpec("sweep.yaml", []byte(`
+version: 1
+name: sweep
+variants: [{name: plain, target: '`+srv.URL+`/'}]
+load: {rates: [500, 1000], requests: 10}
+seed: 1
+`), "")
+	if err != nil {
+		fmt.Println(err) // every problem, one per line
+		return
+	}
+	for _, t := range spec.Plan(*spec.Seed) {
+		cfg, err := spec.LoadFor(t, "")
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		res, err := load.Attack(context.Background(), cfg)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sum, err := record.Summarize(res)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s at %g/s: %d requests, status codes %v\n", t.Variant, t.Rate, sum.Requests, sum.StatusCodes)
+	}
+	// Output:
+	// plain at 500/s: 10 requests, status codes map[200:10]
+	// plain at 1000/s: 10 requests, status codes map[200:10]
 }
 
 func TestExampleSpecs(t *testing.T) {

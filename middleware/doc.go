@@ -19,32 +19,10 @@
 //
 // # Example
 //
-// A server that delays user "slow" by 10 ms, admits requests through a fair
-// queue, and measures both filters:
-//
-//	reg := prometheus.NewRegistry()
-//	m := middleware.NewMetrics(reg)
-//	fq, err := middleware.NewFairQueue(middleware.FairQueueConfig{
-//		Concurrency: 16,
-//		Queues:      16,
-//		HandSize:    4,
-//		QueueLength: 32,
-//		Levels: []middleware.Level{
-//			{Name: "system", Shares: 1, Users: []string{"admin"}},
-//			{Name: "workload", Shares: 3}, // everyone else
-//		},
-//	}, m)
-//	if err != nil {
-//		return err
-//	}
-//	filters := middleware.Chain(
-//		middleware.Track("delay", m, middleware.Delay("slow", "", 10*time.Millisecond)),
-//		middleware.Track("fairqueue", m, fq.Filter()),
-//	)
-//	mux := http.NewServeMux()
-//	mux.Handle("/", filters(app))
-//	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
-//	return http.ListenAndServe("127.0.0.1:8080", mux)
+// The package's Example is a server that delays user "slow" by 10 ms,
+// admits requests through a fair queue with two priority levels, and
+// measures both filters; ExampleTrack and ExampleNewFairQueue show each
+// filter alone.
 //
 // The user is read from the X-Remote-User header unless another is named.
 // It is trusted as sent: put an authenticating filter in front if clients

@@ -38,23 +38,9 @@
 //   - TraceReceiver collects the graph's spans over OTLP/HTTP and turns them
 //     into per-hop network and framework times.
 //
-// Example: scrape two graph nodes every 5 s over a 1 m window and watch the
-// target's CPU, for the length of a run.
-//
-//	start := time.Now()
-//	var mu sync.Mutex
-//	var points []probe.Point
-//	store := func(p []probe.Point) { mu.Lock(); points = append(points, p...); mu.Unlock() }
-//
-//	scraper := &probe.Scraper{URLs: []string{"http://127.0.0.1:8081/metrics", "http://127.0.0.1:8082/metrics"}}
-//	process := &probe.Process{PIDs: []int{pid}, Self: true}
-//	var wg sync.WaitGroup
-//	wg.Go(func() { scraper.Run(ctx, start, store) })
-//	wg.Go(func() { process.Run(ctx, start, store) })
-//	// … the run; then cancel ctx …
-//	wg.Wait()
-//
-//	prof, err := probe.CaptureProfile(ctx, "http://127.0.0.1:8081", "cpu", 5*time.Second)
+// The package's Example scrapes two graph nodes every 5 s over a 1 m
+// window and watches a target's CPU for the length of a run, then takes a
+// CPU profile of one node.
 //
 // Concurrency: each Scraper and Process is meant for one goroutine, running
 // Run (or calling Scrape or Sample one after another; concurrent calls are

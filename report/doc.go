@@ -4,13 +4,9 @@
 // baseline, the spec's expect: against what was measured, knees and SLO
 // verdicts, a summary of the probes — as text, JSON, CSV or HTML.
 //
-//	res, _ := load.Attack(ctx, cfg)
-//	report.Attack(os.Stdout, res, "GET http://127.0.0.1:8080/")
-//
-//	exp, _ := analysis.Load(ctx, db, id)
-//	r, _ := report.NewExperiment(exp, report.ExperimentOptions{})
-//	_ = r.LoadProbes(ctx, db) // for the probe summary
-//	r.WriteText(os.Stdout)
+// ExampleAttack prints the text of one attack; ExampleExperiment_WriteText
+// the report of an experiment read from a results database, with its probe
+// summary.
 //
 // Durations print in readable units with microsecond resolution (11.3µs,
 // 2.41ms, 1.203s); a percentile read from too few samples prints as n/a, one

@@ -61,16 +61,10 @@
 //
 // # Use from Go
 //
-//	db, err := store.Open(ctx, "results.db")
-//	...
-//	defer db.Close()
-//	exp, err := db.FindExperiment(ctx, store.SpecHash(spec))
-//	if errors.Is(err, store.ErrNotFound) {
-//		exp, err = db.CreateExperiment(ctx, store.Experiment{Name: name, Spec: spec, Provenance: prov})
-//	}
-//	done, err := db.CompletedTrials(ctx, exp.ID) // skip these when resuming
-//	...
-//	id, err := db.WriteRun(ctx, exp.ID, info, res, warmup, probes, profiles)
+// Open the file, find the spec's experiment by SpecHash or create it, skip
+// the trials CompletedTrials lists when resuming, and write each run with
+// WriteRun: the package's Example does this for a plan of two trials,
+// stopped after the first and resumed.
 //
 // # Reliability
 //

@@ -5,9 +5,7 @@
 // and the message for an unknown field, which suggests the known field
 // nearest by edit distance ("rnus: unknown field; did you mean runs?").
 //
-//	if err := yaml.Unmarshal(data, &root); err != nil {
-//		return yamlfile.ParseError(name, yamlfile.Lines(data), err)
-//	}
+// ExampleParseError turns a YAML parser's error into FILE:LINE: message.
 //
 // Everything here is a pure function of its arguments and safe to call
 // concurrently.

@@ -5,8 +5,9 @@
 // and takes screenshots. Chromium is Debian's chromium (CI installs it);
 // without one, Chromium skips the test.
 //
-//	page := browsertest.Open(t, "report.html", os.Getenv("LATLAB_SCREENSHOTS"))
-//	for _, p := range page.Plots { ... }
+// A test calls Open with its *testing.T, the page's file and a folder for
+// screenshots ("" takes none) and checks the Page it returns: its Plots,
+// its Violations and what it logged.
 //
 // Each Open starts its own browser with a fresh profile, so tests may call it
 // in parallel.

@@ -5,18 +5,9 @@
 // (Bars). The output is one <svg> element with no scripts, images or network access,
 // meant to be inlined in a page.
 //
-//	c := plot.Chart{
-//		Title: "Latency over time",
-//		X:     plot.Axis{Label: "time", Unit: plot.Seconds},
-//		Y:     plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true},
-//		Series: []plot.Series{
-//			{Name: "p50", Points: p50, Color: -1},
-//			{Name: "p99", Points: p99, Lo: p99lo, Hi: p99hi, Color: -1, Dashed: true},
-//		},
-//		Shade: []plot.Span{{From: 0, To: 10, Label: "warm-up"}},
-//		Rules: []plot.Rule{{Y: 0.005, Label: "SLO 5ms"}},
-//	}
-//	page.Chart = template.HTML(c.SVG()) // in an html/template
+// ExampleChart_SVG draws a line chart with an SLO rule and inlines it in an
+// html/template page; ExampleChart_SVG_overTime draws latency over time
+// with a confidence band and the warm-up shaded.
 //
 // Fixed axis ends are pointers so that nil means automatic; Go 1.26 spells
 // one as new(0.0). Series colours index Palette, whose Okabe–Ito colours
