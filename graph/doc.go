@@ -26,4 +26,51 @@
 //
 // A Topology is read-only once parsed and safe to share. A Node serves
 // requests concurrently.
+//
+// # Topology files
+//
+// ReadTopology and ParseTopology read a topology file, YAML that lists the
+// services:
+//
+//	services:
+//	  - name: gateway          # a DNS label; in lowercase, a Kubernetes name
+//	    entry: true            # requests enter here; default the first service
+//	    proxy: root            # a pure reverse proxy to root
+//	  - name: root
+//	    port: 0                # for local runs; 0 is any free port
+//	    filters:               # outermost first
+//	      - fairqueue: {concurrency: 100, queues: 64, handsize: 6, queue_length: 50, header: X-Remote-User,
+//	                    levels: [{name: workload, shares: 3, users: [alice]}, {name: global, shares: 1}]}
+//	      - delay: {user: delay-adder, duration: 1s}   # header: default X-Remote-User
+//	      - passthrough: {}
+//	    commands: {date: [date]}          # argv lists that fork steps run
+//	    jobs: {light: jobs/light.job}     # stress-ng job files
+//	    load_job: light                   # the job /load runs
+//	    prime_max: 100000                 # default bound of /prime
+//	    script:
+//	      - busywork: 2ms
+//	      - call: branch
+//	  - name: branch
+//	    script:
+//	      - [ {call: leafA}, {call: leafB, probability: 0.5} ]   # a list runs concurrently
+//	  - name: leafA
+//	    script: [ {sleep: 1ms}, {payload: 4KB} ]
+//	  - name: leafB
+//	    errors: {rate: 0.01, status: 503}     # status default 500
+//	    resources: {cpu: "1", memory: 256Mi}  # Kubernetes requests and limits
+//
+// A step is one of busywork: DURATION, sleep: DURATION, prime: N,
+// fork: COMMAND, stress: JOB, payload: SIZE or call: SERVICE, the last
+// with optional path (default /), size (of the request body) and
+// probability (default 1). A list in a script runs its steps
+// concurrently. Durations are at most 1h; sizes are bytes, up to 1GiB, or
+// a number with B, KB, MB, GB, KiB, MiB or GiB. Instead of a script, a
+// service may list calls: the services it calls in order. A proxy has no
+// script or calls, commands, jobs, load_job or prime_max. Calls, calls
+// lists and proxies must not form a cycle. A fair-queue level other than
+// the last needs users; the last takes everyone else.
+//
+// A service name starts with a letter, has letters, digits and '-', ends
+// with a letter or digit and is at most 63 long; names must differ in
+// lowercase, since Kubernetes objects are named in lowercase.
 package graph
