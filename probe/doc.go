@@ -13,16 +13,7 @@
 //     q = 0.5, 0.9 and 0.99 over a 1 m window, plus p100 (the highest bucket
 //     that grew in the window) and the observation rate: a filter's
 //     p90/p99/p100 over time beside its queue wait, without running a
-//     Prometheus server. Native histograms are preferred: the Scraper asks
-//     for the protobuf exposition, and where the histograms carry native
-//     (exponential) buckets, as latlab's nodes' do, it computes
-//     histogram_quantile(q, sum by (…) (rate(x[1m]))) from those, whose
-//     buckets are 9% wide; elsewhere, and for targets that serve only text,
-//     histogram_quantile(q, sum by (le, …) (rate(x_bucket[1m]))) from the
-//     classic buckets, which may be several times wider. The quantiles and
-//     rates follow Prometheus's own code (see Quantile), including counter
-//     resets, extrapolation to the window's edges and its treatment of
-//     non-monotonic buckets.
+//     Prometheus server, as the section Scraper below says.
 //   - Process samples the CPU use (in % of one core and in % of the cores its
 //     affinity allows, which a CPU budget such as "target CPU under 75%" is
 //     checked against) and the resident memory of given processes and of
@@ -51,4 +42,43 @@
 // functions (Quantile, P100, FindPIDs, CaptureProfile) are safe to call
 // concurrently; only one CPU profile can be taken from a process at a time,
 // which is the target's rule, not this package's.
+//
+// # Scraper
+//
+// The Scraper asks for the protobuf exposition, which carries native
+// (exponential) histograms, and reads the text format from targets that
+// serve only that. Its quantiles and rates follow Prometheus's own code
+// (see Quantile), including counter resets, extrapolation to the window's
+// edges and its treatment of non-monotonic buckets.
+//
+// Native histograms are preferred. A group (see Scraper.By) whose
+// histograms all have native buckets, in at least two scrapes in the
+// window, is evaluated from those as Prometheus evaluates
+//
+//	histogram_quantile(q, sum by (<By>) (rate(x[<Window>])))
+//
+// for native histograms: the rank is counted from the bottom for q < 0.5
+// and from the top otherwise, and the quantile interpolated inside its
+// bucket on a logarithmic scale (linearly in the zero bucket); p100 is the
+// upper bound of the highest bucket that grew. Native buckets are narrow,
+// 2.2% wide for the bucket factor latlab's nodes use, so p100 and the
+// quantiles between two classic buckets come out within a few percent. As
+// in Prometheus, the histogram was reset when its count or any bucket went
+// down, all its buckets share one extrapolation, and histograms of different
+// resolutions are summed at the lowest. Unlike in Prometheus, a histogram
+// whose target lowers its resolution in mid-run keeps the lower one for as
+// long as it is scraped, rather than until the higher one fills the window
+// again (client_golang only raises it again after a reset).
+//
+// Any other group, and every group of a target that serves only text, is
+// evaluated from the cumulative classic bucket counts, which may be several
+// times wider, exactly as Prometheus computes
+//
+//	histogram_quantile(q, sum by (le, <By>) (rate(x_bucket[<Window>])))
+//
+// (see Quantile and P100). Either way the points have the same series names
+// and labels. The window ending at a scrape is Prometheus 3's range
+// (t−Window, t], t being the scrape's offset in milliseconds; a rate needs
+// two samples in it, so the first scrape yields only up points, and a window
+// without observations yields no quantiles (Prometheus would show NaN).
 package probe

@@ -29,37 +29,10 @@ const maxScrapeBytes = 64 << 20
 // carries native histograms, and falls back to the text format when that is
 // what the target serves.
 //
-// Native histograms are preferred. A group (see By) whose histograms all
-// have native buckets, in at least two scrapes in the window, is evaluated
-// from those as Prometheus evaluates
-//
-//	histogram_quantile(q, sum by (<By>) (rate(x[<Window>])))
-//
-// for native histograms: the rank is counted from the bottom for q < 0.5
-// and from the top otherwise, and the quantile interpolated inside its
-// bucket on a logarithmic scale (linearly in the zero bucket); p100 is the
-// upper bound of the highest bucket that grew. Native buckets are narrow,
-// 2.2% wide for the bucket factor latlab's nodes use, so p100 and the
-// quantiles between two classic buckets come out within a few percent. As
-// in Prometheus, the histogram was reset when its count or any bucket went
-// down, all its buckets share one extrapolation, and histograms of different
-// resolutions are summed at the lowest. Unlike in Prometheus, a histogram
-// whose target lowers its resolution in mid-run keeps the lower one for as
-// long as it is scraped, rather than until the higher one fills the window
-// again (client_golang only raises it again after a reset).
-//
-// Any other group is evaluated from the cumulative classic bucket counts
-// exactly as Prometheus computes
-//
-//	histogram_quantile(q, sum by (le, <By>) (rate(x_bucket[<Window>])))
-//
-// (see Quantile and P100). Either way the points have the same series names
-// and labels. The window ending at a scrape is Prometheus 3's range
-// (t−Window, t], t being the scrape's offset in milliseconds; a rate needs
-// two samples in it, so the first scrape yields only up points, and a window
-// without observations yields no quantiles (Prometheus would show NaN). Every label set scraped gets an instance label
-// (the URL's host:port; an instance label already there becomes
-// exported_instance, as Prometheus renames it).
+// It computes them as Prometheus does, from native buckets where it can:
+// the package documentation's section Scraper says how. Every label set
+// scraped gets an instance label (the URL's host:port; an instance label
+// already there becomes exported_instance, as Prometheus renames it).
 //
 // Per scrape a Scraper yields, with Probe "metrics":
 //   - "up" per URL: 1, or 0 with Labels["error"] saying why;
