@@ -1,10 +1,17 @@
-# latlab — make build | test | bench | fuzz | lint
+# latlab — make build | test | test-short | bench | fuzz | lint
+#
+# make test is the full suite CI runs. make test-short is for the edit–test
+# loop: go test -short skips the slow end-to-end tests (the quick demo, the
+# tests that build latlab and run it as a process or start a graph, the
+# pages opened in headless Chromium, the 1 GB body, the million-sample
+# write, Prometheus, the waits for the store's busy timeout) and runs
+# without the race detector; each skip says that make test runs it.
 GO       ?= go
 FUZZTIME ?= 30s
 FUZZMINTIME ?= 10s
 BENCHCOUNT ?= 1
 
-.PHONY: build test bench bench-peers fuzz lint clean
+.PHONY: build test test-short bench bench-peers fuzz lint clean
 
 # The version latlab version prints: git describe's answer where git knows
 # this tree (a tag, or the commit, -dirty with uncommitted changes).
@@ -17,6 +24,12 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+# vet, then every test but the slow end-to-end ones, without the race
+# detector: under 2 minutes on a 2-CPU machine.
+test-short:
+	$(GO) vet ./...
+	$(GO) test -short -count=1 -timeout 10m ./...
 
 # Go benchmarks of the hot paths; compare runs with benchstat over BENCHCOUNT=10.
 bench:

@@ -163,7 +163,7 @@ func TestEstimate(t *testing.T) {
 // must be written with their plots, and no graph node may outlive it.
 func TestQuickDemo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the quick demo: about a minute and a half")
+		t.Skip("runs the quick demo, about a minute and a half; make test runs it")
 	}
 	if runtime.GOOS != "linux" {
 		t.Skip("graph nodes are checked through /proc")

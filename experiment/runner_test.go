@@ -192,7 +192,7 @@ runs: 3
 // starts the graph's nodes, scrapes them, and stops them at the end.
 func TestRunnerGraph(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds latlab and starts a graph")
+		t.Skip("builds latlab and starts a graph; make test runs it")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "latlab")

@@ -27,7 +27,7 @@ func TestQueryRangePrometheus(t *testing.T) {
 		t.Skip("no prometheus binary on PATH")
 	}
 	if testing.Short() {
-		t.Skip("starts a Prometheus server")
+		t.Skip("starts a Prometheus server; make test runs it")
 	}
 
 	// The target counts its own scrapes, so the counter always rises.

@@ -37,7 +37,7 @@ func planTrial(k int) Trial {
 // hold whole runs only, none lost; at the end every trial has exactly one.
 func TestKillDuringWrites(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes a million samples")
+		t.Skip("writes a million samples; make test runs it")
 	}
 	path := t.TempDir() + "/results.db"
 	const midBig = "mid big write"

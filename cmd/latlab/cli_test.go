@@ -218,7 +218,7 @@ func TestDescribeBuild(t *testing.T) {
 // given to the linker, and checks that latlab version prints it.
 func TestVersionStamped(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("builds latlab; make test runs it")
 	}
 	bin := filepath.Join(t.TempDir(), "latlab")
 	const v = "v9.8.7-test"

@@ -281,7 +281,7 @@ func TestRunDoneOnceCommitted(t *testing.T) {
 // keeps its run, and the next attack into the file imports it.
 func TestAttackKeepsUnstoredRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits out the store's busy timeout")
+		t.Skip("waits out the store's busy timeout; make test runs it")
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")

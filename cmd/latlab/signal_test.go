@@ -19,7 +19,7 @@ import (
 func buildLatlab(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("builds latlab to run it as a process; make test runs the tests that do")
 	}
 	bin := filepath.Join(t.TempDir(), "latlab")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()

@@ -3,7 +3,7 @@
 // plot as laid out, measures the page's layout (Violations: tables wider
 // than the window, bars too thin to see, blank space), collects what the page logged as an error or warning,
 // and takes screenshots. Chromium is Debian's chromium (CI installs it);
-// without one, Chromium skips the test.
+// without one, and under go test -short, Chromium skips the test.
 //
 // A test calls Open with its *testing.T, the page's file and a folder for
 // screenshots ("" takes none) and checks the Page it returns: its Plots,
@@ -31,9 +31,13 @@ import (
 )
 
 // Chromium returns the browser to run: $LATLAB_CHROMIUM, else chromium (or
-// chromium-browser, google-chrome) on $PATH. It skips t without one.
+// chromium-browser, google-chrome) on $PATH. It skips t without one, and
+// under go test -short.
 func Chromium(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("opens the page in headless Chromium; make test runs it")
+	}
 	if p := os.Getenv("LATLAB_CHROMIUM"); p != "" {
 		return p
 	}
