@@ -3,12 +3,29 @@
 // names FILE:LINE: FIELD, the line count YAML itself uses, turning the YAML
 // parser's own errors into SyntaxErrors, naming a node's kind in messages,
 // and the message for an unknown field, which suggests the known field
-// nearest by edit distance ("rnus: unknown field; did you mean runs?").
+// nearest by edit distance ("rnus: unknown field; did you mean runs?"),
+// and the Decoder every such parser reads its nodes with: strict mappings
+// (no repeated keys, no merge keys), sequences, a bound on what aliases
+// expand to, and scalars — strings, booleans, bounded integers, numbers,
+// durations, percentages, words of a set, URLs. A Decoder collects every
+// problem of a file instead of stopping at the first, and its error lists
+// them by line, MaxProblems at most.
+//
+//	d := yamlfile.NewDecoder(name, data, 1<<16)
+//	d.Mapping(root, "", func(key string, k, v *yaml.Node) {
+//		switch key {
+//		case "runs":
+//			runs, _ = d.Integer(v, key, 1, 100)
+//		default:
+//			d.Errorf(k, key, "%s", yamlfile.UnknownField(key, "runs"))
+//		}
+//	})
+//	return d.Err()
 //
 //	if err := yaml.Unmarshal(data, &root); err != nil {
 //		return yamlfile.ParseError(name, yamlfile.Lines(data), err)
 //	}
 //
-// Everything here is a pure function of its arguments and safe to call
-// concurrently.
+// Everything here but a Decoder is a pure function of its arguments and
+// safe to call concurrently; a Decoder is for one goroutine.
 package yamlfile
