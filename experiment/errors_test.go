@@ -185,7 +185,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "graph does not parse",
 			spec: varBase + "    graph: graphs/broken.yaml\n",
-			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration",
+			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration such as 10s or 1m30s",
 		},
 		{
 			name: "graph not a string",
@@ -260,7 +260,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "broken graph reported once",
 			spec: varBase + "    graph: graphs/broken.yaml\n  - name: b\n    graph: graphs/broken.yaml\n",
-			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration",
+			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration such as 10s or 1m30s",
 		},
 		{
 			name: "variant concurrency without closed mode",
