@@ -129,18 +129,8 @@ type refs struct {
 // with a problem but a name stay in it, so that what refers to them is
 // checked too.
 func (d *decoder) topology(root *yaml.Node) *Topology {
-	var list *yaml.Node
-	if !d.Mapping(root, "", func(key string, k, v *yaml.Node) {
-		if key != "services" {
-			d.Errorf(k, key, "%s", yamlfile.UnknownField(key, "services"))
-			return
-		}
-		list = v
-	}) {
-		return nil
-	}
+	list := d.Only(root, "services")
 	if list == nil {
-		d.Errorf(root, "services", "missing")
 		return nil
 	}
 	t := &Topology{File: d.file, Dir: d.dir}

@@ -73,11 +73,7 @@ func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, bool) {
 // problems.
 func (d *decoder) delay(n *yaml.Node, path string) *DelaySpec {
 	s := &DelaySpec{}
-	good := true
-	keys := map[string]bool{}
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
-		keys[key] = true
+	if !d.Fields(n, path, []string{"user", "duration"}, func(key, field string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "user":
@@ -89,26 +85,11 @@ func (d *decoder) delay(n *yaml.Node, path string) *DelaySpec {
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration"))
 		}
-		good = good && ok
+		return ok
 	}) {
 		return nil
 	}
-	return present(d, s, good, n, path, keys, "user", "duration")
-}
-
-// present returns v if good and keys hold every field of required, or
-// else nil, recording those missing as at n.
-func present[T any](d *decoder, v *T, good bool, n *yaml.Node, path string, keys map[string]bool, required ...string) *T {
-	for _, key := range required {
-		if !keys[key] {
-			d.Errorf(n, path+"."+key, "missing")
-			good = false
-		}
-	}
-	if !good {
-		return nil
-	}
-	return v
+	return s
 }
 
 // fairQueue decodes a fair-queue filter, or returns nil after recording
@@ -116,11 +97,7 @@ func present[T any](d *decoder, v *T, good bool, n *yaml.Node, path string, keys
 func (d *decoder) fairQueue(n *yaml.Node, path string) *FairQueueSpec {
 	s := &FairQueueSpec{}
 	var handSize *yaml.Node
-	good := true
-	keys := map[string]bool{}
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
-		keys[key] = true
+	good := d.Fields(n, path, []string{"concurrency", "queues", "handsize", "queue_length", "levels"}, func(key, field string, k, v *yaml.Node) bool {
 		ok := false
 		var i int64
 		switch key {
@@ -143,15 +120,16 @@ func (d *decoder) fairQueue(n *yaml.Node, path string) *FairQueueSpec {
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "concurrency", "queues", "handsize", "queue_length", "header", "levels"))
 		}
-		good = good && ok
-	}) {
-		return nil
-	}
+		return ok
+	})
 	if s.HandSize > 0 && s.Queues > 0 && s.HandSize > s.Queues {
 		d.Errorf(handSize, path+".handsize", "%d is more than queues (%d)", s.HandSize, s.Queues)
 		good = false
 	}
-	return present(d, s, good, n, path, keys, "concurrency", "queues", "handsize", "queue_length", "levels")
+	if !good {
+		return nil
+	}
+	return s
 }
 
 // levels decodes the priority levels of a fair-queue filter.
@@ -163,29 +141,22 @@ func (d *decoder) levels(n *yaml.Node, path string) ([]Level, bool) {
 	good := d.List(n, path, "level", func(i int, item *yaml.Node) {
 		field := yamlfile.Index(path, i)
 		l := &Level{}
-		ok := true
-		keys := map[string]bool{}
-		if !d.Mapping(item, field, func(key string, k, v *yaml.Node) {
-			field := field + "." + key
-			keys[key] = true
-			fine := false
+		if !d.Fields(item, field, []string{"name", "shares"}, func(key, field string, k, v *yaml.Node) bool {
+			ok := false
 			switch key {
 			case "name":
-				l.Name, fine = d.Text(v, field)
+				l.Name, ok = d.Text(v, field)
 			case "shares":
 				var sh int64
-				sh, fine = d.Integer(v, field, 1, maxShares)
+				sh, ok = d.Integer(v, field, 1, maxShares)
 				l.Shares = int(sh)
 			case "users":
-				fine = d.users(l, v, field, users)
+				ok = d.users(l, v, field, users)
 			default:
 				d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "shares", "users"))
 			}
-			ok = ok && fine
+			return ok
 		}) {
-			return
-		}
-		if l = present(d, l, ok, item, field, keys, "name", "shares"); l == nil {
 			return
 		}
 		if slices.ContainsFunc(levels, func(o Level) bool { return o.Name == l.Name }) {

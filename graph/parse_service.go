@@ -249,14 +249,11 @@ func countKeys(n *yaml.Node) int { return len(yamlfile.Deref(n).Content) / 2 }
 
 // errorsSpec decodes injected errors.
 func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
-	e := &Errors{Rate: -1, Status: defaultCode}
-	good, rate := true, false
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
+	e := &Errors{Status: defaultCode}
+	if !d.Fields(n, path, []string{"rate"}, func(key, field string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "rate":
-			rate = true
 			if e.Rate, ok = d.Number(v, field); ok && (e.Rate < 0 || e.Rate > 1) {
 				d.Errorf(v, field, "%s is not between 0 and 1", yamlfile.Deref(v).Value)
 				ok = false
@@ -268,15 +265,8 @@ func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status"))
 		}
-		good = good && ok
+		return ok
 	}) {
-		return nil, false
-	}
-	if !rate {
-		d.Errorf(n, path+".rate", "missing")
-		good = false
-	}
-	if !good {
 		return nil, false
 	}
 	return e, true
@@ -285,9 +275,7 @@ func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
 // resources decodes Kubernetes requests and limits.
 func (d *decoder) resources(n *yaml.Node, path string) (*Resources, bool) {
 	r := &Resources{}
-	good := true
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
+	good := d.Fields(n, path, nil, func(key, field string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "cpu":
@@ -297,13 +285,11 @@ func (d *decoder) resources(n *yaml.Node, path string) (*Resources, bool) {
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "cpu", "memory"))
 		}
-		good = good && ok
-	}) {
-		return nil, false
-	}
-	if countKeys(n) == 0 {
+		return ok
+	})
+	if good && countKeys(n) == 0 {
 		d.Errorf(n, path, "give cpu, memory or both")
-		return nil, false
+		good = false
 	}
 	if !good {
 		return nil, false

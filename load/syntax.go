@@ -66,18 +66,8 @@ type decoder struct {
 
 // scenario decodes a scenario from the root node of its document.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
-	var steps *yaml.Node
-	if !d.Mapping(root, "", func(key string, k, v *yaml.Node) {
-		if key != "steps" {
-			d.Errorf(k, key, "%s", yamlfile.UnknownField(key, "steps"))
-			return
-		}
-		steps = v
-	}) {
-		return nil
-	}
+	steps := d.Only(root, "steps")
 	if steps == nil {
-		d.Errorf(root, "steps", "missing")
 		return nil
 	}
 	s := &Scenario{}
@@ -103,12 +93,10 @@ var stepKeys = []string{"name", "method", "url", "headers", "body", "body_file"}
 func (d *decoder) step(i int, n *yaml.Node) (*step, bool) {
 	path := yamlfile.Index("steps", i)
 	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
-	given := map[string]*yaml.Node{}
-	good := true
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
-		given[key] = v
-		ok := true
+	var bodyFile *yaml.Node
+	withBody := false
+	good := d.Fields(n, path, []string{"url"}, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "name":
 			st.name, ok = d.Text(v, field)
@@ -120,21 +108,16 @@ func (d *decoder) step(i int, n *yaml.Node) (*step, bool) {
 			ok = d.headers(st, v, field)
 		case "body":
 			st.body, ok = d.part(v, field, key)
+			withBody = true
 		case "body_file":
+			bodyFile, ok = v, true
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, stepKeys...))
-			ok = false
 		}
-		good = good && ok
-	}) {
-		return nil, false
-	}
-	if given["url"] == nil {
-		d.Errorf(n, path+".url", "missing")
-		good = false
-	}
-	if v := given["body_file"]; v != nil {
-		good = d.bodyFile(st, v, path+".body_file", given["body"] != nil) && good
+		return ok
+	})
+	if bodyFile != nil {
+		good = d.bodyFile(st, bodyFile, path+".body_file", withBody) && good
 	}
 	if !good {
 		return nil, false

@@ -91,6 +91,44 @@ func (d *Decoder) Mapping(n *yaml.Node, path string, f func(key string, k, v *ya
 	return true
 }
 
+// Fields calls f with each field of the mapping n, its key and its path;
+// f reports whether the value was good. Fields records each field of
+// required that n lacks as missing, and reports whether n is a mapping
+// with every field of required, each of them good.
+func (d *Decoder) Fields(n *yaml.Node, path string, required []string, f func(key, field string, k, v *yaml.Node) bool) bool {
+	given := map[string]bool{}
+	good := true
+	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
+		given[key] = true
+		good = f(key, Join(path, key), k, v) && good
+	}) {
+		return false
+	}
+	for _, key := range required {
+		if !given[key] {
+			d.Errorf(n, Join(path, key), "missing")
+			good = false
+		}
+	}
+	return good
+}
+
+// Only returns the value of key, which must be the one field of the
+// mapping root, recording any other as unknown; or nil, after recording
+// why, if root is not a mapping or has no key.
+func (d *Decoder) Only(root *yaml.Node, key string) *yaml.Node {
+	var v *yaml.Node
+	d.Fields(root, "", []string{key}, func(k, field string, kn, vn *yaml.Node) bool {
+		if k != key {
+			d.Errorf(kn, field, "%s", UnknownField(k, key))
+			return false
+		}
+		v = vn
+		return true
+	})
+	return v
+}
+
 // Sequence calls f with the index and node of each item of the sequence
 // n; it reports false if n is not a sequence. path names n.
 func (d *Decoder) Sequence(n *yaml.Node, path string, f func(i int, item *yaml.Node)) bool {

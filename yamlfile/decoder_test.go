@@ -146,3 +146,31 @@ func TestScalars(t *testing.T) {
 		t.Errorf("Ratio(99.9%%) = %v, %v, %v; want 0.999, true, true", r, isPct, ok)
 	}
 }
+
+func TestDecoderFields(t *testing.T) {
+	in := "steps:\n  a: 1\n  c: x\nother: 2\n"
+	root, err := Document("f.yaml", []byte(in), "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder("f.yaml", []byte(in), 10)
+	v := d.Only(root, "steps")
+	if v == nil {
+		t.Fatal("Only found no steps")
+	}
+	var keys []string
+	good := d.Fields(v, "steps", []string{"a", "b"}, func(key, field string, k, v *yaml.Node) bool {
+		keys = append(keys, field)
+		_, ok := d.Integer(v, field, 0, 9)
+		return ok
+	})
+	want := "f.yaml:2: steps.b: missing\nf.yaml:3: steps.c: expected a whole number, got \"x\"\n" +
+		"f.yaml:4: other: unknown field; expected steps"
+	if err := d.Err(); good || err == nil || err.Error() != want || strings.Join(keys, " ") != "steps.a steps.c" {
+		t.Errorf("Fields: %v, %q, error:\n%v\nwant false, [steps.a steps.c] and:\n%s", good, keys, err, want)
+	}
+	d = NewDecoder("f.yaml", []byte(in), 10)
+	if d.Only(root, "services") != nil || d.Err() == nil || !strings.Contains(d.Err().Error(), "f.yaml:1: services: missing") {
+		t.Errorf("Only(services): error %v, want missing", d.Err())
+	}
+}
