@@ -11,20 +11,11 @@
 // problem of a file instead of stopping at the first, and its error lists
 // them by line, MaxProblems at most.
 //
-//	d := yamlfile.NewDecoder(name, data, 1<<16)
-//	d.Mapping(root, "", func(key string, k, v *yaml.Node) {
-//		switch key {
-//		case "runs":
-//			runs, _ = d.Integer(v, key, 1, 100)
-//		default:
-//			d.Errorf(k, key, "%s", yamlfile.UnknownField(key, "runs"))
-//		}
-//	})
-//	return d.Err()
-//
 //	if err := yaml.Unmarshal(data, &root); err != nil {
 //		return yamlfile.ParseError(name, yamlfile.Lines(data), err)
 //	}
+//
+// ExampleDecoder shows a parser built on a Decoder.
 //
 // Everything here but a Decoder is a pure function of its arguments and
 // safe to call concurrently; a Decoder is for one goroutine.
