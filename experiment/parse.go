@@ -27,10 +27,11 @@ func ReadSpec(path string) (*Spec, error) {
 // package documentation for the format.
 //
 // It reads and checks every file the spec names, parsing graphs, targets
-// and scenarios. The error, if any, joins every problem found (see
-// errors.Join), one per line, by line in the spec: a *SyntaxError naming
-// the spec's file, line and field, or the error of a referenced file, which
-// names that file's line and field.
+// and scenarios. The error, if any, lists every problem found, one per
+// line, by line in the spec (a *yamlfile.Problems when there are several,
+// yamlfile.MaxProblems at most): a *SyntaxError naming the spec's file,
+// line and field, or a problem of a referenced file, which names that
+// file's line and field.
 func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 	d := newDecoder(name, data, dir)
 	root, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
