@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,7 +187,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "graph does not parse",
 			spec: varBase + "    graph: graphs/broken.yaml\n",
-			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration",
+			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration such as 10s or 1m30s",
 		},
 		{
 			name: "graph not a string",
@@ -260,7 +262,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "broken graph reported once",
 			spec: varBase + "    graph: graphs/broken.yaml\n  - name: b\n    graph: graphs/broken.yaml\n",
-			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration",
+			want: "testdata/specs/graphs/broken.yaml:4: services[0].script[0].busywork: \"ten\" is not a duration such as 10s or 1m30s",
 		},
 		{
 			name: "variant concurrency without closed mode",
@@ -318,5 +320,28 @@ func TestParseSpecErrorsAreSyntaxErrors(t *testing.T) {
 	}
 	if got := errs[2].Error(); !strings.HasPrefix(got, "testdata/specs/graphs/broken.yaml:4: ") {
 		t.Errorf("graph error %q does not name the graph's file and line", got)
+	}
+}
+
+// TestParseSpecGraphProblems checks that the problems of a graph the spec
+// names are listed one by one, at the line of the spec that names it.
+func TestParseSpecGraphProblems(t *testing.T) {
+	dir := t.TempDir()
+	graph := "services:\n- name: a\n  port: x\n  script: [{sleep: 10}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "g.yaml"), []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec := "version: 1\nname: t t\nvariants:\n  - name: a\n    graph: g.yaml\nload: {rates: [0]}\n"
+	_, err := ParseSpec("spec.yaml", []byte(spec), dir)
+	g := filepath.Join(dir, "g.yaml")
+	want := []string{
+		`spec.yaml:2: name: "t t" is not a name: use up to 63 letters, digits, '.', '_' and '-', starting with a letter or digit`,
+		g + `:3: services[0].port: expected a whole number, got "x"`,
+		g + ":4: services[0].script[0].sleep: expected a duration such as 10s, got 10",
+		"spec.yaml:6: load.rates[0]: 0 is not a number above 0 and at most 1e9",
+	}
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) != len(want) || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("error:\n%v\nwant %d problems:\n%s", err, len(want), strings.Join(want, "\n"))
 	}
 }

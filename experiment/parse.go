@@ -27,25 +27,19 @@ func ReadSpec(path string) (*Spec, error) {
 // package documentation for the format.
 //
 // It reads and checks every file the spec names, parsing graphs, targets
-// and scenarios. The error, if any, joins every problem found (see
-// errors.Join), one per line, by line in the spec: a *SyntaxError naming
-// the spec's file, line and field, or the error of a referenced file, which
-// names that file's line and field.
+// and scenarios. The error, if any, lists every problem found, one per
+// line, by line in the spec (a *yamlfile.Problems when there are several,
+// yamlfile.MaxProblems at most): a *SyntaxError naming the spec's file,
+// line and field, or a problem of a referenced file, which names that
+// file's line and field.
 func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
-	d := &decoder{
-		problems: problems{specFile: name},
-		dir:      dir,
-		lines:    yamlfile.Lines(data),
-		budget:   maxNodes,
-		cache:    map[string]*fileData{},
-		sums:     map[string]string{},
-	}
+	d := newDecoder(name, data, dir)
 	root, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
 	if err != nil {
 		return nil, err
 	}
 	s := d.spec(root)
-	if err := d.err(); err != nil {
+	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -54,19 +48,25 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 // decoder reads a spec from YAML nodes, collecting every problem with its
 // line and field.
 type decoder struct {
-	problems
-	dir    string
-	lines  int // the number of the last line
-	budget int // nodes left to read; see maxNodes
+	*yamlfile.Decoder
+	dir   string
+	lines int // the number of the last line
 
 	cache map[string]*fileData // files read, by resolved path
 	sums  map[string]string    // sha256 of the files read, by path as written
 	out   *Spec                // the spec being read, for Path
 }
 
+// newDecoder returns a decoder of data, the spec called name, in the
+// folder dir.
+func newDecoder(name string, data []byte, dir string) *decoder {
+	return &decoder{Decoder: yamlfile.NewDecoder(name, data, maxNodes), dir: dir, lines: yamlfile.Lines(data),
+		cache: map[string]*fileData{}, sums: map[string]string{}}
+}
+
 // spec decodes a spec from the root node of its document.
 func (d *decoder) spec(root *yaml.Node) *Spec {
-	s := &Spec{File: d.specFile, Dir: d.dir, Runs: 1, Order: Interleaved, Restart: Never, Validity: DefaultValidity()}
+	s := &Spec{File: d.File(), Dir: d.dir, Runs: 1, Order: Interleaved, Restart: Never, Validity: DefaultValidity()}
 	d.out = s
 	nodes := map[string][2]*yaml.Node{} // key and value of each top-level field
 	if !d.mapping(root, "", func(key string, k, v *yaml.Node) { nodes[key] = [2]*yaml.Node{k, v} }) {

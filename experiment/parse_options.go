@@ -106,8 +106,7 @@ func judged(q float64) bool {
 // bad slo field is an error naming name, the line and the field, as
 // ParseSpec's are.
 func SpecSLO(name string, data []byte) (SLO, error) {
-	d := &decoder{problems: problems{specFile: name}, lines: yamlfile.Lines(data), budget: maxNodes,
-		cache: map[string]*fileData{}, sums: map[string]string{}}
+	d := newDecoder(name, data, "")
 	var s SLO
 	root, err := yamlfile.Document(name, data, "empty spec")
 	if err != nil || yamlfile.Deref(root).Kind != yaml.MappingNode {
@@ -120,7 +119,7 @@ func SpecSLO(name string, data []byte) (SLO, error) {
 			break
 		}
 	}
-	return s, d.err()
+	return s, d.Err()
 }
 
 // warmup decodes the warmup mapping: duration (required) and rate: same, a

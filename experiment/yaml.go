@@ -1,8 +1,8 @@
 package experiment
 
 import (
-	"fmt"
-	"strconv"
+	"regexp"
+	"time"
 
 	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
@@ -12,102 +12,73 @@ import (
 // to through aliases.
 const maxNodes = 1 << 16
 
-// errorf records a *SyntaxError at the line of n.
+// maxDuration bounds the durations of a spec.
+const maxDuration = 24 * time.Hour
+
+// The spec's names for what the yamlfile decoder reads.
+var (
+	join      = yamlfile.Join
+	index     = yamlfile.Index
+	got       = yamlfile.Got
+	ratio     = yamlfile.Ratio
+	hundredth = yamlfile.Hundredth
+	pct       = yamlfile.Pct
+)
+
+// checkURL returns why s is not an absolute http or https URL, or "".
+func checkURL(s string) string {
+	_, msg := yamlfile.ParseURL(s)
+	return msg
+}
+
+// The decoder's methods under the names the spec's parser calls them by;
+// see yamlfile.Decoder.
+
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
-	d.addf(min(n.Line, d.lines), field, format, args...)
+	d.Errorf(n, field, format, args...)
 }
-
-// mapping calls f with each key of the mapping n, the key's node and the
-// value's, after checking that the key is a string met once; it reports
-// false if n is not a mapping. path names n.
+func (d *decoder) addf(line int, field, format string, args ...any) {
+	d.ErrorAt(line, field, format, args...)
+}
+func (d *decoder) add(line int, err error) { d.Add(line, err) }
 func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *yaml.Node)) bool {
-	n = yamlfile.Deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping, got %s", yamlfile.Describe(n))
-		return false
-	}
-	if !d.spend(n, len(n.Content)/2) {
-		return false
-	}
-	seen := make(map[string]bool, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := yamlfile.Deref(n.Content[i])
-		if k.ShortTag() == "!!merge" {
-			d.errorf(k, path, "merge keys (<<) are not supported")
-			continue
-		}
-		key, ok := d.str(k, path)
-		if !ok {
-			continue
-		}
-		if seen[key] {
-			d.errorf(k, join(path, key), "duplicate field")
-			continue
-		}
-		seen[key] = true
-		v := n.Content[i+1]
-		if v.Kind == yaml.ScalarNode && v.Value == "" && v.ShortTag() == "!!null" {
-			// A missing value sits at the next token; point at its key.
-			v.Line = k.Line
-		}
-		f(key, k, v)
-	}
-	return true
+	return d.Mapping(n, path, f)
 }
-
-// list calls f with the index and node of each item of the sequence n,
-// after checking that it has at least one item, called what in errors.
 func (d *decoder) list(n *yaml.Node, path, what string, f func(i int, item *yaml.Node)) {
-	n = yamlfile.Deref(n)
-	switch {
-	case n.Kind != yaml.SequenceNode:
-		d.errorf(n, path, "expected a sequence, got %s", yamlfile.Describe(n))
-		return
-	case len(n.Content) == 0:
-		d.errorf(n, path, "expected at least one %s", what)
-		return
-	case !d.spend(n, len(n.Content)):
-		return
-	}
-	for i, item := range n.Content {
-		f(i, yamlfile.Deref(item))
-	}
+	d.List(n, path, what, f)
+}
+func (d *decoder) str(n *yaml.Node, field string) (string, bool)  { return d.Str(n, field) }
+func (d *decoder) text(n *yaml.Node, field string) (string, bool) { return d.Text(n, field) }
+func (d *decoder) boolean(n *yaml.Node, field string) (bool, bool) {
+	return d.Boolean(n, field)
+}
+func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, bool) {
+	return d.Integer(n, field, lo, hi)
+}
+func (d *decoder) positive(n *yaml.Node, field string) (float64, bool) {
+	return d.Positive(n, field)
+}
+func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, bool) {
+	return d.Duration(n, field, maxDuration)
+}
+func (d *decoder) percent(n *yaml.Node, field string, above0 bool, hi float64) (float64, bool) {
+	return d.Percent(n, field, above0, hi)
+}
+func (d *decoder) url(n *yaml.Node, field string) (string, bool) { return d.URL(n, field) }
+func (d *decoder) oneOf(n *yaml.Node, field string, allowed ...string) (string, bool) {
+	return d.OneOf(n, field, allowed...)
 }
 
-// spend takes k nodes from the budget, which bounds the work that aliases
-// can multiply.
-func (d *decoder) spend(n *yaml.Node, k int) bool {
-	if d.budget -= k; d.budget < 0 {
-		if d.budget+k >= 0 { // report once
-			d.errorf(n, "", "too large: more than %d entries once aliases are expanded", maxNodes)
-		}
-		return false
-	}
-	return true
-}
+// nameRE matches the names of experiments and variants.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
-// join returns the field path of key inside path.
-func join(path, key string) string {
-	if path == "" {
-		return key
+// name decodes the scalar n as a name: up to 63 letters, digits, '.', '_'
+// and '-', starting with a letter or digit.
+func (d *decoder) name(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.text(n, field)
+	if ok && !nameRE.MatchString(s) {
+		d.errorf(n, field, "%q is not a name: use up to 63 letters, digits, '.', '_' and '-', starting with a letter or digit", s)
+		return "", false
 	}
-	return path + "." + key
-}
-
-// index returns the field path of item i of path.
-func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
-
-// got describes n for errors: a scalar by its value, anything else by kind.
-func got(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
-		switch n.ShortTag() {
-		case "!!null":
-			return "null"
-		case "!!str":
-			return strconv.Quote(n.Value)
-		default:
-			return n.Value
-		}
-	}
-	return yamlfile.Describe(n)
+	return s, ok
 }

@@ -38,31 +38,33 @@ func ParseTopology(name string, data []byte, dir string) (*Topology, error) {
 
 // newDecoder returns a decoder of the file name in the folder dir.
 func newDecoder(name, dir string) *decoder {
-	return &decoder{file: name, dir: dir, budget: maxNodes, jobFiles: map[string]string{}}
+	return &decoder{file: name, dir: dir, jobFiles: map[string]string{}}
 }
 
 // parse decodes a topology from data.
 func (d *decoder) parse(data []byte) (*Topology, error) {
-	name := d.file
-	d.lines = yamlfile.Lines(data)
-	root, err := yamlfile.Document(name, data, "no services")
+	root, err := yamlfile.Document(d.file, data, "no services")
 	if err != nil {
 		return nil, err
 	}
-	return d.topology(root)
+	d.Decoder = yamlfile.NewDecoder(d.file, data, maxNodes)
+	t := d.topology(root)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // maxNodes bounds the mapping entries and sequence items a file may expand to
 // through aliases.
 const maxNodes = 1 << 20
 
-// decoder reads a topology from YAML nodes, so that every error can name
+// decoder reads a topology from YAML nodes, collecting every problem with
 // its line and field.
 type decoder struct {
-	file   string
-	dir    string
-	lines  int // the number of the last line
-	budget int // nodes left to read; see maxNodes
+	*yamlfile.Decoder
+	file string
+	dir  string
 
 	jobFiles map[string]string // job files as written, by absolute path
 }
@@ -82,65 +84,59 @@ type refs struct {
 	stress []ref // to jobs
 }
 
-// topology decodes a topology from the root node of its document.
-func (d *decoder) topology(root *yaml.Node) (*Topology, error) {
-	var list *yaml.Node
-	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
-		if key != "services" {
-			return d.errorf(k, key, "%s", yamlfile.UnknownField(key, "services"))
-		}
-		list = yamlfile.Deref(v)
+// topology decodes a topology from the root node of its document. Services
+// with a problem but a name stay in it, so that what refers to them is
+// checked too.
+func (d *decoder) topology(root *yaml.Node) *Topology {
+	list := d.Only(root, "services")
+	if list == nil {
 		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case list == nil:
-		return nil, d.errorf(root, "services", "missing")
-	case list.Kind != yaml.SequenceNode:
-		return nil, d.errorf(list, "services", "expected a sequence, got %s", yamlfile.Describe(list))
-	case len(list.Content) == 0:
-		return nil, d.errorf(list, "services", "expected at least one service")
 	}
 	t := &Topology{File: d.file, Dir: d.dir}
-	all := make([]*refs, 0, len(list.Content))
-	for i, n := range list.Content {
-		s, r, err := d.service(i, n)
-		if err != nil {
-			return nil, err
-		}
-		path := fmt.Sprintf("services[%d]", i)
-		for _, o := range t.Services {
-			switch {
-			case o.Name == s.Name:
-				return nil, d.errorAt(s.Line, path+".name", "duplicate service %q (also at line %d)", s.Name, o.Line)
-			case strings.EqualFold(o.Name, s.Name):
-				return nil, d.errorAt(s.Line, path+".name", "%s and %s (line %d) would have the same Kubernetes name", s.Name, o.Name, o.Line)
-			case s.Port != 0 && o.Port == s.Port:
-				return nil, d.errorAt(s.Line, path+".port", "port %d is also the port of %s", s.Port, o.Name)
-			case s.Entry && o.Entry:
-				return nil, d.errorAt(s.Line, path+".entry", "%s is the entry already", o.Name)
-			}
+	var all []*refs
+	d.List(list, "services", "service", func(i int, n *yaml.Node) {
+		s, r := d.service(i, n)
+		if s == nil || !d.distinct(t, s, yamlfile.Index("services", i)) {
+			return
 		}
 		t.Services = append(t.Services, s)
 		all = append(all, r)
-	}
+	})
 	for _, r := range all {
 		for _, c := range r.calls {
 			if t.Service(c.name) == nil {
-				return nil, d.errorAt(c.line, c.field, "unknown service %q", c.name)
+				d.ErrorAt(c.line, c.field, "unknown service %q", c.name)
 			}
 		}
 	}
-	if err := d.acyclic(t, all); err != nil {
-		return nil, err
-	}
-	return t, nil
+	d.acyclic(t, all)
+	return t
 }
 
-// acyclic returns an error naming the first cycle of calls, calls lists
-// and proxies, searching from each service in file order.
-func (d *decoder) acyclic(t *Topology, all []*refs) error {
+// distinct checks s, at path, against the services of t: its name, port
+// and entry. It reports false if s has the name of another, in any case.
+func (d *decoder) distinct(t *Topology, s *Service, path string) bool {
+	for _, o := range t.Services {
+		switch {
+		case o.Name == s.Name:
+			d.ErrorAt(s.Line, path+".name", "duplicate service %q (also at line %d)", s.Name, o.Line)
+			return false
+		case strings.EqualFold(o.Name, s.Name):
+			d.ErrorAt(s.Line, path+".name", "%s and %s (line %d) would have the same Kubernetes name", s.Name, o.Name, o.Line)
+			return false
+		case s.Port != 0 && o.Port == s.Port:
+			d.ErrorAt(s.Line, path+".port", "port %d is also the port of %s", s.Port, o.Name)
+		case s.Entry && o.Entry:
+			d.ErrorAt(s.Line, path+".entry", "%s is the entry already", o.Name)
+		}
+	}
+	return true
+}
+
+// acyclic reports the first cycle of calls, calls lists and proxies,
+// searching from each service in file order. Calls to unknown services
+// are left out.
+func (d *decoder) acyclic(t *Topology, all []*refs) {
 	index := make(map[string]int, len(t.Services))
 	for i, s := range t.Services {
 		index[s.Name] = i
@@ -152,41 +148,38 @@ func (d *decoder) acyclic(t *Topology, all []*refs) error {
 	)
 	color := make([]int8, len(t.Services))
 	var stack []int
-	var visit func(u int) error
-	visit = func(u int) error {
+	var visit func(u int) bool
+	visit = func(u int) bool {
 		color[u] = grey
 		stack = append(stack, u)
 		for _, c := range all[u].calls {
-			v := index[c.name]
-			switch color[v] {
-			case grey:
-				if u == v {
-					return d.errorAt(c.line, c.field, "%s calls itself", c.name)
-				}
+			v, ok := index[c.name]
+			switch {
+			case !ok:
+			case color[v] == grey && u == v:
+				d.ErrorAt(c.line, c.field, "%s calls itself", c.name)
+				return false
+			case color[v] == grey:
 				var names []string
 				for _, w := range stack[slices.Index(stack, v):] {
 					names = append(names, t.Services[w].Name)
 				}
 				names = append(names, c.name)
-				return d.errorAt(c.line, c.field, "cycle: %s", strings.Join(names, " → "))
-			case white:
-				if err := visit(v); err != nil {
-					return err
-				}
+				d.ErrorAt(c.line, c.field, "cycle: %s", strings.Join(names, " → "))
+				return false
+			case color[v] == white && !visit(v):
+				return false
 			}
 		}
 		stack = stack[:len(stack)-1]
 		color[u] = black
-		return nil
+		return true
 	}
 	for u := range t.Services {
-		if color[u] == white {
-			if err := visit(u); err != nil {
-				return err
-			}
+		if color[u] == white && !visit(u) {
+			return
 		}
 	}
-	return nil
 }
 
 // Edges returns the calls of t as caller and callee pairs, sorted and

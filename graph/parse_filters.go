@@ -18,41 +18,46 @@ const (
 )
 
 // filters decodes a filter chain, naming each filter after its kind.
-func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, error) {
+func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, bool) {
 	var chain []Filter
 	count := map[FilterKind]int{}
-	err := d.sequence(n, path, func(i int, item *yaml.Node) error {
-		field := fmt.Sprintf("%s[%d]", path, i)
+	good := d.Sequence(n, path, func(i int, item *yaml.Node) {
+		field := yamlfile.Index(path, i)
 		if item.Kind != yaml.MappingNode {
-			return d.errorf(item, field, "expected a filter such as {passthrough: {}}, got %s", yamlfile.Describe(item))
+			d.Errorf(item, field, "expected a filter such as {passthrough: {}}, got %s", yamlfile.Describe(item))
+			return
 		}
 		f := Filter{Line: item.Line}
-		err := d.mapping(item, field, func(key string, k, v *yaml.Node) error {
+		ok := true
+		d.Mapping(item, field, func(key string, k, v *yaml.Node) {
 			if f.Kind != "" {
-				return d.errorf(k, field, "more than one filter: %s and %s; give each its own list item", f.Kind, key)
+				d.Errorf(k, field, "more than one filter: %s and %s; give each its own list item", f.Kind, key)
+				ok = false
+				return
 			}
 			f.Kind = FilterKind(key)
 			sub := field + "." + key
-			var err error
 			switch f.Kind {
 			case Passthrough:
-				err = d.mapping(v, sub, func(_ string, k, _ *yaml.Node) error {
-					return d.errorf(k, sub+"."+k.Value, "unknown field: passthrough takes none")
-				})
+				ok = d.Mapping(v, sub, func(_ string, k, _ *yaml.Node) {
+					d.Errorf(k, sub+"."+k.Value, "unknown field: passthrough takes none")
+				}) && countKeys(v) == 0 && ok
 			case Delay:
-				f.Delay, err = d.delay(v, sub)
+				f.Delay = d.delay(v, sub)
+				ok = ok && f.Delay != nil
 			case FairQueue:
-				f.FairQueue, err = d.fairQueue(v, sub)
+				f.FairQueue = d.fairQueue(v, sub)
+				ok = ok && f.FairQueue != nil
 			default:
-				err = d.errorf(k, sub, "unknown filter: expected delay, fairqueue or passthrough")
+				d.Errorf(k, sub, "unknown filter: expected delay, fairqueue or passthrough")
+				ok = false
 			}
-			return err
 		})
-		if err != nil {
-			return err
+		if f.Kind == "" && len(item.Content) == 0 {
+			d.Errorf(item, field, "no filter: expected delay, fairqueue or passthrough")
 		}
-		if f.Kind == "" {
-			return d.errorf(item, field, "no filter: expected delay, fairqueue or passthrough")
+		if f.Kind == "" || !ok {
+			return
 		}
 		count[f.Kind]++
 		f.Name = string(f.Kind)
@@ -60,161 +65,142 @@ func (d *decoder) filters(n *yaml.Node, path string) ([]Filter, error) {
 			f.Name = fmt.Sprintf("%s-%d", f.Kind, c)
 		}
 		chain = append(chain, f)
-		return nil
 	})
-	if err != nil || len(chain) == 0 {
-		return nil, err
-	}
-	return chain, nil
+	return chain, good && len(chain) == len(yamlfile.Deref(n).Content)
 }
 
-// delay decodes a delay filter.
-func (d *decoder) delay(n *yaml.Node, path string) (*DelaySpec, error) {
+// delay decodes a delay filter, or returns nil after recording its
+// problems.
+func (d *decoder) delay(n *yaml.Node, path string) *DelaySpec {
 	s := &DelaySpec{}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
+	if !d.Fields(n, path, []string{"user", "duration"}, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "user":
-			s.User, err = d.name(v, field)
+			s.User, ok = d.Text(v, field)
 		case "header":
-			s.Header, err = d.header(v, field)
+			s.Header, ok = d.header(v, field)
 		case "duration":
-			s.Duration, err = d.duration(v, field)
+			s.Duration, ok = d.Duration(v, field, maxDuration)
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration"))
 		}
-		return err
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case s.User == "":
-		return nil, d.errorf(n, path+".user", "missing")
-	case s.Duration == 0:
-		return nil, d.errorf(n, path+".duration", "missing")
+		return ok
+	}) {
+		return nil
 	}
-	return s, nil
+	return s
 }
 
-// fairQueue decodes a fair-queue filter.
-func (d *decoder) fairQueue(n *yaml.Node, path string) (*FairQueueSpec, error) {
+// fairQueue decodes a fair-queue filter, or returns nil after recording
+// its problems.
+func (d *decoder) fairQueue(n *yaml.Node, path string) *FairQueueSpec {
 	s := &FairQueueSpec{}
 	var handSize *yaml.Node
-	var levels *yaml.Node
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
+	good := d.Fields(n, path, []string{"concurrency", "queues", "handsize", "queue_length", "levels"}, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		var i int64
 		switch key {
 		case "concurrency":
-			i, err = d.integer(v, field, 1, maxConcurrency)
+			i, ok = d.Integer(v, field, 1, maxConcurrency)
 			s.Concurrency = int(i)
 		case "queues":
-			i, err = d.integer(v, field, 1, maxQueues)
+			i, ok = d.Integer(v, field, 1, maxQueues)
 			s.Queues = int(i)
 		case "handsize":
-			i, err = d.integer(v, field, 1, maxQueues)
+			i, ok = d.Integer(v, field, 1, maxQueues)
 			s.HandSize, handSize = int(i), v
 		case "queue_length":
-			i, err = d.integer(v, field, 1, maxQueueLength)
+			i, ok = d.Integer(v, field, 1, maxQueueLength)
 			s.QueueLength = int(i)
 		case "header":
-			s.Header, err = d.header(v, field)
+			s.Header, ok = d.header(v, field)
 		case "levels":
-			s.Levels, err = d.levels(v, field)
-			levels = v
+			s.Levels, ok = d.levels(v, field)
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "concurrency", "queues", "handsize", "queue_length", "header", "levels"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "concurrency", "queues", "handsize", "queue_length", "header", "levels"))
 		}
-		return err
+		return ok
 	})
-	if err != nil {
-		return nil, err
+	if s.HandSize > 0 && s.Queues > 0 && s.HandSize > s.Queues {
+		d.Errorf(handSize, path+".handsize", "%d is more than queues (%d)", s.HandSize, s.Queues)
+		good = false
 	}
-	for _, m := range []struct {
-		name string
-		v    int
-	}{{"concurrency", s.Concurrency}, {"queues", s.Queues}, {"handsize", s.HandSize}, {"queue_length", s.QueueLength}} {
-		if m.v == 0 {
-			return nil, d.errorf(n, path+"."+m.name, "missing")
-		}
+	if !good {
+		return nil
 	}
-	switch {
-	case s.HandSize > s.Queues:
-		return nil, d.errorf(handSize, path+".handsize", "%d is more than queues (%d)", s.HandSize, s.Queues)
-	case levels == nil:
-		return nil, d.errorf(n, path+".levels", "missing")
-	}
-	return s, nil
+	return s
 }
 
 // levels decodes the priority levels of a fair-queue filter.
-func (d *decoder) levels(n *yaml.Node, path string) ([]Level, error) {
+func (d *decoder) levels(n *yaml.Node, path string) ([]Level, bool) {
 	var levels []Level
 	users := map[string]string{} // level of each user
-	var last *yaml.Node
-	err := d.sequence(n, path, func(i int, item *yaml.Node) error {
-		field := fmt.Sprintf("%s[%d]", path, i)
-		l := Level{}
-		err := d.mapping(item, field, func(key string, k, v *yaml.Node) error {
-			field := field + "." + key
-			var err error
+	var last *yaml.Node          // the item of the last level
+	lastField := ""
+	good := d.List(n, path, "level", func(i int, item *yaml.Node) {
+		field := yamlfile.Index(path, i)
+		l := &Level{}
+		if !d.Fields(item, field, []string{"name", "shares"}, func(key, field string, k, v *yaml.Node) bool {
+			ok := false
 			switch key {
 			case "name":
-				l.Name, err = d.name(v, field)
+				l.Name, ok = d.Text(v, field)
 			case "shares":
 				var sh int64
-				sh, err = d.integer(v, field, 1, maxShares)
+				sh, ok = d.Integer(v, field, 1, maxShares)
 				l.Shares = int(sh)
 			case "users":
-				err = d.sequence(v, field, func(j int, u *yaml.Node) error {
-					f := fmt.Sprintf("%s[%d]", field, j)
-					user, err := d.name(u, f)
-					if err != nil {
-						return err
-					}
-					if other, ok := users[user]; ok {
-						return d.errorf(u, f, "user %q is in level %s already", user, other)
-					}
-					users[user] = l.Name
-					l.Users = append(l.Users, user)
-					return nil
-				})
+				ok = d.users(l, v, field, users)
 			default:
-				err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "shares", "users"))
+				d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "shares", "users"))
 			}
-			return err
-		})
-		switch {
-		case err != nil:
-			return err
-		case l.Name == "":
-			return d.errorf(item, field+".name", "missing")
-		case l.Shares == 0:
-			return d.errorf(item, field+".shares", "missing")
-		case slices.ContainsFunc(levels, func(o Level) bool { return o.Name == l.Name }):
-			return d.errorf(item, field+".name", "duplicate level %q", l.Name)
+			return ok
+		}) {
+			return
+		}
+		if slices.ContainsFunc(levels, func(o Level) bool { return o.Name == l.Name }) {
+			d.Errorf(item, field+".name", "duplicate level %q", l.Name)
+			return
 		}
 		if len(levels) > 0 && len(levels[len(levels)-1].Users) == 0 {
-			return d.errorf(last, fmt.Sprintf("%s[%d].users", path, i-1), "missing: only the last level takes everyone else")
+			d.Errorf(last, lastField+".users", "missing: only the last level takes everyone else")
 		}
-		levels, last = append(levels, l), item
-		return nil
+		levels, last, lastField = append(levels, *l), item, field
 	})
-	if err == nil && len(levels) == 0 {
-		err = d.errorf(n, path, "expected at least one level")
-	}
-	return levels, err
+	return levels, good && len(levels) == len(yamlfile.Deref(n).Content)
+}
+
+// users decodes the users of the level l, which users maps to the level
+// of each user named so far.
+func (d *decoder) users(l *Level, n *yaml.Node, path string, users map[string]string) bool {
+	good := true
+	seq := d.Sequence(n, path, func(j int, u *yaml.Node) {
+		f := yamlfile.Index(path, j)
+		user, ok := d.Text(u, f)
+		if !ok {
+			good = false
+			return
+		}
+		if other, ok := users[user]; ok {
+			d.Errorf(u, f, "user %q is in level %s already", user, other)
+			good = false
+			return
+		}
+		users[user] = l.Name
+		l.Users = append(l.Users, user)
+	})
+	return seq && good
 }
 
 // header decodes the name of an HTTP header.
-func (d *decoder) header(n *yaml.Node, field string) (string, error) {
-	s, err := d.name(n, field)
-	if err == nil && strings.IndexFunc(s, func(r rune) bool { return !isTokenRune(r) }) >= 0 {
-		err = d.errorf(n, field, "%q is not a header name", s)
+func (d *decoder) header(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Text(n, field)
+	if ok && strings.IndexFunc(s, func(r rune) bool { return !isTokenRune(r) }) >= 0 {
+		d.Errorf(n, field, "%q is not a header name", s)
+		return "", false
 	}
-	return s, err
+	return s, ok
 }
 
 // isTokenRune reports whether r may appear in an HTTP token (RFC 9110),

@@ -36,87 +36,93 @@ var proxyless = []string{"script", "calls", "commands", "jobs", "load_job", "pri
 var serviceKeys = []string{"name", "entry", "proxy", "port", "filters", "commands", "jobs", "load_job", "prime_max",
 	"script", "calls", "errors", "resources"}
 
-// service decodes services[i] from n, with what it refers to.
-func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs, error) {
-	path := fmt.Sprintf("services[%d]", i)
+// service decodes services[i] from n, with what it refers to. It returns
+// nil if the service has no usable name.
+func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
+	path := yamlfile.Index("services", i)
 	n = yamlfile.Deref(n)
 	s := &Service{Line: n.Line}
 	r := &refs{}
 	var order []string              // fields in file order
 	keys := map[string]*yaml.Node{} // their key nodes
+	bad := map[string]bool{}        // fields with a problem
 	var loadJob *yaml.Node
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+	named := false
+	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
 		field := path + "." + key
 		order = append(order, key)
 		keys[key] = k
-		var err error
+		ok := true
 		switch key {
 		case "name":
-			s.Name, err = d.serviceName(v, field)
+			s.Name, ok = d.serviceName(v, field)
+			named = ok
 		case "entry":
-			s.Entry, err = d.boolean(v, field)
+			s.Entry, ok = d.Boolean(v, field)
 		case "proxy":
-			if s.Proxy, err = d.name(v, field); err == nil {
+			if s.Proxy, ok = d.Text(v, field); ok {
 				r.calls = append(r.calls, ref{s.Proxy, yamlfile.Deref(v).Line, field})
 			}
 		case "port":
 			var p int64
-			p, err = d.integer(v, field, 0, 65535)
+			p, ok = d.Integer(v, field, 0, 65535)
 			s.Port = int(p)
 		case "filters":
-			s.Filters, err = d.filters(v, field)
+			s.Filters, ok = d.filters(v, field)
 		case "commands":
-			s.Commands, err = d.commands(v, field)
+			s.Commands, ok = d.commands(v, field)
 		case "jobs":
-			s.Jobs, err = d.jobs(v, field)
+			s.Jobs, ok = d.jobs(v, field)
 		case "load_job":
 			loadJob = v
 		case "prime_max":
-			s.PrimeMax, err = d.integer(v, field, 1, maxPrime)
+			s.PrimeMax, ok = d.Integer(v, field, 1, maxPrime)
 		case "script":
-			s.Script, err = d.script(v, field, r)
+			s.Script, ok = d.script(v, field, r)
 		case "calls":
-			s.Calls, err = d.calls(v, field, r)
+			s.Calls, ok = d.calls(v, field, r)
 		case "errors":
-			s.Errors, err = d.errorsSpec(v, field)
+			s.Errors, ok = d.errorsSpec(v, field)
 		case "resources":
-			s.Resources, err = d.resources(v, field)
+			s.Resources, ok = d.resources(v, field)
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, serviceKeys...))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, serviceKeys...))
 		}
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
+		bad[key] = !ok
+	}) {
+		return nil, nil
 	}
-	if s.Name == "" {
-		return nil, nil, d.errorf(n, path+".name", "missing")
+	if keys["name"] == nil {
+		d.Errorf(n, path+".name", "missing")
 	}
 	if keys["script"] != nil && keys["calls"] != nil {
-		return nil, nil, d.errorf(keys["calls"], path+".calls", "give script or calls, not both")
+		d.Errorf(keys["calls"], path+".calls", "give script or calls, not both")
 	}
 	for _, key := range order {
 		if s.Proxy != "" && slices.Contains(proxyless, key) {
-			return nil, nil, d.errorf(keys[key], path+"."+key, "a proxy has no %s: it forwards every request to %s", key, s.Proxy)
+			d.Errorf(keys[key], path+"."+key, "a proxy has no %s: it forwards every request to %s", key, s.Proxy)
 		}
 	}
 	if loadJob != nil {
-		if s.LoadJob, err = d.name(loadJob, path+".load_job"); err != nil {
-			return nil, nil, err
+		var ok bool
+		if s.LoadJob, ok = d.Text(loadJob, path+".load_job"); ok {
+			r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
 		}
-		r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
 	}
 	for _, f := range r.forks {
-		if _, ok := s.Commands[f.name]; !ok {
-			return nil, nil, d.errorAt(f.line, f.field, "unknown command %q%s", f.name, known("commands", s.Commands))
+		if _, ok := s.Commands[f.name]; !ok && !bad["commands"] {
+			d.ErrorAt(f.line, f.field, "unknown command %q%s", f.name, known("commands", s.Commands))
 		}
 	}
 	for _, j := range r.stress {
-		if _, ok := s.Jobs[j.name]; !ok {
-			return nil, nil, d.errorAt(j.line, j.field, "unknown job %q%s", j.name, known("jobs", s.Jobs))
+		if _, ok := s.Jobs[j.name]; !ok && !bad["jobs"] {
+			d.ErrorAt(j.line, j.field, "unknown job %q%s", j.name, known("jobs", s.Jobs))
 		}
 	}
-	return s, r, nil
+	if !named {
+		return nil, nil
+	}
+	return s, r
 }
 
 // known lists the keys of m for an error about a name missing from it.
@@ -133,81 +139,81 @@ func known[V any](what string, m map[string]V) string {
 
 // serviceName decodes the name of a service: a DNS label, since in
 // lowercase it names Kubernetes objects and is a host name there.
-func (d *decoder) serviceName(n *yaml.Node, field string) (string, error) {
-	s, err := d.name(n, field)
-	if err == nil && (len(s) > maxNameLen || !dnsLabel.MatchString(s)) {
-		err = d.errorf(n, field, "%q is not a valid name: use at most %d letters, digits and '-', "+
+func (d *decoder) serviceName(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Text(n, field)
+	if ok && (len(s) > maxNameLen || !dnsLabel.MatchString(s)) {
+		d.Errorf(n, field, "%q is not a valid name: use at most %d letters, digits and '-', "+
 			"starting with a letter and ending with a letter or digit (it becomes a Kubernetes name)", s, maxNameLen)
+		return "", false
 	}
-	return s, err
+	return s, ok
 }
 
 // calls decodes a calls list.
-func (d *decoder) calls(n *yaml.Node, path string, r *refs) ([]string, error) {
+func (d *decoder) calls(n *yaml.Node, path string, r *refs) ([]string, bool) {
 	var calls []string
-	err := d.sequence(n, path, func(i int, item *yaml.Node) error {
-		field := fmt.Sprintf("%s[%d]", path, i)
-		name, err := d.name(item, field)
-		if err != nil {
-			return err
+	good := d.Sequence(n, path, func(i int, item *yaml.Node) {
+		field := yamlfile.Index(path, i)
+		if name, ok := d.Text(item, field); ok {
+			calls = append(calls, name)
+			r.calls = append(r.calls, ref{name, item.Line, field})
 		}
-		calls = append(calls, name)
-		r.calls = append(r.calls, ref{name, item.Line, field})
-		return nil
 	})
-	return calls, err
+	return calls, good && len(calls) == len(yamlfile.Deref(n).Content)
 }
 
 // commands decodes named argv lists.
-func (d *decoder) commands(n *yaml.Node, path string) (map[string][]string, error) {
+func (d *decoder) commands(n *yaml.Node, path string) (map[string][]string, bool) {
 	cmds := map[string][]string{}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+	good := d.Mapping(n, path, func(key string, k, v *yaml.Node) {
 		field := path + "." + key
 		if key == "" {
-			return d.errorf(k, field, "empty command name")
+			d.Errorf(k, field, "empty command name")
+			return
 		}
 		var argv []string
-		err := d.sequence(v, field, func(i int, item *yaml.Node) error {
-			arg, err := d.str(item, fmt.Sprintf("%s[%d]", field, i))
-			argv = append(argv, arg)
-			return err
+		ok := d.Sequence(v, field, func(i int, item *yaml.Node) {
+			if arg, ok := d.Str(item, yamlfile.Index(field, i)); ok {
+				argv = append(argv, arg)
+			}
 		})
 		switch {
-		case err != nil:
-			return err
+		case !ok || len(argv) < len(yamlfile.Deref(v).Content):
+			return
 		case len(argv) == 0:
-			return d.errorf(v, field, "expected a command and its arguments, got an empty list")
+			d.Errorf(v, field, "expected a command and its arguments, got an empty list")
+			return
 		case argv[0] == "":
-			return d.errorf(v, field+"[0]", "empty command")
+			d.Errorf(v, field+"[0]", "empty command")
+			return
 		}
 		cmds[key] = argv
-		return nil
 	})
-	if err != nil || len(cmds) == 0 {
-		return nil, err
-	}
-	return cmds, nil
+	return nonEmpty(cmds), good && len(cmds) == countKeys(n)
 }
 
 // jobs decodes named job files, made absolute against the topology's
 // folder, checking that each is a file.
-func (d *decoder) jobs(n *yaml.Node, path string) (map[string]string, error) {
+func (d *decoder) jobs(n *yaml.Node, path string) (map[string]string, bool) {
 	jobs := map[string]string{}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+	good := d.Mapping(n, path, func(key string, k, v *yaml.Node) {
 		field := path + "." + key
 		if key == "" {
-			return d.errorf(k, field, "empty job name")
+			d.Errorf(k, field, "empty job name")
+			return
 		}
-		file, err := d.name(v, field)
-		if err != nil {
-			return err
+		file, ok := d.Text(v, field)
+		if !ok {
+			return
 		}
 		p := file
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(d.dir, p)
 		}
-		if p, err = filepath.Abs(p); err != nil {
-			return d.errorf(v, field, "%v", err)
+		p, err := filepath.Abs(p)
+		if err != nil {
+			d.Errorf(v, field, "%v", err)
+			return
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -215,87 +221,93 @@ func (d *decoder) jobs(n *yaml.Node, path string) (map[string]string, error) {
 			if errors.As(err, &pe) {
 				err = pe.Err
 			}
-			return d.errorf(v, field, "cannot open %q: %v", file, err)
+			d.Errorf(v, field, "cannot open %q: %v", file, err)
+			return
 		}
 		if !fi.Mode().IsRegular() {
-			return d.errorf(v, field, "%q is not a regular file", file)
+			d.Errorf(v, field, "%q is not a regular file", file)
+			return
 		}
 		jobs[key] = p
 		if _, ok := d.jobFiles[p]; !ok || filepath.IsAbs(file) {
 			d.jobFiles[p] = file // an absolute path wins: a pod cannot follow it
 		}
-		return nil
 	})
-	if err != nil || len(jobs) == 0 {
-		return nil, err
-	}
-	return jobs, nil
+	return nonEmpty(jobs), good && len(jobs) == countKeys(n)
 }
 
+// nonEmpty returns m, or nil if it is empty.
+func nonEmpty[V any](m map[string]V) map[string]V {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// countKeys returns the number of keys of the mapping n.
+func countKeys(n *yaml.Node) int { return len(yamlfile.Deref(n).Content) / 2 }
+
 // errorsSpec decodes injected errors.
-func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, error) {
-	e := &Errors{Rate: -1, Status: defaultCode}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
+func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
+	e := &Errors{Status: defaultCode}
+	if !d.Fields(n, path, []string{"rate"}, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "rate":
-			if e.Rate, err = d.number(v, field); err == nil && (e.Rate < 0 || e.Rate > 1) {
-				err = d.errorf(v, field, "%s is not between 0 and 1", yamlfile.Deref(v).Value)
+			if e.Rate, ok = d.Number(v, field); ok && (e.Rate < 0 || e.Rate > 1) {
+				d.Errorf(v, field, "%s is not between 0 and 1", yamlfile.Deref(v).Value)
+				ok = false
 			}
 		case "status":
 			var c int64
-			c, err = d.integer(v, field, 100, 599)
+			c, ok = d.Integer(v, field, 100, 599)
 			e.Status = int(c)
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status"))
 		}
-		return err
-	})
-	if err == nil && e.Rate < 0 {
-		err = d.errorf(n, path+".rate", "missing")
+		return ok
+	}) {
+		return nil, false
 	}
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e, true
 }
 
 // resources decodes Kubernetes requests and limits.
-func (d *decoder) resources(n *yaml.Node, path string) (*Resources, error) {
+func (d *decoder) resources(n *yaml.Node, path string) (*Resources, bool) {
 	r := &Resources{}
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
+	good := d.Fields(n, path, nil, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "cpu":
-			r.CPU, err = d.quantity(v, field)
+			r.CPU, ok = d.quantity(v, field)
 		case "memory":
-			r.Memory, err = d.quantity(v, field)
+			r.Memory, ok = d.quantity(v, field)
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "cpu", "memory"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "cpu", "memory"))
 		}
-		return err
+		return ok
 	})
-	if err == nil && r.CPU == "" && r.Memory == "" {
-		err = d.errorf(n, path, "give cpu, memory or both")
+	if good && countKeys(n) == 0 {
+		d.Errorf(n, path, "give cpu, memory or both")
+		good = false
 	}
-	if err != nil {
-		return nil, err
+	if !good {
+		return nil, false
 	}
-	return r, nil
+	return r, true
 }
 
 // quantity decodes a positive Kubernetes quantity, such as 500m or 256Mi.
-func (d *decoder) quantity(n *yaml.Node, field string) (string, error) {
-	s, err := d.str(n, field)
-	if err != nil {
-		return "", err
+func (d *decoder) quantity(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Str(n, field)
+	if !ok {
+		return "", false
 	}
 	if _, msg := parseQuantity(s); msg != "" {
-		return "", d.errorf(n, field, "%s", msg)
+		d.Errorf(n, field, "%s", msg)
+		return "", false
 	}
-	return s, nil
+	return s, true
 }
 
 // parseQuantity parses a positive Kubernetes quantity, or returns what is

@@ -1,11 +1,9 @@
 package graph
 
 import (
-	"fmt"
 	"math/big"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,81 +32,89 @@ func stepKeys() []string {
 const maxDuration = time.Hour
 
 // script decodes a script: a sequence of steps.
-func (d *decoder) script(n *yaml.Node, path string, r *refs) ([]Step, error) {
+func (d *decoder) script(n *yaml.Node, path string, r *refs) ([]Step, bool) {
 	var steps []Step
-	err := d.sequence(n, path, func(i int, item *yaml.Node) error {
-		st, err := d.step(item, fmt.Sprintf("%s[%d]", path, i), r, false)
-		steps = append(steps, st)
-		return err
+	good := d.Sequence(n, path, func(i int, item *yaml.Node) {
+		st, ok := d.step(item, yamlfile.Index(path, i), r, false)
+		if ok {
+			steps = append(steps, st)
+		}
 	})
-	if err != nil || len(steps) == 0 {
-		return nil, err
-	}
-	return steps, nil
+	return steps, good && len(steps) == len(yamlfile.Deref(n).Content)
 }
 
 // step decodes one step of a script from n: a mapping, or a sequence of
 // steps to run concurrently unless nested is set, since a parallel list
 // holds steps, not lists.
-func (d *decoder) step(n *yaml.Node, path string, r *refs, nested bool) (Step, error) {
+func (d *decoder) step(n *yaml.Node, path string, r *refs, nested bool) (Step, bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return d.single(n, path, r)
 	case yaml.SequenceNode:
 		if nested {
-			return Step{}, d.errorf(n, path, "a parallel list holds steps, not lists")
+			d.Errorf(n, path, "a parallel list holds steps, not lists")
+			return Step{}, false
 		}
 		if len(n.Content) == 0 {
-			return Step{}, d.errorf(n, path, "empty parallel list")
+			d.Errorf(n, path, "empty parallel list")
+			return Step{}, false
 		}
 		st := Step{Kind: Parallel, Line: n.Line}
-		err := d.sequence(n, path, func(i int, item *yaml.Node) error {
-			s, err := d.step(item, fmt.Sprintf("%s[%d]", path, i), r, true)
-			st.Steps = append(st.Steps, s)
-			return err
+		good := d.Sequence(n, path, func(i int, item *yaml.Node) {
+			s, ok := d.step(item, yamlfile.Index(path, i), r, true)
+			if ok {
+				st.Steps = append(st.Steps, s)
+			}
 		})
-		return st, err
+		return st, good && len(st.Steps) == len(n.Content)
 	}
-	return Step{}, d.errorf(n, path, "expected a step such as {sleep: 1ms}, or a list of steps to run concurrently, got %s", yamlfile.Describe(n))
+	d.Errorf(n, path, "expected a step such as {sleep: 1ms}, or a list of steps to run concurrently, got %s", yamlfile.Describe(n))
+	return Step{}, false
 }
 
 // single decodes a step that is a mapping: one step kind and, for a call,
 // its options.
-func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, error) {
+func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 	var kind StepKind
 	var val *yaml.Node
 	var opts [][2]*yaml.Node // keys and values of options, in file order
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+	good := true
+	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
 		switch {
 		case slices.Contains(stepKinds, StepKind(key)):
 			if kind != "" {
-				return d.errorf(k, path, "more than one step kind: %s and %s; give each its own list item", kind, key)
+				d.Errorf(k, path, "more than one step kind: %s and %s; give each its own list item", kind, key)
+				good = false
+				return
 			}
 			kind, val = StepKind(key), v
 		case slices.Contains(callOptions, key):
 			opts = append(opts, [2]*yaml.Node{k, v})
 		default:
-			return d.errorf(k, path+"."+key, "%s", yamlfile.UnknownField(key, stepKeys()...))
+			d.Errorf(k, path+"."+key, "%s", yamlfile.UnknownField(key, stepKeys()...))
+			good = false
 		}
-		return nil
-	})
-	if err != nil {
-		return Step{}, err
+	}) {
+		return Step{}, false
 	}
 	if kind == "" {
-		return Step{}, d.errorf(n, path, "no step kind: expected one of busywork, prime, sleep, fork, stress, payload or call")
+		if good {
+			d.Errorf(n, path, "no step kind: expected one of busywork, prime, sleep, fork, stress, payload or call")
+		}
+		return Step{}, false
 	}
 	field := path + "." + string(kind)
 	st := Step{Kind: kind, Line: n.Line}
+	ok := false
 	switch kind {
 	case Busywork, Sleep:
-		st.Duration, err = d.duration(val, field)
+		st.Duration, ok = d.Duration(val, field, maxDuration)
 	case Prime:
-		st.N, err = d.integer(val, field, 1, maxPrime)
+		st.N, ok = d.Integer(val, field, 1, maxPrime)
 	case Payload:
-		st.N, err = d.size(val, field, 1)
+		st.N, ok = d.size(val, field, 1)
 	case Fork, Stress, Call:
-		if st.Name, err = d.name(val, field); err != nil {
+		if st.Name, ok = d.Text(val, field); !ok {
 			break
 		}
 		rf := ref{st.Name, yamlfile.Deref(val).Line, field}
@@ -122,51 +128,29 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, error) {
 			st.Prob = 1
 		}
 	}
-	if err != nil {
-		return Step{}, err
-	}
+	good = good && ok
 	for _, kv := range opts {
 		k, v := kv[0], yamlfile.Deref(kv[1])
 		f := path + "." + k.Value
 		if kind != Call {
-			return Step{}, d.errorf(k, f, "only a call step takes %s", k.Value)
+			d.Errorf(k, f, "only a call step takes %s", k.Value)
+			good = false
+			continue
 		}
 		switch k.Value {
 		case "path":
-			st.Path, err = d.callPath(v, f)
+			st.Path, ok = d.callPath(v, f)
 		case "size":
-			st.N, err = d.size(v, f, 0)
+			st.N, ok = d.size(v, f, 0)
 		case "probability":
-			if st.Prob, err = d.number(v, f); err == nil && (st.Prob <= 0 || st.Prob > 1) {
-				err = d.errorf(v, f, "%s is not in (0, 1]", v.Value)
+			if st.Prob, ok = d.Number(v, f); ok && (st.Prob <= 0 || st.Prob > 1) {
+				d.Errorf(v, f, "%s is not in (0, 1]", v.Value)
+				ok = false
 			}
 		}
-		if err != nil {
-			return Step{}, err
-		}
+		good = good && ok
 	}
-	return st, nil
-}
-
-// duration decodes a duration in (0, maxDuration], such as 10ms.
-func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, error) {
-	s, err := d.str(n, field)
-	if err != nil {
-		return 0, err
-	}
-	v, err := time.ParseDuration(s)
-	switch {
-	case err != nil:
-		if _, ferr := strconv.ParseFloat(s, 64); ferr == nil {
-			return 0, d.errorf(n, field, "%q is not a duration: give a unit, such as %sms", s, s)
-		}
-		return 0, d.errorf(n, field, "%q is not a duration", s)
-	case v <= 0:
-		return 0, d.errorf(n, field, "%q is not positive", s)
-	case v > maxDuration:
-		return 0, d.errorf(n, field, "%q is more than 1h", s)
-	}
-	return v, nil
+	return st, good
 }
 
 // sizeUnits are the units of a size, decimal and binary.
@@ -178,10 +162,11 @@ var sizeUnits = map[string]int64{
 
 // size decodes a number of bytes between lo and maxSize: a whole number,
 // or a number and a unit such as 4KB or 1.5MiB.
-func (d *decoder) size(n *yaml.Node, field string, lo int64) (int64, error) {
+func (d *decoder) size(n *yaml.Node, field string, lo int64) (int64, bool) {
 	n = yamlfile.Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" && n.ShortTag() != "!!str" {
-		return 0, d.errorf(n, field, "expected a size such as 512, 4KB or 1MiB, got %s", yamlfile.Describe(n))
+		d.Errorf(n, field, "expected a size such as 512, 4KB or 1MiB, got %s", yamlfile.Describe(n))
+		return 0, false
 	}
 	v, ok := parseSize(n.Value)
 	if n.ShortTag() == "!!int" {
@@ -189,13 +174,15 @@ func (d *decoder) size(n *yaml.Node, field string, lo int64) (int64, error) {
 	}
 	switch {
 	case !ok:
-		return 0, d.errorf(n, field, "%q is not a size (such as 512, 4KB or 1MiB)", n.Value)
+		d.Errorf(n, field, "%q is not a size (such as 512, 4KB or 1MiB)", n.Value)
 	case v < lo:
-		return 0, d.errorf(n, field, "%q is less than %d", n.Value, lo)
+		d.Errorf(n, field, "%q is less than %d", n.Value, lo)
 	case v > maxSize:
-		return 0, d.errorf(n, field, "%q is more than 1GiB", n.Value)
+		d.Errorf(n, field, "%q is more than 1GiB", n.Value)
+	default:
+		return v, true
 	}
-	return v, nil
+	return 0, false
 }
 
 // parseSize parses a whole number of bytes: digits with an optional
@@ -226,19 +213,22 @@ func parseSize(s string) (int64, bool) {
 }
 
 // callPath decodes the route a call step calls.
-func (d *decoder) callPath(n *yaml.Node, field string) (string, error) {
-	s, err := d.str(n, field)
-	if err != nil {
-		return "", err
+func (d *decoder) callPath(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Str(n, field)
+	if !ok {
+		return "", false
 	}
 	switch {
 	case !strings.HasPrefix(s, "/"):
-		return "", d.errorf(n, field, "%q does not start with /", s)
+		d.Errorf(n, field, "%q does not start with /", s)
 	case strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return "", d.errorf(n, field, "%q holds a space or control character", s)
+		d.Errorf(n, field, "%q holds a space or control character", s)
+	default:
+		if _, err := url.ParseRequestURI(s); err != nil {
+			d.Errorf(n, field, "%q is not a valid path", s)
+			return "", false
+		}
+		return s, true
 	}
-	if _, err := url.ParseRequestURI(s); err != nil {
-		return "", d.errorf(n, field, "%q is not a valid path", s)
-	}
-	return s, nil
+	return "", false
 }

@@ -237,7 +237,9 @@ func TestReadTopologyJobs(t *testing.T) {
 
 	// The same file read from elsewhere does not find them.
 	_, err = ParseTopology("graph.yaml", []byte(in), dir)
-	want2 := `graph.yaml:4: services[0].jobs.a: cannot open "jobs/a.job": no such file or directory`
+	want2 := `graph.yaml:4: services[0].jobs.a: cannot open "jobs/a.job": no such file or directory` + "\n" +
+		`graph.yaml:5: services[0].jobs.b: cannot open "../shared/b.job": no such file or directory` + "\n" +
+		`graph.yaml:7: services[0].jobs.d: cannot open "./jobs/../jobs/a.job": no such file or directory`
 	if err == nil || err.Error() != want2 {
 		t.Errorf("ParseTopology from the wrong folder: error %v, want %s", err, want2)
 	}
@@ -280,7 +282,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"yaml syntax", "services: [\n", "graph.yaml:1: did not find expected node content"},
 		{"two documents", "services: [{name: a}]\n---\nservices: [{name: b}]\n", "graph.yaml:2: more than one YAML document"},
 		{"not a mapping", "- a\n", "graph.yaml:1: expected a mapping, got a sequence"},
-		{"unknown top field", "service: []\n", "graph.yaml:1: service: unknown field; did you mean services?"},
+		{"unknown top field", "service: []\n", "graph.yaml:1: service: unknown field; did you mean services?\ngraph.yaml:1: services: missing"},
 		{"services not a list", "services: {a: 1}\n", "graph.yaml:1: services: expected a sequence, got a mapping"},
 		{"no services", "services: []\n", "graph.yaml:1: services: expected at least one service"},
 		{"aliases expand too far", bomb.String(), "graph.yaml:3: too large: more than 1048576 entries once aliases are expanded"},
@@ -293,18 +295,18 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"unknown field", head + "  scrip: []\n", "graph.yaml:3: services[0].scrip: unknown field; did you mean script?"},
 		{"duplicate field", head + "  name: b\n", "graph.yaml:3: services[0].name: duplicate field"},
 		{"merge key", head + "  <<: {port: 1}\n", "graph.yaml:3: services[0]: merge keys (<<) are not supported"},
-		{"duplicate service", edit("name: leafB", "name: leafA"), `graph.yaml:24: services[4].name: duplicate service "leafA" (also at line 22)`},
-		{"names equal in lowercase", edit("name: leafB", "name: leafa"), "graph.yaml:24: services[4].name: leafa and leafA (line 22) would have the same Kubernetes name"},
-		{"entry not a bool", edit("entry: true", "entry: yes"), "graph.yaml:3: services[0].entry: expected true or false, got a string"},
+		{"duplicate service", edit("name: leafB", "name: leafA"), `graph.yaml:21: services[2].script[0][1].call: unknown service "leafB"` + "\n" + `graph.yaml:24: services[4].name: duplicate service "leafA" (also at line 22)`},
+		{"names equal in lowercase", edit("name: leafB", "name: leafa"), `graph.yaml:21: services[2].script[0][1].call: unknown service "leafB"` + "\n" + "graph.yaml:24: services[4].name: leafa and leafA (line 22) would have the same Kubernetes name"},
+		{"entry not a bool", edit("entry: true", "entry: yes"), `graph.yaml:3: services[0].entry: expected true or false, got "yes"`},
 		{"two entries", "services:\n- {name: a, entry: true}\n- {name: b, entry: true}\n", "graph.yaml:3: services[1].entry: a is the entry already"},
 		{"port too high", edit("port: 0", "port: 70000"), "graph.yaml:6: services[1].port: 70000 is more than 65535"},
 		{"port negative", head + "  port: -1\n", "graph.yaml:3: services[0].port: -1 is less than 0"},
-		{"port not a number", head + "  port: http\n", "graph.yaml:3: services[0].port: expected a whole number, got a string"},
+		{"port not a number", head + "  port: http\n", `graph.yaml:3: services[0].port: expected a whole number, got "http"`},
 		{"port taken", "services:\n- {name: a, port: 8080}\n- {name: b, port: 8080}\n", "graph.yaml:3: services[1].port: port 8080 is also the port of a"},
 		{"prime_max zero", edit("prime_max: 100000", "prime_max: 0"), "graph.yaml:15: services[1].prime_max: 0 is less than 1"},
 		{"script and calls", head + "  script: []\n  calls: []\n", "graph.yaml:4: services[0].calls: give script or calls, not both"},
 		{"proxy with a script", edit("proxy: root\n", "proxy: root\n    script: [{sleep: 1ms}]\n"), "graph.yaml:5: services[0].script: a proxy has no script: it forwards every request to root"},
-		{"proxy with load_job", "services:\n- {name: a, load_job: x, proxy: b}\n- {name: b}\n", "graph.yaml:2: services[0].load_job: a proxy has no load_job: it forwards every request to b"},
+		{"proxy with load_job", "services:\n- {name: a, load_job: x, proxy: b}\n- {name: b}\n", "graph.yaml:2: services[0].load_job: a proxy has no load_job: it forwards every request to b\n" + `graph.yaml:2: services[0].load_job: unknown job "x"; the service has no jobs`},
 
 		// Calls and cycles.
 		{"unknown call", edit("call: branch", "call: brunch"), `graph.yaml:18: services[1].script[1].call: unknown service "brunch"`},
@@ -318,13 +320,13 @@ func TestParseTopologyErrors(t *testing.T) {
 			"graph.yaml:6: services[2].script[0][1].call: cycle: a → b → c → a"},
 
 		// Steps.
-		{"bad duration", edit("busywork: 2ms", "busywork: 2xs"), `graph.yaml:17: services[1].script[0].busywork: "2xs" is not a duration`},
-		{"duration without unit", head + "  script: [{sleep: 10}]\n", `graph.yaml:3: services[0].script[0].sleep: "10" is not a duration: give a unit, such as 10ms`},
-		{"zero duration", head + "  script: [{sleep: 0s}]\n", `graph.yaml:3: services[0].script[0].sleep: "0s" is not positive`},
-		{"long duration", head + "  script: [{busywork: 61m}]\n", `graph.yaml:3: services[0].script[0].busywork: "61m" is more than 1h`},
+		{"bad duration", edit("busywork: 2ms", "busywork: 2xs"), `graph.yaml:17: services[1].script[0].busywork: "2xs" is not a duration such as 10s or 1m30s`},
+		{"duration without unit", head + "  script: [{sleep: 10}]\n", "graph.yaml:3: services[0].script[0].sleep: expected a duration such as 10s, got 10"},
+		{"zero duration", head + "  script: [{sleep: 0s}]\n", "graph.yaml:3: services[0].script[0].sleep: 0s is not positive"},
+		{"long duration", head + "  script: [{busywork: 61m}]\n", "graph.yaml:3: services[0].script[0].busywork: 61m is more than 1h"},
 		{"prime too big", head + "  script: [{prime: 2e9}]\n", "graph.yaml:3: services[0].script[0].prime: 2000000000 is more than 1000000000"},
 		{"prime fraction", head + "  script: [{prime: 1.5}]\n", "graph.yaml:3: services[0].script[0].prime: 1.5 is not a whole number in range"},
-		{"prime text", head + "  script: [{prime: many}]\n", "graph.yaml:3: services[0].script[0].prime: expected a whole number, got a string"},
+		{"prime text", head + "  script: [{prime: many}]\n", `graph.yaml:3: services[0].script[0].prime: expected a whole number, got "many"`},
 		{"payload too big", edit("payload: 4KB", "payload: 2GiB"), `graph.yaml:23: services[3].script[1].payload: "2GiB" is more than 1GiB`},
 		{"payload unit", head + "  script: [{payload: 4XB}]\n", `graph.yaml:3: services[0].script[0].payload: "4XB" is not a size (such as 512, 4KB or 1MiB)`},
 		{"payload fraction of a byte", head + "  script: [{payload: 1.5B}]\n", `graph.yaml:3: services[0].script[0].payload: "1.5B" is not a size (such as 512, 4KB or 1MiB)`},
@@ -339,7 +341,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"empty parallel", head + "  script: [[]]\n", "graph.yaml:3: services[0].script[0]: empty parallel list"},
 		{"script not a list", head + "  script: {sleep: 1ms}\n", "graph.yaml:3: services[0].script: expected a sequence, got a mapping"},
 		{"probability zero", edit("probability: 0.5", "probability: 0"), "graph.yaml:21: services[2].script[0][1].probability: 0 is not in (0, 1]"},
-		{"probability text", edit("probability: 0.5", "probability: half"), "graph.yaml:21: services[2].script[0][1].probability: expected a number, got a string"},
+		{"probability text", edit("probability: 0.5", "probability: half"), `graph.yaml:21: services[2].script[0][1].probability: expected a number, got "half"`},
 		{"probability infinite", edit("probability: 0.5", "probability: .inf"), "graph.yaml:21: services[2].script[0][1].probability: expected a finite number, got .inf"},
 		{"relative call path", head + "  script: [{call: b, path: x}]\n- name: b\n", `graph.yaml:3: services[0].script[0].path: "x" does not start with /`},
 		{"call path with a space", head + "  script: [{call: b, path: '/a b'}]\n- name: b\n", `graph.yaml:3: services[0].script[0].path: "/a b" holds a space or control character`},
@@ -366,10 +368,10 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"passthrough null", edit("passthrough: {}", "passthrough:"), "graph.yaml:11: services[1].filters[2].passthrough: expected a mapping, got null"},
 		{"delay without user", edit("user: delay-adder, ", ""), "graph.yaml:10: services[1].filters[1].delay.user: missing"},
 		{"delay without duration", edit(", duration: 1s}", "}"), "graph.yaml:10: services[1].filters[1].delay.duration: missing"},
-		{"delay too long", edit("duration: 1s}", "duration: 2h}"), `graph.yaml:10: services[1].filters[1].delay.duration: "2h" is more than 1h`},
+		{"delay too long", edit("duration: 1s}", "duration: 2h}"), "graph.yaml:10: services[1].filters[1].delay.duration: 2h is more than 1h"},
 		{"bad header", edit("header: X-Remote-User", "header: X Remote User"), `graph.yaml:8: services[1].filters[0].fairqueue.header: "X Remote User" is not a header name`},
 		{"no concurrency", edit("concurrency: 100, ", ""), "graph.yaml:8: services[1].filters[0].fairqueue.concurrency: missing"},
-		{"queue_length text", edit("queue_length: 50", `queue_length: "50"`), "graph.yaml:8: services[1].filters[0].fairqueue.queue_length: expected a whole number, got a string"},
+		{"queue_length text", edit("queue_length: 50", `queue_length: "50"`), `graph.yaml:8: services[1].filters[0].fairqueue.queue_length: expected a whole number, got "50"`},
 		{"handsize over queues", edit("handsize: 6", "handsize: 65"), "graph.yaml:8: services[1].filters[0].fairqueue.handsize: 65 is more than queues (64)"},
 		{"no levels", head + "  filters: [{fairqueue: {concurrency: 1, queues: 1, handsize: 1, queue_length: 1}}]\n", "graph.yaml:3: services[0].filters[0].fairqueue.levels: missing"},
 		{"empty levels", head + "  filters: [{fairqueue: {concurrency: 1, queues: 1, handsize: 1, queue_length: 1, levels: []}}]\n", "graph.yaml:3: services[0].filters[0].fairqueue.levels: expected at least one level"},
@@ -386,6 +388,15 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"bad cpu", edit(`cpu: "1"`, "cpu: lots"), `graph.yaml:26: services[4].resources.cpu: "lots" is not a Kubernetes quantity (such as 500m, 2 or 256Mi)`},
 		{"negative memory", edit("memory: 256Mi", "memory: -1Gi"), `graph.yaml:26: services[4].resources.memory: "-1Gi" is not positive`},
 		{"no resources", head + "  resources: {}\n", "graph.yaml:3: services[0].resources: give cpu, memory or both"},
+
+		// Every problem of the file, by line.
+		{"every problem", "services:\n- name: a\n  port: http\n  script: [{sleep: 10}, {call: b}, {call: c}]\n- name: b\n  entry: yes\n  filters: [{delay: {user: u}}]\n- {name: B, calls: [a]}\n",
+			`graph.yaml:3: services[0].port: expected a whole number, got "http"` + "\n" +
+				"graph.yaml:4: services[0].script[0].sleep: expected a duration such as 10s, got 10\n" +
+				`graph.yaml:4: services[0].script[2].call: unknown service "c"` + "\n" +
+				`graph.yaml:6: services[1].entry: expected true or false, got "yes"` + "\n" +
+				"graph.yaml:7: services[1].filters[0].delay.duration: missing\n" +
+				"graph.yaml:8: services[2].name: B and b (line 5) would have the same Kubernetes name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,11 +2,12 @@ package load
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // fuzzFiles are the files the fuzzed parsers can read.
@@ -33,19 +34,31 @@ func addFiles(f *testing.F, pattern string) {
 }
 
 // checkSyntaxError fails t unless err is a *SyntaxError naming fuzz.txt
-// and one of the lines of data, ending at any of breaks.
+// and one of the lines of data, ending at any of breaks, or lists such
+// errors by line, at most yamlfile.MaxProblems of them.
 func checkSyntaxError(t *testing.T, data []byte, err error, breaks ...string) {
 	t.Helper()
-	var se *SyntaxError
-	if !errors.As(err, &se) {
-		t.Fatalf("error %q is %T, want *SyntaxError", err, err)
+	errs := []error{err}
+	if ps, ok := err.(*yamlfile.Problems); ok {
+		errs = ps.List
+		if len(errs) < 2 && ps.More == 0 || len(errs) > yamlfile.MaxProblems {
+			t.Fatalf("%d problems listed and %d more", len(errs), ps.More)
+		}
 	}
 	lines := 1
 	for _, b := range breaks {
 		lines += bytes.Count(data, []byte(b))
 	}
-	if se.File != "fuzz.txt" || se.Line < 0 || se.Line > lines || se.Msg == "" {
-		t.Fatalf("bad error %#v for %d lines", se, lines)
+	last := 0
+	for _, e := range errs {
+		se, ok := e.(*SyntaxError)
+		if !ok {
+			t.Fatalf("error %q is %T, want *SyntaxError", e, e)
+		}
+		if se.File != "fuzz.txt" || se.Line < last || se.Line > lines || se.Msg == "" {
+			t.Fatalf("bad error %#v for %d lines, after line %d", se, lines, last)
+		}
+		last = se.Line
 	}
 }
 

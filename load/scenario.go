@@ -79,19 +79,24 @@ func ReadScenario(path string) (*Scenario, error) {
 // step may give body_file, a file whose contents are the body. Method,
 // url, header values and body are text/templates over Vars, without
 // range, define, block or template actions; a Host header sets the
-// request's Host. Every error is a *SyntaxError naming the line and field:
+// request's Host. A problem is a *SyntaxError naming the line and field:
 // unknown fields, values of the wrong type, bad templates, and steps that
-// fail to build with zero Vars.
+// fail to build with zero Vars. The error lists every problem of the file
+// by line (a *yamlfile.Problems when there are several).
 func ParseScenario(name string, data []byte, readFile func(string) ([]byte, error)) (*Scenario, error) {
 	if readFile == nil {
 		readFile = os.ReadFile
 	}
-	d := &decoder{file: name, readFile: readFile, lines: yamlfile.Lines(data)}
 	root, err := yamlfile.Document(name, data, "no steps")
 	if err != nil {
 		return nil, err
 	}
-	return d.scenario(root)
+	d := &decoder{Decoder: yamlfile.NewDecoder(name, data, maxNodes), readFile: readFile}
+	s := d.scenario(root)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Names returns the names of the steps, in order.

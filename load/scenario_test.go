@@ -100,10 +100,10 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"null", "~", "s.yaml: no steps"},
 		{"yaml error past the end", "steps:\n  - url: \"a\n", "s.yaml:2: found unexpected end of stream"},
 		{"root sequence", "- url: x\n", "s.yaml:1: expected a mapping, got a sequence"},
-		{"unknown top field", "steps: []\nstep: []\n", "s.yaml:2: step: unknown field; did you mean steps?"},
-		{"duplicate top field", "steps: []\nsteps: []\n", "s.yaml:2: steps: duplicate field"},
-		{"non-string key", "[a]: 1\n", "s.yaml:1: expected a string, got a sequence"},
-		{"no steps", "other: 1\n", "s.yaml:1: other: unknown field; expected steps"},
+		{"unknown top field", "steps: []\nstep: []\n", "s.yaml:1: steps: expected at least one step\ns.yaml:2: step: unknown field; did you mean steps?"},
+		{"duplicate top field", "steps: []\nsteps: []\n", "s.yaml:1: steps: expected at least one step\ns.yaml:2: steps: duplicate field"},
+		{"non-string key", "[a]: 1\n", "s.yaml:1: expected a string, got a sequence\ns.yaml:1: steps: missing"},
+		{"no steps", "other: 1\n", "s.yaml:1: other: unknown field; expected steps\ns.yaml:1: steps: missing"},
 		{"missing steps", "{}\n", "s.yaml:1: steps: missing"},
 		{"steps null", "steps:\n", "s.yaml:1: steps: expected a sequence, got null"},
 		{"steps mapping", "steps: {url: x}\n", "s.yaml:1: steps: expected a sequence, got a mapping"},
@@ -152,6 +152,12 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"body_file missing", step + "body_file: missing.json\n", "s.yaml:3: steps[0].body_file: open missing.json: file does not exist"},
 		{"body_file template", step + "body_file: bad.tmpl\n", `s.yaml:3: steps[0].body_file: template: body_file:2: function "oops" not defined`},
 		{"body type", step + "body: {a: b}\n", "s.yaml:3: steps[0].body: expected a string, got a mapping"},
+		{"every problem", "steps:\n  - {url: " + u + ", bdy: x}\n  - {method: 'A B', url: " + u + "}\n  - {name: x}\n  - {url: /a, headers: {'A B': c, D: [e]}}\n",
+			"s.yaml:2: steps[0].bdy: unknown field; did you mean body?\n" +
+				`s.yaml:3: steps[1].method: invalid method "A B"` + "\n" +
+				"s.yaml:4: steps[2].url: missing\n" +
+				"s.yaml:5: steps[3].headers.A B: invalid header name\n" +
+				"s.yaml:5: steps[3].headers.D: expected a string, got a sequence"},
 	}
 	files := fakeFiles(map[string]string{"body.json": "{}", "bad.tmpl": "line 1\n{{oops}}\n"})
 	for _, tt := range tests {

@@ -2,9 +2,7 @@ package load
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,121 +51,88 @@ func validHeaderValue(s string) bool {
 
 // parseURL parses s as an absolute http or https URL. On failure it returns
 // a message saying why.
-func parseURL(s string) (*url.URL, string) {
-	u, err := url.Parse(s)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, fmt.Sprintf("invalid URL %q: %v", s, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Sprintf("expected an absolute http or https URL, got %q", s)
-	}
-	return u, ""
-}
+var parseURL = yamlfile.ParseURL
 
-// decoder reads a scenario from YAML nodes, so that every error can name
+// maxNodes bounds the mapping entries and sequence items a scenario may
+// expand to through aliases.
+const maxNodes = 1 << 20
+
+// decoder reads a scenario from YAML nodes, collecting every problem with
 // its line and field.
 type decoder struct {
-	file     string
+	*yamlfile.Decoder
 	readFile func(string) ([]byte, error)
-	lines    int // the number of the last line
 }
-
-// errorf returns a *SyntaxError at the line of n.
-func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) error {
-	return &SyntaxError{File: d.file, Line: d.line(n.Line), Field: field, Msg: fmt.Sprintf(format, args...)}
-}
-
-// line returns n, or the last line if n is past it: the YAML parser puts
-// a value missing at the end of the file on the line after.
-func (d *decoder) line(n int) int { return min(n, d.lines) }
 
 // scenario decodes a scenario from the root node of its document.
-func (d *decoder) scenario(root *yaml.Node) (*Scenario, error) {
-	var steps *yaml.Node
-	err := d.mapping(root, "", func(key string, k, v *yaml.Node) error {
-		if key != "steps" {
-			return d.errorf(k, key, "%s", yamlfile.UnknownField(key, "steps"))
-		}
-		steps = yamlfile.Deref(v)
+func (d *decoder) scenario(root *yaml.Node) *Scenario {
+	steps := d.Only(root, "steps")
+	if steps == nil {
 		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case steps == nil:
-		return nil, d.errorf(root, "steps", "missing")
-	case steps.Kind != yaml.SequenceNode:
-		return nil, d.errorf(steps, "steps", "expected a sequence, got %s", yamlfile.Describe(steps))
-	case len(steps.Content) == 0:
-		return nil, d.errorf(steps, "steps", "expected at least one step")
 	}
 	s := &Scenario{}
-	for i, n := range steps.Content {
-		st, err := d.step(i, yamlfile.Deref(n))
-		if err != nil {
-			return nil, err
+	d.List(steps, "steps", "step", func(i int, n *yaml.Node) {
+		st, ok := d.step(i, n)
+		switch {
+		case !ok:
+		case slices.Contains(s.names, st.name):
+			d.Errorf(n, yamlfile.Index("steps", i)+".name", "duplicate name %q", st.name)
+		default:
+			s.steps = append(s.steps, st)
+			s.names = append(s.names, st.name)
 		}
-		if slices.Contains(s.names, st.name) {
-			return nil, d.errorf(n, fmt.Sprintf("steps[%d].name", i), "duplicate name %q", st.name)
-		}
-		s.steps = append(s.steps, st)
-		s.names = append(s.names, st.name)
-	}
-	return s, nil
+	})
+	return s
 }
 
-// step decodes step i from n and builds it once with zero Vars.
-func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
-	path := fmt.Sprintf("steps[%d]", i)
+// stepKeys are the fields of a step.
+var stepKeys = []string{"name", "method", "url", "headers", "body", "body_file"}
+
+// step decodes step i from n and builds it once with zero Vars. It
+// reports false if the step has a problem.
+func (d *decoder) step(i int, n *yaml.Node) (*step, bool) {
+	path := yamlfile.Index("steps", i)
 	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
 	var bodyFile *yaml.Node
-	err := d.mapping(n, path, func(key string, k, v *yaml.Node) error {
-		field := path + "." + key
-		var err error
+	withBody := false
+	good := d.Fields(n, path, []string{"url"}, func(key, field string, k, v *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "name":
-			if st.name, err = d.str(v, field); err == nil && st.name == "" {
-				err = d.errorf(v, field, "empty")
-			}
+			st.name, ok = d.Text(v, field)
 		case "method":
-			st.method, err = d.part(v, field, key)
+			st.method, ok = d.part(v, field, key)
 		case "url":
-			st.url, err = d.part(v, field, key)
+			st.url, ok = d.part(v, field, key)
 		case "headers":
-			err = d.headers(st, v, field)
+			ok = d.headers(st, v, field)
 		case "body":
-			st.body, err = d.part(v, field, key)
+			st.body, ok = d.part(v, field, key)
+			withBody = true
 		case "body_file":
-			bodyFile = v
+			bodyFile, ok = v, true
 		default:
-			err = d.errorf(k, field, "%s", yamlfile.UnknownField(key, "name", "method", "url", "headers", "body", "body_file"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, stepKeys...))
 		}
-		return err
+		return ok
 	})
-	if err != nil {
-		return nil, err
+	if bodyFile != nil {
+		good = d.bodyFile(st, bodyFile, path+".body_file", withBody) && good
 	}
-	if st.url == nil {
-		return nil, d.errorf(n, path+".url", "missing")
+	if !good {
+		return nil, false
 	}
 	if st.method == nil {
 		st.method = &part{name: "method", field: path + ".method", line: n.Line, text: http.MethodGet}
 	}
-	if bodyFile != nil {
-		if err := d.bodyFile(st, bodyFile, path+".body_file"); err != nil {
-			return nil, err
-		}
-	}
 	req, err := st.build(Vars{})
 	if err != nil {
 		if pe := (*partError)(nil); errors.As(err, &pe) {
-			return nil, &SyntaxError{File: d.file, Line: pe.p.line, Field: pe.p.field, Msg: pe.msg}
+			d.ErrorAt(pe.p.line, pe.p.field, "%s", pe.msg)
+		} else {
+			d.Errorf(n, path, "%v", err)
 		}
-		return nil, d.errorf(n, path, "%v", err)
+		return nil, false
 	}
 	if st.url.tmpl == nil {
 		st.u = req.URL
@@ -176,117 +141,74 @@ func (d *decoder) step(i int, n *yaml.Node) (*step, error) {
 		(st.host == nil || st.host.tmpl == nil) && (st.body == nil || st.body.tmpl == nil) {
 		st.static = req
 	}
-	return st, nil
+	return st, true
 }
 
-// headers decodes the headers of st from n.
-func (d *decoder) headers(st *step, n *yaml.Node, path string) error {
-	return d.mapping(n, path, func(key string, k, v *yaml.Node) error {
+// headers decodes the headers of st from n, and reports whether all were
+// good.
+func (d *decoder) headers(st *step, n *yaml.Node, path string) bool {
+	good := true
+	ok := d.Mapping(n, path, func(key string, k, v *yaml.Node) {
 		field := path + "." + key
-		if !isToken(key) {
-			return d.errorf(k, field, "invalid header name")
-		}
 		ck := http.CanonicalHeaderKey(key)
 		dup := st.header[ck] != nil || ck == "Host" && st.host != nil ||
 			slices.ContainsFunc(st.dyn, func(h dynHeader) bool { return h.key == ck })
-		if dup {
-			return d.errorf(k, field, "duplicate header")
-		}
-		p, err := d.part(v, field, "headers."+key)
+		p, ok := d.part(v, field, "headers."+key)
 		switch {
-		case err != nil:
-			return err
+		case !isToken(key):
+			d.Errorf(k, field, "invalid header name")
+		case dup:
+			d.Errorf(k, field, "duplicate header")
+		case !ok:
 		case ck == "Host":
 			st.host = p
+			return
 		case p.tmpl != nil:
 			st.dyn = append(st.dyn, dynHeader{ck, p})
+			return
 		case !validHeaderValue(p.text):
-			return d.errorf(v, field, "invalid value %q", p.text)
+			d.Errorf(v, field, "invalid value %q", p.text)
 		default:
 			st.header[ck] = []string{p.text}
+			return
 		}
-		return nil
+		good = false
 	})
+	return ok && good
 }
 
-// bodyFile reads the body of st from the file that n names.
-func (d *decoder) bodyFile(st *step, n *yaml.Node, field string) error {
-	if st.body != nil {
-		return d.errorf(n, field, "cannot be used with body")
+// bodyFile reads the body of st from the file that n names; withBody says
+// the step gives a body too.
+func (d *decoder) bodyFile(st *step, n *yaml.Node, field string, withBody bool) bool {
+	if withBody {
+		d.Errorf(n, field, "cannot be used with body")
+		return false
 	}
-	path, err := d.str(n, field)
-	if err != nil {
-		return err
-	}
-	if path == "" {
-		return d.errorf(n, field, "empty")
+	path, ok := d.Text(n, field)
+	if !ok {
+		return false
 	}
 	data, err := d.readFile(path)
-	if err != nil {
-		return d.errorf(n, field, "%v", err)
+	if err == nil {
+		st.body, err = newPart("body_file", field, yamlfile.Deref(n).Line, string(data))
 	}
-	st.body, err = newPart("body_file", field, yamlfile.Deref(n).Line, string(data))
 	if err != nil {
-		return d.errorf(n, field, "%v", err)
+		d.Errorf(n, field, "%v", err)
+		return false
 	}
-	return nil
+	return true
 }
 
 // part decodes the string n as a part.
-func (d *decoder) part(n *yaml.Node, field, name string) (*part, error) {
-	s, err := d.str(n, field)
-	if err != nil {
-		return nil, err
+func (d *decoder) part(n *yaml.Node, field, name string) (*part, bool) {
+	s, ok := d.Str(n, field)
+	if !ok {
+		return nil, false
 	}
 	p, err := newPart(name, field, yamlfile.Deref(n).Line, s)
 	if err != nil {
-		return nil, d.errorf(n, field, "%v", err)
+		d.Errorf(n, field, "%v", err)
+		return nil, false
 	}
-	return p, nil
-}
-
-// mapping calls f with each key of the mapping n, the key's node and the
-// value's, after checking that the key is a string met once. path names n.
-func (d *decoder) mapping(n *yaml.Node, path string, f func(key string, k, v *yaml.Node) error) error {
-	n = yamlfile.Deref(n)
-	if n.Kind != yaml.MappingNode {
-		return d.errorf(n, path, "expected a mapping, got %s", yamlfile.Describe(n))
-	}
-	seen := make(map[string]bool, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := yamlfile.Deref(n.Content[i])
-		if k.ShortTag() == "!!merge" {
-			return d.errorf(k, path, "merge keys (<<) are not supported")
-		}
-		key, err := d.str(k, path)
-		if err != nil {
-			return err
-		}
-		if seen[key] {
-			return d.errorf(k, strings.TrimPrefix(path+"."+key, "."), "duplicate field")
-		}
-		seen[key] = true
-		v := n.Content[i+1]
-		if v.Kind == yaml.ScalarNode && v.Value == "" && v.ShortTag() == "!!null" {
-			// A missing value sits at the next token; point at its key.
-			v.Line = k.Line
-		}
-		if err := f(key, k, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// str decodes the scalar n as a string: a number, boolean or time stands
-// for its text, but null does not.
-func (d *decoder) str(n *yaml.Node, field string) (string, error) {
-	n = yamlfile.Deref(n)
-	if n.Kind == yaml.ScalarNode {
-		switch n.ShortTag() {
-		case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
-			return n.Value, nil
-		}
-	}
-	return "", d.errorf(n, field, "expected a string, got %s", yamlfile.Describe(n))
+	return p, true
 }
