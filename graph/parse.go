@@ -29,9 +29,10 @@ func ReadTopology(path string) (*Topology, error) {
 // resolving relative job paths against dir ("" is the current folder).
 // The package documentation describes the file.
 //
-// Every error is a *SyntaxError naming the line and field: unknown fields,
-// values of the wrong type or out of bounds, unknown services, commands or
-// jobs, missing job files, duplicate names or ports, and cycles.
+// Every problem names its line and field: unknown fields, values of the
+// wrong type or out of bounds, unknown services, commands or jobs, missing
+// job files, duplicate names or ports, and cycles. One problem comes back
+// as a *SyntaxError, several as a *yamlfile.Problems listing them by line.
 func ParseTopology(name string, data []byte, dir string) (*Topology, error) {
 	return newDecoder(name, dir).parse(data)
 }
