@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -104,9 +103,7 @@ func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
 	}
 	for _, v := range order {
 		ls := levels[v]
-		slices.SortFunc(ls, func(a, b analysis.Level) int {
-			return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
-		})
+		slices.SortFunc(ls, analysis.Level.Compare)
 		for _, l := range ls {
 			cells = append(cells, planCell{v, l})
 		}

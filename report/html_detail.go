@@ -231,7 +231,7 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		return s, false
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
-		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), levelCompare(a.l, b.l))
+		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), a.l.Compare(b.l))
 	})
 	for _, k := range order {
 		ts := groups[k]
@@ -286,11 +286,6 @@ func (r *Experiment) trendChart(run *analysis.RunDetail) *plot.Chart {
 		c.Y.Max = &hi
 	}
 	return c
-}
-
-// levelCompare orders levels by rate, then concurrency.
-func levelCompare(a, b analysis.Level) int {
-	return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
 }
 
 // toPlot converts analysis points to plot points.
