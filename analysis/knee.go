@@ -1,21 +1,11 @@
 package analysis
 
-import (
-	"slices"
-	"time"
-)
-
-// A Limit is the highest latency allowed at a quantile, such as p99 < 50 ms.
-type Limit struct {
-	Name    string        // as written: "p99"
-	Q       float64       // 0.99
-	Latency time.Duration // the limit
-}
+import "slices"
 
 // SLO is what a level must meet. The zero value asks for nothing.
 type SLO struct {
-	Latency []Limit
-	Errors  *float64 // highest error ratio allowed (0.01 is 1%); nil means any
+	Latency []Percentile // highest latencies allowed
+	Errors  *float64     // highest error ratio allowed (0.01 is 1%); nil means any
 }
 
 // Meets reports whether l meets slo: it has counted runs, the median error

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,9 +64,6 @@ func (e Expectation) Interval() string {
 	return fmt.Sprintf("range of %d runs", e.Runs)
 }
 
-// expectKey is a percentile as expect: writes it: p50, p99.9, p100.
-var expectKey = regexp.MustCompile(`^p([0-9]{1,3}(\.[0-9]{1,6})?)$`)
-
 // A specPercentile is one entry of a stored spec's expect: field.
 type specPercentile struct {
 	Name     string
@@ -85,16 +80,12 @@ func specExpect(spec string) map[string][]specPercentile {
 	for _, v := range readSpec(spec).Variants {
 		var ps []specPercentile
 		for key, val := range v.Expect {
-			m := expectKey.FindStringSubmatch(key)
-			if m == nil {
+			q, ok := analysis.ParseQuantile(key)
+			d, err := time.ParseDuration(strings.TrimSpace(val))
+			if !ok || err != nil || !(q > 0 && q <= 1) || d <= 0 {
 				continue
 			}
-			pct, err := strconv.ParseFloat(m[1], 64)
-			d, derr := time.ParseDuration(strings.TrimSpace(val))
-			if err != nil || derr != nil || !(pct > 0 && pct <= 100) || d <= 0 {
-				continue
-			}
-			p := specPercentile{Name: key, Q: pct / 100, Expected: d}
+			p := specPercentile{Name: key, Q: q, Expected: d}
 			if st, ok := statOf(p.Q); ok {
 				p.Name, p.Q = st.Name, st.Q
 			}

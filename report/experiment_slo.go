@@ -53,9 +53,9 @@ func ParseSLO(s string) (analysis.SLO, error) {
 		if err != nil || d <= 0 {
 			return slo, fmt.Errorf("%q: want a positive duration such as 50ms, got %q", item, val)
 		}
-		slo.Latency = append(slo.Latency, analysis.Limit{Name: st.Name, Q: st.Q, Latency: d})
+		slo.Latency = append(slo.Latency, analysis.Percentile{Name: st.Name, Q: st.Q, Latency: d})
 	}
-	slices.SortFunc(slo.Latency, func(a, b analysis.Limit) int { return cmp.Compare(a.Q, b.Q) })
+	slices.SortFunc(slo.Latency, func(a, b analysis.Percentile) int { return cmp.Compare(a.Q, b.Q) })
 	return slo, nil
 }
 

@@ -245,7 +245,7 @@ func (r *Experiment) probePlace(groups map[string]*probeGroup, p store.ProbePoin
 		gintro = "CPU and resident memory of the targets and of latlab itself (the load generator)."
 	case stat == "rate":
 		kind, pkey, title = ratePlot, family+"\x00rate", "observations per second"
-	case expectKey.MatchString(stat):
+	case isQuantile(stat):
 		kind, pkey, title, sub, order = quantilePlot, family+"\x00q\x00"+labelKey(labels), cmp.Or(lt, "all"), stat, statOrder(stat)
 		gintro = "Quantiles over the scraper's sliding window, as histogram_quantile computes them from the exported buckets; " +
 			"one plot per label set, each on its own scale."
