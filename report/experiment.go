@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,7 +153,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	for _, c := range r.Overheads {
 		r.Warnings = append(r.Warnings, c.Warnings...)
 	}
-	if w := holmReach(r.Overheads); w != "" {
+	if w := analysis.HolmReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if r.Runs.NoResult > 0 {
@@ -282,38 +281,4 @@ func specVariants(spec string) []string {
 		out = append(out, v.Name)
 	}
 	return out
-}
-
-// holmReach warns when the runs are too few for any row of the overhead
-// table to come out significant: the smallest p-value an exact U test can
-// give n against m runs is 2/C(n+m, n), and Holm multiplies the smallest
-// of a quantile's k p-values by k.
-func holmReach(cs []analysis.Comparison) string {
-	family := map[string]int{}
-	best, n, m := math.Inf(1), 0, 0
-	for _, c := range cs {
-		if math.IsNaN(c.P) {
-			continue
-		}
-		family[c.Name]++
-		if p := 2 / math.Exp(lchoose(c.N+c.BaselineN, c.N)); p < best {
-			best, n, m = p, c.N, c.BaselineN
-		}
-	}
-	k := 0
-	for _, size := range family {
-		k = max(k, size)
-	}
-	if k == 0 || best*float64(k) < analysis.Alpha {
-		return ""
-	}
-	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
-		"no overhead can come out significant; run more repetitions", n, m, best, k, analysis.Alpha/float64(k))
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }
