@@ -126,24 +126,32 @@ func TestKnee(t *testing.T) {
 	}
 	levels := Aggregate(runs, Options{})
 	errs := 0.01
+	at := func(rate float64) *Level { return &Level{Rate: rate} }
 	for _, tc := range []struct {
-		name  string
-		slo   SLO
-		rate  float64
-		found bool
+		name string
+		slo  SLO
+		want Knee
 	}{
-		{"nothing asked", SLO{}, 400, true},
-		{"p50 under 50 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 50 * time.Microsecond}}}, 200, true},
-		{"p50 under 10 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Microsecond}}}, 0, false},
-		{"p75 is not read", SLO{Latency: []Percentile{{Name: "p75", Q: 0.75, Latency: time.Second}}}, 0, false},
-		{"errors", SLO{Errors: &errs}, 400, true},
+		{"nothing asked", SLO{}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
+		{"p50 under 50 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 50 * time.Microsecond}}},
+			Knee{Variant: "plain", Met: true, Level: Level{Rate: 200}, Failed: at(300)}},
+		{"p50 under 10 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Microsecond}}},
+			Knee{Variant: "plain", Failed: at(100)}},
+		{"p75 is not read", SLO{Latency: []Percentile{{Name: "p75", Q: 0.75, Latency: time.Second}}},
+			Knee{Variant: "plain", Failed: at(100)}},
+		{"errors", SLO{Errors: &errs}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rate, found := Knee(levels, tc.slo)
-			if diff := cmp.Diff([]any{tc.rate, tc.found}, []any{rate, found}); diff != "" {
+			// Levels come in any order and other variants' are ignored.
+			levels := append(slices.Clone(levels), LevelResult{Variant: "other", Level: Level{Rate: 50}})
+			slices.Reverse(levels)
+			if diff := cmp.Diff(tc.want, KneeOf(levels, "plain", tc.slo)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+	if got := KneeOf(levels, "none", SLO{}); got.Met || got.Failed != nil {
+		t.Errorf("a variant without levels: %+v; want neither met nor failed", got)
 	}
 }
 

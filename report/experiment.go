@@ -40,7 +40,7 @@ type Experiment struct {
 	IncludeFlagged bool
 	Levels         []analysis.LevelResult // variant × level, variants in spec order
 	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
-	Knees          []Knee                 // one per variant when an SLO is given
+	Knees          []analysis.Knee        // one per variant when an SLO is given
 	Violations     []Violation            // SLO limits broken, in Levels order
 	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
 	Warnings       []string
@@ -161,7 +161,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	}
 	if !sloEmpty(opt.SLO) {
 		for _, v := range r.variants {
-			r.Knees = append(r.Knees, r.knee(v))
+			r.Knees = append(r.Knees, analysis.KneeOf(r.Levels, v, r.SLO))
 		}
 		r.Violations = r.violations()
 	}
