@@ -290,5 +290,6 @@ const (
 
 // DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
-	return Validity{MaxErrorRatio: 0.01, MaxLagP99: 5 * time.Millisecond, MinAchieved: 0.99, CPUBudget: 0.75, MaxTrend: 0.10}
+	return Validity{MaxErrorRatio: analysis.MaxErrorRatio, MaxLagP99: analysis.MaxLagP99, MinAchieved: analysis.MinAchieved,
+		CPUBudget: 0.75, MaxTrend: 0.10}
 }
