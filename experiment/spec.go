@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/latlab/latlab/analysis"
@@ -199,14 +198,7 @@ func (s SLO) Analysis() analysis.SLO {
 		e := *s.Errors
 		out.Errors = &e
 	}
-	for _, p := range s.Latency {
-		name := p.Name
-		if i := slices.IndexFunc(analysis.Stats, func(st analysis.Stat) bool { return st.Q == p.Q }); i >= 0 {
-			name = analysis.Stats[i].Name
-		}
-		p.Name = name
-		out.Latency = append(out.Latency, p)
-	}
+	out.Latency = statNamed(s.Latency)
 	return out
 }
 
@@ -291,5 +283,5 @@ const (
 // DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
 	return Validity{MaxErrorRatio: analysis.MaxErrorRatio, MaxLagP99: analysis.MaxLagP99, MinAchieved: analysis.MinAchieved,
-		CPUBudget: 0.75, MaxTrend: 0.10}
+		CPUBudget: analysis.DefaultCPUBudget, MaxTrend: 0.10}
 }

@@ -2,12 +2,14 @@
 // attack, and the report of an experiment — a summary table per variant and
 // level with confidence intervals, the overhead of each variant against the
 // baseline, the spec's expect: against what was measured, knees and SLO
-// verdicts, a summary of the probes — as text, JSON, CSV or HTML.
+// verdicts, a summary of the probes — as text, JSON, CSV or HTML. It lays
+// out what package analysis computed; what the spec planned it reads from
+// the experiment's analysis.Design, never from the spec's text.
 //
 //	res, _ := load.Attack(ctx, cfg)
 //	report.Attack(os.Stdout, res, "GET http://127.0.0.1:8080/")
 //
-//	exp, _ := analysis.Load(ctx, db, id)
+//	exp, _ := experiment.LoadResults(ctx, db, id) // with the spec's Design
 //	r, _ := report.NewExperiment(exp, report.ExperimentOptions{})
 //	_ = r.LoadProbes(ctx, db) // for the probe summary
 //	r.WriteText(os.Stdout)

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
@@ -66,7 +63,7 @@ type RunCounts struct {
 	Failed   int // failed or interrupted, with or without a result
 	NoResult int // failed before measuring anything
 	// Planned is the runs of the experiment's plan: variants × levels ×
-	// repetitions, as the stored spec and runs tell.
+	// repetitions, as the experiment's Design and stored runs tell.
 	Planned int
 	// Missing are planned runs without a row: not run yet, or lost.
 	Missing int
@@ -104,7 +101,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	r.variants = variantOrder(exp)
 	r.Baseline = opt.Baseline
 	if r.Baseline == "" {
-		r.Baseline = specBaseline(exp.Spec)
+		r.Baseline = exp.Design.Baseline
 	}
 	if r.Baseline != "" && !slices.Contains(r.variants, r.Baseline) {
 		if opt.Baseline != "" {
@@ -169,8 +166,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	return r, nil
 }
 
-// Variants returns the experiment's variants: in the spec's order where the
-// stored spec lists them, then in the order they were first run.
+// Variants returns the experiment's variants: in the spec's order where its
+// Design lists them, then in the order they were first run.
 func (r *Experiment) Variants() []string { return slices.Clone(r.variants) }
 
 // FlagCount is how often one validity flag was raised on the runs of a
@@ -211,74 +208,15 @@ func variantOrder(exp *analysis.Experiment) []string {
 		}
 	}
 	var out []string
-	for _, v := range specVariants(exp.Spec) {
-		if slices.Contains(ran, v) && !slices.Contains(out, v) {
-			out = append(out, v)
+	for _, v := range exp.Design.Variants {
+		if slices.Contains(ran, v.Name) && !slices.Contains(out, v.Name) {
+			out = append(out, v.Name)
 		}
 	}
 	for _, v := range ran {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
-	}
-	return out
-}
-
-// specFields are the fields of a stored spec the report reads. The spec
-// was validated when it ran; here it is read leniently, and a spec that
-// does not decode (an attack's, say) simply gives nothing.
-type specFields struct {
-	Baseline string   `yaml:"baseline"`
-	Runs     int      `yaml:"runs"`
-	Load     specLoad `yaml:"load"`
-	Variants []struct {
-		Name   string            `yaml:"name"`
-		Load   specLoad          `yaml:"load"`
-		Expect map[string]string `yaml:"expect"`
-	} `yaml:"variants"`
-	Validity struct {
-		CPUBudget string `yaml:"cpu_budget"` // "75%" or 0.75
-	} `yaml:"validity"`
-}
-
-// specCPUBudget is the share of its allowed CPUs a target may use before
-// its run is flagged: the spec's validity.cpu_budget, else 75%.
-func specCPUBudget(spec string) float64 {
-	v := strings.TrimSpace(readSpec(spec).Validity.CPUBudget)
-	num, pct := strings.CutSuffix(v, "%")
-	x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	switch {
-	case v == "" || err != nil || x <= 0:
-		return 0.75
-	case pct:
-		return x / 100
-	}
-	return x
-}
-
-func readSpec(spec string) specFields {
-	var s specFields
-	_ = yaml.Unmarshal([]byte(spec), &s)
-	return s
-}
-
-// specBaseline returns the spec's baseline: its baseline field, else its
-// first variant, else "".
-func specBaseline(spec string) string {
-	s := readSpec(spec)
-	if s.Baseline != "" {
-		return s.Baseline
-	}
-	if len(s.Variants) > 0 {
-		return s.Variants[0].Name
-	}
-	return ""
-}
-
-func specVariants(spec string) []string {
-	var out []string
-	for _, v := range readSpec(spec).Variants {
-		out = append(out, v.Name)
 	}
 	return out
 }

@@ -1,13 +1,11 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 )
@@ -64,41 +62,6 @@ func (e Expectation) Interval() string {
 	return fmt.Sprintf("range of %d runs", e.Runs)
 }
 
-// A specPercentile is one entry of a stored spec's expect: field.
-type specPercentile struct {
-	Name     string
-	Q        float64
-	Expected time.Duration
-}
-
-// specExpect reads each variant's expect: field from a stored spec,
-// leniently as readSpec reads the rest: an entry that does not parse is
-// left out (the spec was checked when it ran). The percentiles of a
-// variant come sorted; a variant without expect: is absent.
-func specExpect(spec string) map[string][]specPercentile {
-	out := map[string][]specPercentile{}
-	for _, v := range readSpec(spec).Variants {
-		var ps []specPercentile
-		for key, val := range v.Expect {
-			q, ok := analysis.ParseQuantile(key)
-			d, err := time.ParseDuration(strings.TrimSpace(val))
-			if !ok || err != nil || !(q > 0 && q <= 1) || d <= 0 {
-				continue
-			}
-			p := specPercentile{Name: key, Q: q, Expected: d}
-			if st, ok := statOf(p.Q); ok {
-				p.Name, p.Q = st.Name, st.Q
-			}
-			ps = append(ps, p)
-		}
-		if len(ps) > 0 && v.Name != "" {
-			slices.SortFunc(ps, func(a, b specPercentile) int { return cmp.Compare(a.Q, b.Q) })
-			out[v.Name] = ps
-		}
-	}
-	return out
-}
-
 // statOf returns the Stat at quantile q, and whether there is one.
 func statOf(q float64) (analysis.Stat, bool) {
 	for _, s := range analysis.Stats {
@@ -112,11 +75,14 @@ func statOf(q float64) (analysis.Stat, bool) {
 // expectations sets every level of a variant with expect: beside what it
 // measured, in Levels order and by quantile within a level.
 func (r *Experiment) expectations() []Expectation {
-	want := specExpect(r.Exp.Spec)
+	want := map[string][]analysis.Percentile{}
+	for _, v := range r.Exp.Design.Variants {
+		want[v.Name] = v.Expect
+	}
 	var out []Expectation
 	for _, l := range r.Levels {
 		for _, p := range want[l.Variant] {
-			e := Expectation{Variant: l.Variant, Level: l.Level, Name: p.Name, Q: p.Q, Expected: p.Expected.Seconds(),
+			e := Expectation{Variant: l.Variant, Level: l.Level, Name: p.Name, Q: p.Q, Expected: p.Latency.Seconds(),
 				Measured: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Verdict: VerdictNA}
 			st, read := statOf(p.Q)
 			c, _ := l.Cell(st.Name)

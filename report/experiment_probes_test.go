@@ -76,7 +76,7 @@ func richWithProbes(t *testing.T) (*Experiment, *Detail, *store.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	exp, err := analysis.Load(ctx, db, 1)
+	exp, err := loadDesigned(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	sorted := slices.SortedFunc(maps.Values(groups), func(a, b *probeGroup) int {
 		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.title, b.title))
 	})
-	budget := specCPUBudget(r.Exp.Spec)
+	budget := r.Exp.Design.Budget()
 	var out []probeChartGroup
 	var notes, single []string
 	for _, g := range sorted {
