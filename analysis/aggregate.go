@@ -181,7 +181,7 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	for _, r := range counted {
 		errs, rates = append(errs, r.ErrorRatio), append(rates, r.Achieved)
 	}
-	lr.ErrorRatio, lr.Achieved = median(errs), median(rates)
+	lr.ErrorRatio, lr.Achieved = Median(errs), Median(rates)
 	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency })
 	lr.Service = cells(counted, func(r Run) []Value { return r.Service })
 	name := variant + " " + level.String()

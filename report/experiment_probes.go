@@ -86,14 +86,14 @@ func summarizeProbes(levels []analysis.LevelResult, points map[int64][]store.Pro
 			}
 			for key, vs := range perRun {
 				g := groups[key]
-				g.meds, g.max = append(g.meds, median(vs)), append(g.max, slices.Max(vs))
+				g.meds, g.max = append(g.meds, analysis.Median(vs)), append(g.max, slices.Max(vs))
 				g.stat.Runs++
 				g.stat.Points += len(vs)
 			}
 		}
 		var stats []ProbeStat
 		for _, g := range groups {
-			g.stat.Median, g.stat.Max = median(g.meds), slices.Max(g.max)
+			g.stat.Median, g.stat.Max = analysis.Median(g.meds), slices.Max(g.max)
 			stats = append(stats, g.stat)
 		}
 		slices.SortFunc(stats, func(a, b ProbeStat) int {

@@ -140,10 +140,10 @@ func TestProbeSummary(t *testing.T) {
 			var meds []float64
 			hi := rs[0][0]
 			for _, vs := range rs {
-				meds = append(meds, median(slices.Clone(vs)))
+				meds = append(meds, analysis.Median(vs))
 				hi = max(hi, slices.Max(vs))
 			}
-			want[k], runs[k] = [2]float64{median(meds), hi}, len(rs)
+			want[k], runs[k] = [2]float64{analysis.Median(meds), hi}, len(rs)
 		}
 	}
 	got := map[key][2]float64{}

@@ -160,7 +160,7 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 		}
 		// An interval cut short at a phase's start or end holds a few
 		// requests over a few milliseconds: a rate over it means nothing.
-		short := median(lengths) / 2
+		short := analysis.Median(lengths) / 2
 		for _, in := range run.Intervals {
 			mid := ((in.Start + in.End) / 2).Seconds()
 			if in.Warmup {
@@ -252,8 +252,8 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			rc.Class = "num bad"
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: k.v}, {Text: k.l.String(), Class: "num"}, {Text: fmt.Sprint(len(ts)), Class: "num"},
-			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(median(slopes)), Class: "num"},
-			{Text: fmt.Sprintf("%+.1f%% of the median", 100*median(rises)), Class: "num"}})
+			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(analysis.Median(slopes)), Class: "num"},
+			{Text: fmt.Sprintf("%+.1f%% of the median", 100*analysis.Median(rises)), Class: "num"}})
 	}
 	s.Tables = append(s.Tables, t)
 	for _, run := range reps {
@@ -295,19 +295,6 @@ func toPlot(ps []analysis.Point) []plot.Point {
 		out[i] = plot.Point{X: p.X, Y: p.Y}
 	}
 	return out
-}
-
-// median returns the median of v, NaN when empty; v is sorted in place.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // signedDuration formats seconds with a sign.
