@@ -6,17 +6,6 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-// The default bounds past which the generator, not the target, shaped an
-// open-loop run's numbers: the run's generator_saturated flag and the
-// attack report's warning judge by them unless a spec sets others.
-const (
-	MinAchieved = 0.99                 // sent below this share of the requests due
-	MaxLagP99   = 5 * time.Millisecond // or lag p99 above this
-	// MaxErrorRatio is the share of failed requests past which the
-	// numbers describe failures more than answers.
-	MaxErrorRatio = 0.01
-)
-
 // Behind is how an open-loop run kept to its schedule. The zero value,
 // which FellBehind gives a closed-loop run, fell behind in nothing.
 type Behind struct {

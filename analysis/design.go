@@ -2,17 +2,6 @@ package analysis
 
 import "time"
 
-// Defaults a Design falls back on where its spec tells nothing, as latlab
-// run applies them.
-const (
-	// DefaultCPUBudget is the share of its allowed CPUs a target may use
-	// before its run is flagged target_cpu_high.
-	DefaultCPUBudget = 0.75
-	// DefaultMetricsWindow is the window of the metrics probe's rates
-	// and quantiles.
-	DefaultMetricsWindow = time.Minute
-)
-
 // A Design is what an experiment's spec planned, as a report needs it:
 // the variants in the spec's order, each with the levels its plan runs and
 // the latencies its expect: field expects, the repetitions, and the bounds

@@ -282,6 +282,6 @@ const (
 
 // DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
-	return Validity{MaxErrorRatio: analysis.MaxErrorRatio, MaxLagP99: analysis.MaxLagP99, MinAchieved: analysis.MinAchieved,
-		CPUBudget: analysis.DefaultCPUBudget, MaxTrend: 0.10}
+	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
+		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: 0.10}
 }

@@ -103,7 +103,7 @@ func loadLine(res *record.Result) string {
 func warnings(res *record.Result) []string {
 	var out []string
 	// As latlab run flags generator_saturated, with its default bounds.
-	b := analysis.FellBehind(res, analysis.MinAchieved, analysis.MaxLagP99)
+	b := analysis.FellBehind(res, analysis.DefaultMinAchieved, analysis.DefaultMaxLagP99)
 	if b.Short {
 		out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
 			Rate(b.Achieved*res.TargetRate), 100*b.Achieved, Rate(res.TargetRate)))
@@ -112,7 +112,7 @@ func warnings(res *record.Result) []string {
 		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if b.Late {
-		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(b.LagP99), Duration(analysis.MaxLagP99)))
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(b.LagP99), Duration(analysis.DefaultMaxLagP99)))
 	}
 	if w := failedWarning(res); w != "" {
 		out = append(out, w)
