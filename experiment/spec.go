@@ -283,5 +283,5 @@ const (
 // DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
 	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
-		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: 0.10}
+		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: analysis.DefaultMaxTrend}
 }

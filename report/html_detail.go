@@ -238,7 +238,7 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		var rising, falling int
 		var slopes, rises []float64
 		for _, tr := range ts {
-			if tr.Rising(0.10) {
+			if tr.Rising(analysis.DefaultMaxTrend) {
 				rising++
 			}
 			if tr.Hi < 0 {
