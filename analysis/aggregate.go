@@ -65,7 +65,9 @@ func (l Level) String() string {
 	return fmt.Sprintf("%g/s c=%d", l.Rate, l.Concurrency)
 }
 
-func (l Level) compare(o Level) int {
+// Compare orders levels as every table and plot lists them: by rate, then
+// by concurrency. It returns -1, 0 or +1, as cmp.Compare does.
+func (l Level) Compare(o Level) int {
 	return cmp.Or(cmp.Compare(l.Rate, o.Rate), cmp.Compare(l.Concurrency, o.Concurrency))
 }
 
@@ -152,7 +154,7 @@ func Aggregate(runs []Run, opt Options) []LevelResult {
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(slices.Index(order, a.variant), slices.Index(order, b.variant)),
-			a.level.compare(b.level))
+			a.level.Compare(b.level))
 	})
 	out := make([]LevelResult, 0, len(keys))
 	for _, k := range keys {
@@ -179,7 +181,7 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	for _, r := range counted {
 		errs, rates = append(errs, r.ErrorRatio), append(rates, r.Achieved)
 	}
-	lr.ErrorRatio, lr.Achieved = median(errs), median(rates)
+	lr.ErrorRatio, lr.Achieved = Median(errs), Median(rates)
 	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency })
 	lr.Service = cells(counted, func(r Run) []Value { return r.Service })
 	name := variant + " " + level.String()

@@ -126,24 +126,32 @@ func TestKnee(t *testing.T) {
 	}
 	levels := Aggregate(runs, Options{})
 	errs := 0.01
+	at := func(rate float64) *Level { return &Level{Rate: rate} }
 	for _, tc := range []struct {
-		name  string
-		slo   SLO
-		rate  float64
-		found bool
+		name string
+		slo  SLO
+		want Knee
 	}{
-		{"nothing asked", SLO{}, 400, true},
-		{"p50 under 50 µs", SLO{Latency: []Limit{{"p50", 0.5, 50 * time.Microsecond}}}, 200, true},
-		{"p50 under 10 µs", SLO{Latency: []Limit{{"p50", 0.5, 10 * time.Microsecond}}}, 0, false},
-		{"p75 is not read", SLO{Latency: []Limit{{"p75", 0.75, time.Second}}}, 0, false},
-		{"errors", SLO{Errors: &errs}, 400, true},
+		{"nothing asked", SLO{}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
+		{"p50 under 50 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 50 * time.Microsecond}}},
+			Knee{Variant: "plain", Met: true, Level: Level{Rate: 200}, Failed: at(300)}},
+		{"p50 under 10 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Microsecond}}},
+			Knee{Variant: "plain", Failed: at(100)}},
+		{"p75 is not read", SLO{Latency: []Percentile{{Name: "p75", Q: 0.75, Latency: time.Second}}},
+			Knee{Variant: "plain", Failed: at(100)}},
+		{"errors", SLO{Errors: &errs}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rate, found := Knee(levels, tc.slo)
-			if diff := cmp.Diff([]any{tc.rate, tc.found}, []any{rate, found}); diff != "" {
+			// Levels come in any order and other variants' are ignored.
+			levels := append(slices.Clone(levels), LevelResult{Variant: "other", Level: Level{Rate: 50}})
+			slices.Reverse(levels)
+			if diff := cmp.Diff(tc.want, KneeOf(levels, "plain", tc.slo)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+	if got := KneeOf(levels, "none", SLO{}); got.Met || got.Failed != nil {
+		t.Errorf("a variant without levels: %+v; want neither met nor failed", got)
 	}
 }
 
@@ -286,5 +294,32 @@ func TestOverheadBorderline(t *testing.T) {
 	clear := Overhead(us(1700, 1710, 1720, 1730, 1740), us(1500, 1510, 1520, 1530, 1540))
 	if slices.ContainsFunc(clear.Warnings, func(w string) bool { return strings.Contains(w, "borderline") }) {
 		t.Errorf("a clear difference warns %q", clear.Warnings)
+	}
+}
+
+func TestParseQuantile(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		q    float64
+		ok   bool
+	}{
+		{"p50", 0.5, true},
+		{"p99", 0.99, true},
+		{"p99.9", 0.999, true}, // exactly, not 99.9/100
+		{"p99.99", 0.9999, true},
+		{"p100", 1, true},
+		{"p5", 0.05, true},
+		{"p0", 0, true},
+		{"p999", 9.99, true}, // the caller judges the range
+		{"max", 0, false},
+		{"p1000", 0, false},
+		{"p99.", 0, false},
+		{"p99.1234567", 0, false},
+		{"P99", 0, false},
+	} {
+		q, ok := ParseQuantile(tc.name)
+		if q != tc.q || ok != tc.ok {
+			t.Errorf("ParseQuantile(%q) = %v, %v; want %v, %v", tc.name, q, ok, tc.q, tc.ok)
+		}
 	}
 }

@@ -237,7 +237,7 @@ func sortedLevels(m map[Level][]Run) []Level {
 	for l := range m {
 		out = append(out, l)
 	}
-	slices.SortFunc(out, Level.compare)
+	slices.SortFunc(out, Level.Compare)
 	return out
 }
 

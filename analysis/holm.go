@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -27,4 +28,32 @@ func Holm(ps []float64) []float64 {
 		out[i] = run
 	}
 	return out
+}
+
+// HolmReach warns when the runs are too few for any comparison of cs to
+// come out significant: the smallest p-value an exact U test can give n
+// against m runs is 2/C(n+m, n) (minRankP), and Holm multiplies the
+// smallest of a quantile's k p-values by k. It returns "" when some
+// comparison can reach α.
+func HolmReach(cs []Comparison) string {
+	family := map[string]int{}
+	best, n, m := math.Inf(1), 0, 0
+	for _, c := range cs {
+		if math.IsNaN(c.P) {
+			continue
+		}
+		family[c.Name]++
+		if p := minRankP(c.N, c.BaselineN); p < best {
+			best, n, m = p, c.N, c.BaselineN
+		}
+	}
+	k := 0
+	for _, size := range family {
+		k = max(k, size)
+	}
+	if k == 0 || best*float64(k) < Alpha {
+		return ""
+	}
+	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
+		"no overhead can come out significant; run more repetitions", n, m, best, k, Alpha/float64(k))
 }

@@ -1,21 +1,11 @@
 package analysis
 
-import (
-	"slices"
-	"time"
-)
-
-// A Limit is the highest latency allowed at a quantile, such as p99 < 50 ms.
-type Limit struct {
-	Name    string        // as written: "p99"
-	Q       float64       // 0.99
-	Latency time.Duration // the limit
-}
+import "slices"
 
 // SLO is what a level must meet. The zero value asks for nothing.
 type SLO struct {
-	Latency []Limit
-	Errors  *float64 // highest error ratio allowed (0.01 is 1%); nil means any
+	Latency []Percentile // highest latencies allowed
+	Errors  *float64     // highest error ratio allowed (0.01 is 1%); nil means any
 }
 
 // Meets reports whether l meets slo: it has counted runs, the median error
@@ -38,20 +28,36 @@ func (slo SLO) Meets(l LevelResult) bool {
 	return true
 }
 
-// Knee returns the highest rate of one variant's levels that meets slo,
-// counting the levels upwards from the lowest rate and stopping at the
-// first that fails: a pass above a failure is noise, not capacity. ok is
-// false when the lowest rate already fails or there are no levels.
-// Aggregate levels from valid runs only (the zero Options) for a knee that
-// means anything.
-func Knee(levels []LevelResult, slo SLO) (rate float64, ok bool) {
-	s := slices.Clone(levels)
-	slices.SortStableFunc(s, func(a, b LevelResult) int { return a.Level.compare(b.Level) })
+// A Knee is where one variant stops meeting an SLO: counting its levels
+// upwards from the lowest, the last that meets it before the first that
+// fails. A pass above a failure is noise, not capacity.
+type Knee struct {
+	Variant string
+	Met     bool   // the lowest level meets the SLO
+	Level   Level  // the highest level that meets it; zero unless Met
+	Failed  *Level // the first level that fails; nil when all meet it
+}
+
+// KneeOf returns the knee of variant among levels, judged by slo.Meets on
+// the medians over the counted runs. Met is false when the variant's
+// lowest level already fails or it has no levels. Aggregate levels from
+// valid runs only (the zero Options) for a knee that means anything.
+func KneeOf(levels []LevelResult, variant string, slo SLO) Knee {
+	k := Knee{Variant: variant}
+	var s []LevelResult
+	for _, l := range levels {
+		if l.Variant == variant {
+			s = append(s, l)
+		}
+	}
+	slices.SortStableFunc(s, func(a, b LevelResult) int { return a.Level.Compare(b.Level) })
 	for _, l := range s {
 		if !slo.Meets(l) {
+			lv := l.Level
+			k.Failed = &lv
 			break
 		}
-		rate, ok = l.Level.Rate, true
+		k.Met, k.Level = true, l.Level
 	}
-	return rate, ok
+	return k
 }

@@ -18,6 +18,9 @@ type Experiment struct {
 	// plan order: stored, but without a result or percentiles.
 	Unmeasured []Run
 	Warnings   []string // per run: quantiles n/a or low-confidence
+	// Design is what the stored spec planned. Load leaves it zero: the
+	// experiment package, which parses specs, fills it.
+	Design Design
 }
 
 // Load reads experiment expID from db: every run with a result and the

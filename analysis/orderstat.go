@@ -87,8 +87,9 @@ func MedianCI(xs []float64) (median, lo, hi float64, ok bool) {
 	return median, s[k-1], s[n-k], true
 }
 
-// median returns the median of xs, NaN when there are none.
-func median(xs []float64) float64 {
+// Median returns the median of xs, NaN when there are none; xs is left
+// as it is.
+func Median(xs []float64) float64 {
 	m, _, _, _ := MedianCI(xs)
 	return m
 }

@@ -93,7 +93,7 @@ func Overhead(variant, baseline []float64) Diff {
 // magnitude than floor are flagged as below it.
 func overhead(variant, baseline []float64, floor float64) Diff {
 	d := Diff{N: len(variant), BaselineN: len(baseline), P: math.NaN(), PAdj: math.NaN(), MinP: math.NaN()}
-	d.Baseline = median(baseline)
+	d.Baseline = Median(baseline)
 	if d.N == 0 || d.BaselineN == 0 {
 		d.Abs, d.Rel, d.Reason = math.NaN(), math.NaN(), ReasonNoRuns
 		d.Warnings = append(d.Warnings, d.Why())

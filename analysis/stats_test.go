@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -144,5 +145,35 @@ func TestOverheadTiesNeverPZero(t *testing.T) {
 	want := 2.0 / 126 // 2/C(9, 4)
 	if d.P < want*0.999 {
 		t.Errorf("p = %g, want at least %g", d.P, want)
+	}
+}
+
+func TestHolmReach(t *testing.T) {
+	row := func(name string, n, m int) Comparison {
+		return Comparison{Stat: Stat{Name: name}, Diff: Diff{N: n, BaselineN: m, P: 0.5}}
+	}
+	for _, tc := range []struct {
+		name string
+		cs   []Comparison
+		want string // "" for no warning
+	}{
+		{"none", nil, ""},
+		{"p n/a everywhere", []Comparison{{Stat: Stat{Name: "p50"}, Diff: Diff{N: 3, BaselineN: 3, P: math.NaN()}}}, ""},
+		// 5 a side: 2/C(10,5) = 0.0079, below 0.05/6 = 0.0083.
+		{"5 a side, 6 rows", slices.Repeat([]Comparison{row("p50", 5, 5)}, 6), ""},
+		// 7 rows need 0.0071: out of reach.
+		{"5 a side, 7 rows", slices.Repeat([]Comparison{row("p50", 5, 5)}, 7),
+			"5 against 5 runs: no U test can give p below 0.00794, and Holm across a quantile's 7 comparisons needs below 0.00714: " +
+				"no overhead can come out significant; run more repetitions"},
+		// Families are per quantile: 4 p50 rows and 4 p99 rows are k = 4.
+		{"two families", append(slices.Repeat([]Comparison{row("p50", 3, 3)}, 4), slices.Repeat([]Comparison{row("p99", 3, 3)}, 4)...),
+			"3 against 3 runs: no U test can give p below 0.1, and Holm across a quantile's 4 comparisons needs below 0.0125: " +
+				"no overhead can come out significant; run more repetitions"},
+		// The best-placed row decides.
+		{"one row can", []Comparison{row("p50", 3, 3), row("p50", 8, 8)}, ""},
+	} {
+		if got := HolmReach(tc.cs); got != tc.want {
+			t.Errorf("%s: HolmReach = %q; want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -343,7 +343,7 @@ func sweepReport(t *testing.T, out Outcome) *report.Experiment {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := analysis.Load(ctx, db, out.Sweep.Experiment.ID)
+	exp, err := experiment.LoadResults(ctx, db, out.Sweep.Experiment.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -57,7 +56,7 @@ func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experi
 // report's analysis; notes, unless nil, adds to the report first.
 func writeReport(ctx context.Context, db *store.DB, id int64, opt report.ExperimentOptions,
 	notes func(*report.Experiment) error, path string) (*report.Experiment, error) {
-	exp, err := analysis.Load(ctx, db, id)
+	exp, err := experiment.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/analysis"
 )
 
 // canonicalHeader starts the canonical form; change it if the form changes
@@ -62,7 +64,7 @@ func (w *walker) add(key, value string) { w.out = append(w.out, field{key, value
 var (
 	durationType   = reflect.TypeFor[time.Duration]()
 	variantsType   = reflect.TypeFor[[]Variant]()
-	percentileType = reflect.TypeFor[[]Percentile]()
+	percentileType = reflect.TypeFor[[]analysis.Percentile]()
 )
 
 // walk adds the fields of v under key. opt is the option of v's tag, such
@@ -78,7 +80,7 @@ func (w *walker) walk(key string, v reflect.Value, opt string, only []string) {
 		w.variants(key, v.Interface().([]Variant))
 		return
 	case v.Type() == percentileType:
-		for _, p := range v.Interface().([]Percentile) {
+		for _, p := range v.Interface().([]analysis.Percentile) {
 			w.add(join(key, p.Name), p.Latency.String())
 		}
 		return

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"regexp"
 	"slices"
 
 	"go.yaml.in/yaml/v3"
@@ -11,15 +10,12 @@ import (
 	"github.com/latlab/latlab/yamlfile"
 )
 
-// percentileRE matches a percentile's name, such as p99 or p99.9.
-var percentileRE = regexp.MustCompile(`^p([0-9]{1,3}(\.[0-9]{1,6})?)$`)
-
 // percentilesOr decodes a mapping of percentiles to latencies, such as
 // {p50: 30ms, p99: 50ms}, sorted by quantile. Other keys are left to
 // other, which reports whether it took them; nil takes none. what names a
 // value in errors.
-func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []Percentile {
-	var out []Percentile
+func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []analysis.Percentile {
+	var out []analysis.Percentile
 	lines := map[float64]int{}
 	entries := 0
 	d.mapping(n, path, func(key string, k, v *yaml.Node) {
@@ -28,12 +24,11 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 		if other != nil && other(key, k, v) {
 			return
 		}
-		m := percentileRE.FindStringSubmatch(key)
-		if m == nil {
+		q, ok := analysis.ParseQuantile(key)
+		if !ok {
 			d.errorf(k, f, "unknown field: expected a percentile such as p50, p99 or p99.9")
 			return
 		}
-		q, _ := hundredth(m[1])
 		if q <= 0 || q > 1 {
 			d.errorf(k, f, "%s is not a percentile above p0 and at most p100", key)
 			return
@@ -44,13 +39,13 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 		}
 		lines[q] = k.Line
 		if lat, ok := d.duration(v, f); ok {
-			out = append(out, Percentile{Name: key, Q: q, Latency: lat})
+			out = append(out, analysis.Percentile{Name: key, Q: q, Latency: lat})
 		}
 	})
 	if yamlfile.Deref(n).Kind == yaml.MappingNode && entries == 0 {
 		d.errorf(n, path, "expected at least one %s, such as p99: 50ms", what)
 	}
-	slices.SortFunc(out, func(a, b Percentile) int {
+	slices.SortFunc(out, func(a, b analysis.Percentile) int {
 		switch {
 		case a.Q < b.Q:
 			return -1
@@ -82,8 +77,8 @@ func (d *decoder) slo(s *SLO, n *yaml.Node) {
 // percentile the reports do not read from every run.
 func (d *decoder) unreported(path, does string) func(key string, k, v *yaml.Node) bool {
 	return func(key string, k, _ *yaml.Node) bool {
-		if m := percentileRE.FindStringSubmatch(key); m != nil {
-			if q, err := hundredth(m[1]); err == nil && q > 0 && q <= 1 && !judged(q) {
+		if q, ok := analysis.ParseQuantile(key); ok {
+			if q > 0 && q <= 1 && !judged(q) {
 				d.errorf(k, join(path, key), "%s p50, p90, p95, p99, p99.9 and p100 (the maximum) only", does)
 				return true
 			}
@@ -253,11 +248,7 @@ func (d *decoder) samplesFor(n *yaml.Node, field string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	m := percentileRE.FindStringSubmatch(s)
-	q := 0.0
-	if m != nil {
-		q, _ = hundredth(m[1])
-	}
+	q, _ := analysis.ParseQuantile(s)
 	if q <= 0 || q >= 1 {
 		d.errorf(n, field, "%q: expected a percentile above p0 and below p100, such as p90 or p99", s)
 		return 0, false

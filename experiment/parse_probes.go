@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
 )
@@ -11,7 +12,7 @@ import (
 // Defaults of the probes, when they are on.
 const (
 	DefaultMetricsInterval = 5 * time.Second
-	DefaultMetricsWindow   = time.Minute
+	DefaultMetricsWindow   = analysis.DefaultMetricsWindow
 	DefaultPrometheusStep  = 5 * time.Second
 	DefaultPprofAt         = 0.5
 	DefaultPprofSeconds    = 5

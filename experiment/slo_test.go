@@ -44,7 +44,7 @@ func TestSLOAnalysis(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs := 0.005
-	want := analysis.SLO{Latency: []analysis.Limit{
+	want := analysis.SLO{Latency: []analysis.Percentile{
 		{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond},
 		{Name: "p99.9", Q: 0.999, Latency: 80 * time.Millisecond},
 		{Name: "max", Q: 1, Latency: time.Second},
@@ -63,10 +63,10 @@ func TestSpecSLO(t *testing.T) {
 		wantErr string
 	}{
 		{"spec", loadBase + "slo: {p99: 50ms, errors: 1%}\n",
-			SLO{Latency: []Percentile{{"p99", 0.99, 50 * time.Millisecond}}, Errors: &errs}, ""},
+			SLO{Latency: []analysis.Percentile{{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond}}, Errors: &errs}, ""},
 		// Only slo is read: the rest need not be a valid spec here.
 		{"rest unchecked", "version: 7\nvariants: [{graph: missing.yaml}]\nslo:\n  p50: 1ms\n",
-			SLO{Latency: []Percentile{{"p50", 0.5, time.Millisecond}}}, ""},
+			SLO{Latency: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: time.Millisecond}}}, ""},
 		{"no slo", loadBase, SLO{}, ""},
 		{"attack command line", "latlab attack http://127.0.0.1:8080/ -c 50 -H 'A: b: c'", SLO{}, ""},
 		{"empty", "", SLO{}, ""},

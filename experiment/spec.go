@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/latlab/latlab/analysis"
@@ -73,18 +72,18 @@ type CPUs struct {
 // and stops, or an external target. Exactly one of Graph and Target is
 // set.
 type Variant struct {
-	Name         string          `spec:"name"`
-	Graph        string          `spec:"graph"`    // topology file, as written; see Spec.Path
-	Target       string          `spec:"target"`   // absolute http or https URL
-	Start        string          `spec:"start"`    // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
-	Setup        string          `spec:"setup"`    // shell command (sh -c) run in the spec's folder to set the variant up
-	Teardown     string          `spec:"teardown"` // shell command (sh -c) run in the spec's folder to tear it down
-	Ready        string          `spec:"ready"`    // URL that answers once the target is ready; "" means none
-	ReadyTimeout time.Duration   `spec:"ready_timeout"`
-	Load         Load            `spec:"load"` // the spec's load with this variant's overrides applied
-	Overrides    []string        `spec:"-"`    // the load fields the variant gives, sorted
-	Expect       []Percentile    `spec:"expect"`
-	Topology     *graph.Topology `spec:"-"` // the parsed Graph, nil for a target
+	Name         string                `spec:"name"`
+	Graph        string                `spec:"graph"`    // topology file, as written; see Spec.Path
+	Target       string                `spec:"target"`   // absolute http or https URL
+	Start        string                `spec:"start"`    // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
+	Setup        string                `spec:"setup"`    // shell command (sh -c) run in the spec's folder to set the variant up
+	Teardown     string                `spec:"teardown"` // shell command (sh -c) run in the spec's folder to tear it down
+	Ready        string                `spec:"ready"`    // URL that answers once the target is ready; "" means none
+	ReadyTimeout time.Duration         `spec:"ready_timeout"`
+	Load         Load                  `spec:"load"` // the spec's load with this variant's overrides applied
+	Overrides    []string              `spec:"-"`    // the load fields the variant gives, sorted
+	Expect       []analysis.Percentile `spec:"expect"`
+	Topology     *graph.Topology       `spec:"-"` // the parsed Graph, nil for a target
 }
 
 // Mode is the load model of a trial.
@@ -183,18 +182,11 @@ type Sideload struct {
 	Rate   float64 `spec:"rate"`
 }
 
-// A Percentile is a latency at a quantile, such as p99: 50ms.
-type Percentile struct {
-	Name    string        // as written, such as "p99" or "p99.9"
-	Q       float64       // the quantile, such as 0.99
-	Latency time.Duration // the expected or highest allowed latency
-}
-
 // SLO is what a run must meet for latlab run to exit 0. The zero value asks
 // for nothing.
 type SLO struct {
-	Latency []Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile; each one of analysis.Stats
-	Errors  *float64     `spec:"errors,percent"` // highest error ratio allowed; nil means any
+	Latency []analysis.Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile; each one of analysis.Stats
+	Errors  *float64              `spec:"errors,percent"` // highest error ratio allowed; nil means any
 }
 
 // Analysis returns s as the report judges it: each limit under the name of
@@ -206,13 +198,7 @@ func (s SLO) Analysis() analysis.SLO {
 		e := *s.Errors
 		out.Errors = &e
 	}
-	for _, p := range s.Latency {
-		name := p.Name
-		if i := slices.IndexFunc(analysis.Stats, func(st analysis.Stat) bool { return st.Q == p.Q }); i >= 0 {
-			name = analysis.Stats[i].Name
-		}
-		out.Latency = append(out.Latency, analysis.Limit{Name: name, Q: p.Q, Latency: p.Latency})
-	}
+	out.Latency = statNamed(s.Latency)
 	return out
 }
 
@@ -296,5 +282,6 @@ const (
 
 // DefaultValidity returns the bounds the README states.
 func DefaultValidity() Validity {
-	return Validity{MaxErrorRatio: 0.01, MaxLagP99: 5 * time.Millisecond, MinAchieved: 0.99, CPUBudget: 0.75, MaxTrend: 0.10}
+	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
+		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: analysis.DefaultMaxTrend}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
@@ -42,10 +43,10 @@ type RunCheck struct {
 // everything, so start from DefaultValidity (ParseSpec does).
 //
 // The rule behind each flag:
-//   - generator_saturated, open loop only (TargetRate > 0): fewer than
-//     MinAchieved of the requests due in the run were sent (Sent against
-//     Sent+Unsent; the generator counts every request due before the end),
-//     or lag p99 above MaxLagP99, when the lag histogram has a p99 at all.
+//   - generator_saturated, open loop only (TargetRate > 0): the generator
+//     fell behind, as analysis.FellBehind judges with MinAchieved and
+//     MaxLagP99: fewer than MinAchieved of the requests due in the run were
+//     sent, or lag p99 above MaxLagP99.
 //   - target_cpu_high: the mean cpu_allowed_percent of a process probe point
 //     series with role "target" (one series per pid) above CPUBudget.
 //   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
@@ -84,20 +85,14 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 
 // saturated gives the reason for generator_saturated, or "".
 func (v Validity) saturated(r *record.Result) string {
-	if r.TargetRate <= 0 {
-		return ""
-	}
+	b := analysis.FellBehind(r, v.MinAchieved, v.MaxLagP99)
 	var why []string
-	if due := r.Sent + r.Unsent; due > 0 {
-		if share := float64(r.Sent) / float64(due); share < v.MinAchieved {
-			why = append(why, fmt.Sprintf("achieved %.1f/s of %.4g/s (%.1f%% < %.4g%%): %d of %d due requests sent",
-				share*r.TargetRate, r.TargetRate, 100*share, 100*v.MinAchieved, r.Sent, due))
-		}
+	if b.Short {
+		why = append(why, fmt.Sprintf("achieved %.1f/s of %.4g/s (%.1f%% < %.4g%%): %d of %d due requests sent",
+			b.Achieved*r.TargetRate, r.TargetRate, 100*b.Achieved, 100*v.MinAchieved, b.Sent, b.Due))
 	}
-	if r.Lag != nil {
-		if lag, ok := record.Quantile(r.Lag, 0.99); ok && lag > v.MaxLagP99 {
-			why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", durText(lag), durText(v.MaxLagP99)))
-		}
+	if b.Late {
+		why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", durText(b.LagP99), durText(v.MaxLagP99)))
 	}
 	return strings.Join(why, "; ")
 }

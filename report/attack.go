@@ -12,18 +12,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
-)
-
-// Thresholds past which Attack warns that the generator, not the target,
-// may have shaped the numbers (generator_saturated, as latlab run flags it).
-const (
-	minAchieved = 0.99
-	maxLagP99   = 5 * time.Millisecond
-	// maxFailed is the share of failed requests past which the numbers
-	// describe failures more than answers: the default error bound of an
-	// experiment's validity checks.
-	maxFailed = 0.01
 )
 
 // Attack writes res as text: rates, outcomes, percentiles of latency,
@@ -112,17 +102,17 @@ func loadLine(res *record.Result) string {
 // warnings says when the numbers may describe the generator, not the target.
 func warnings(res *record.Result) []string {
 	var out []string
-	if res.TargetRate > 0 && !res.Interrupted {
-		if got := res.SendRate(); got > 0 && got < minAchieved*res.TargetRate {
-			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
-				Rate(got), 100*got/res.TargetRate, Rate(res.TargetRate)))
-		}
+	// As latlab run flags generator_saturated, with its default bounds.
+	b := analysis.FellBehind(res, analysis.DefaultMinAchieved, analysis.DefaultMaxLagP99)
+	if b.Short {
+		out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
+			Rate(b.Achieved*res.TargetRate), 100*b.Achieved, Rate(res.TargetRate)))
 	}
 	if res.Unsent > 0 {
 		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
-	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
-		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))
+	if b.Late {
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(b.LagP99), Duration(analysis.DefaultMaxLagP99)))
 	}
 	if w := failedWarning(res); w != "" {
 		out = append(out, w)

@@ -3,15 +3,16 @@ package report
 import (
 	"fmt"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 )
 
-// failedWarning says when more than maxFailed of the requests failed: which
-// failure was the most common, an example, and what usually fixes it. It
-// returns "" when the run is not past the bound.
+// failedWarning says when more than analysis.DefaultMaxErrorRatio of the
+// requests failed: which failure was the most common, an example, and what
+// usually fixes it. It returns "" when the run is not past the bound.
 func failedWarning(res *record.Result) string {
 	failed := res.ErrorsTotal + res.Unsuccessful
-	if res.Requests == 0 || float64(failed) <= maxFailed*float64(res.Requests) {
+	if res.Requests == 0 || float64(failed) <= analysis.DefaultMaxErrorRatio*float64(res.Requests) {
 		return ""
 	}
 	head := fmt.Sprintf("%d of the %d requests (%.1f%%) failed", failed, res.Requests, 100*float64(failed)/float64(res.Requests))

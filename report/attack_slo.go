@@ -63,7 +63,7 @@ func JudgeAttack(res *record.Result, slo analysis.SLO, strict bool) *AttackSLO {
 	return a
 }
 
-func judgeQuantile(h analysis.Histogram, lim analysis.Limit, strict bool) AttackCheck {
+func judgeQuantile(h analysis.Histogram, lim analysis.Percentile, strict bool) AttackCheck {
 	c := AttackCheck{Limit: lim.Name + "<" + lim.Latency.String(), Max: lim.Latency.Seconds(),
 		Value: math.NaN(), Bound: math.NaN()}
 	var n int64

@@ -2,7 +2,9 @@
 // attack, and the report of an experiment — a summary table per variant and
 // level with confidence intervals, the overhead of each variant against the
 // baseline, the spec's expect: against what was measured, knees and SLO
-// verdicts, a summary of the probes — as text, JSON, CSV or HTML.
+// verdicts, a summary of the probes — as text, JSON, CSV or HTML. It lays
+// out what package analysis computed; what the spec planned it reads from
+// the experiment's analysis.Design, never from the spec's text.
 //
 // ExampleAttack prints the text of one attack; ExampleExperiment_WriteText
 // the report of an experiment read from a results database, with its probe

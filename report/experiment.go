@@ -3,12 +3,8 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
@@ -41,7 +37,7 @@ type Experiment struct {
 	IncludeFlagged bool
 	Levels         []analysis.LevelResult // variant × level, variants in spec order
 	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
-	Knees          []Knee                 // one per variant when an SLO is given
+	Knees          []analysis.Knee        // one per variant when an SLO is given
 	Violations     []Violation            // SLO limits broken, in Levels order
 	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
 	Warnings       []string
@@ -67,7 +63,7 @@ type RunCounts struct {
 	Failed   int // failed or interrupted, with or without a result
 	NoResult int // failed before measuring anything
 	// Planned is the runs of the experiment's plan: variants × levels ×
-	// repetitions, as the stored spec and runs tell.
+	// repetitions, as the experiment's Design and stored runs tell.
 	Planned int
 	// Missing are planned runs without a row: not run yet, or lost.
 	Missing int
@@ -105,7 +101,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	r.variants = variantOrder(exp)
 	r.Baseline = opt.Baseline
 	if r.Baseline == "" {
-		r.Baseline = specBaseline(exp.Spec)
+		r.Baseline = exp.Design.Baseline
 	}
 	if r.Baseline != "" && !slices.Contains(r.variants, r.Baseline) {
 		if opt.Baseline != "" {
@@ -154,7 +150,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	for _, c := range r.Overheads {
 		r.Warnings = append(r.Warnings, c.Warnings...)
 	}
-	if w := holmReach(r.Overheads); w != "" {
+	if w := analysis.HolmReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if r.Runs.NoResult > 0 {
@@ -162,7 +158,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	}
 	if !sloEmpty(opt.SLO) {
 		for _, v := range r.variants {
-			r.Knees = append(r.Knees, r.knee(v))
+			r.Knees = append(r.Knees, analysis.KneeOf(r.Levels, v, r.SLO))
 		}
 		r.Violations = r.violations()
 	}
@@ -170,8 +166,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	return r, nil
 }
 
-// Variants returns the experiment's variants: in the spec's order where the
-// stored spec lists them, then in the order they were first run.
+// Variants returns the experiment's variants: in the spec's order where its
+// Design lists them, then in the order they were first run.
 func (r *Experiment) Variants() []string { return slices.Clone(r.variants) }
 
 // FlagCount is how often one validity flag was raised on the runs of a
@@ -212,9 +208,9 @@ func variantOrder(exp *analysis.Experiment) []string {
 		}
 	}
 	var out []string
-	for _, v := range specVariants(exp.Spec) {
-		if slices.Contains(ran, v) && !slices.Contains(out, v) {
-			out = append(out, v)
+	for _, v := range exp.Design.Variants {
+		if slices.Contains(ran, v.Name) && !slices.Contains(out, v.Name) {
+			out = append(out, v.Name)
 		}
 	}
 	for _, v := range ran {
@@ -223,97 +219,4 @@ func variantOrder(exp *analysis.Experiment) []string {
 		}
 	}
 	return out
-}
-
-// specFields are the fields of a stored spec the report reads. The spec
-// was validated when it ran; here it is read leniently, and a spec that
-// does not decode (an attack's, say) simply gives nothing.
-type specFields struct {
-	Baseline string   `yaml:"baseline"`
-	Runs     int      `yaml:"runs"`
-	Load     specLoad `yaml:"load"`
-	Variants []struct {
-		Name   string            `yaml:"name"`
-		Load   specLoad          `yaml:"load"`
-		Expect map[string]string `yaml:"expect"`
-	} `yaml:"variants"`
-	Validity struct {
-		CPUBudget string `yaml:"cpu_budget"` // "75%" or 0.75
-	} `yaml:"validity"`
-}
-
-// specCPUBudget is the share of its allowed CPUs a target may use before
-// its run is flagged: the spec's validity.cpu_budget, else 75%.
-func specCPUBudget(spec string) float64 {
-	v := strings.TrimSpace(readSpec(spec).Validity.CPUBudget)
-	num, pct := strings.CutSuffix(v, "%")
-	x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	switch {
-	case v == "" || err != nil || x <= 0:
-		return 0.75
-	case pct:
-		return x / 100
-	}
-	return x
-}
-
-func readSpec(spec string) specFields {
-	var s specFields
-	_ = yaml.Unmarshal([]byte(spec), &s)
-	return s
-}
-
-// specBaseline returns the spec's baseline: its baseline field, else its
-// first variant, else "".
-func specBaseline(spec string) string {
-	s := readSpec(spec)
-	if s.Baseline != "" {
-		return s.Baseline
-	}
-	if len(s.Variants) > 0 {
-		return s.Variants[0].Name
-	}
-	return ""
-}
-
-func specVariants(spec string) []string {
-	var out []string
-	for _, v := range readSpec(spec).Variants {
-		out = append(out, v.Name)
-	}
-	return out
-}
-
-// holmReach warns when the runs are too few for any row of the overhead
-// table to come out significant: the smallest p-value an exact U test can
-// give n against m runs is 2/C(n+m, n), and Holm multiplies the smallest
-// of a quantile's k p-values by k.
-func holmReach(cs []analysis.Comparison) string {
-	family := map[string]int{}
-	best, n, m := math.Inf(1), 0, 0
-	for _, c := range cs {
-		if math.IsNaN(c.P) {
-			continue
-		}
-		family[c.Name]++
-		if p := 2 / math.Exp(lchoose(c.N+c.BaselineN, c.N)); p < best {
-			best, n, m = p, c.N, c.BaselineN
-		}
-	}
-	k := 0
-	for _, size := range family {
-		k = max(k, size)
-	}
-	if k == 0 || best*float64(k) < analysis.Alpha {
-		return ""
-	}
-	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
-		"no overhead can come out significant; run more repetitions", n, m, best, k, analysis.Alpha/float64(k))
-}
-
-func lchoose(n, k int) float64 {
-	a, _ := math.Lgamma(float64(n + 1))
-	b, _ := math.Lgamma(float64(k + 1))
-	c, _ := math.Lgamma(float64(n - k + 1))
-	return a - b - c
 }

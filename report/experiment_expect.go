@@ -1,15 +1,11 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 )
@@ -66,48 +62,6 @@ func (e Expectation) Interval() string {
 	return fmt.Sprintf("range of %d runs", e.Runs)
 }
 
-// expectKey is a percentile as expect: writes it: p50, p99.9, p100.
-var expectKey = regexp.MustCompile(`^p([0-9]{1,3}(\.[0-9]{1,6})?)$`)
-
-// A specPercentile is one entry of a stored spec's expect: field.
-type specPercentile struct {
-	Name     string
-	Q        float64
-	Expected time.Duration
-}
-
-// specExpect reads each variant's expect: field from a stored spec,
-// leniently as readSpec reads the rest: an entry that does not parse is
-// left out (the spec was checked when it ran). The percentiles of a
-// variant come sorted; a variant without expect: is absent.
-func specExpect(spec string) map[string][]specPercentile {
-	out := map[string][]specPercentile{}
-	for _, v := range readSpec(spec).Variants {
-		var ps []specPercentile
-		for key, val := range v.Expect {
-			m := expectKey.FindStringSubmatch(key)
-			if m == nil {
-				continue
-			}
-			pct, err := strconv.ParseFloat(m[1], 64)
-			d, derr := time.ParseDuration(strings.TrimSpace(val))
-			if err != nil || derr != nil || !(pct > 0 && pct <= 100) || d <= 0 {
-				continue
-			}
-			p := specPercentile{Name: key, Q: pct / 100, Expected: d}
-			if st, ok := statOf(p.Q); ok {
-				p.Name, p.Q = st.Name, st.Q
-			}
-			ps = append(ps, p)
-		}
-		if len(ps) > 0 && v.Name != "" {
-			slices.SortFunc(ps, func(a, b specPercentile) int { return cmp.Compare(a.Q, b.Q) })
-			out[v.Name] = ps
-		}
-	}
-	return out
-}
-
 // statOf returns the Stat at quantile q, and whether there is one.
 func statOf(q float64) (analysis.Stat, bool) {
 	for _, s := range analysis.Stats {
@@ -121,11 +75,14 @@ func statOf(q float64) (analysis.Stat, bool) {
 // expectations sets every level of a variant with expect: beside what it
 // measured, in Levels order and by quantile within a level.
 func (r *Experiment) expectations() []Expectation {
-	want := specExpect(r.Exp.Spec)
+	want := map[string][]analysis.Percentile{}
+	for _, v := range r.Exp.Design.Variants {
+		want[v.Name] = v.Expect
+	}
 	var out []Expectation
 	for _, l := range r.Levels {
 		for _, p := range want[l.Variant] {
-			e := Expectation{Variant: l.Variant, Level: l.Level, Name: p.Name, Q: p.Q, Expected: p.Expected.Seconds(),
+			e := Expectation{Variant: l.Variant, Level: l.Level, Name: p.Name, Q: p.Q, Expected: p.Latency.Seconds(),
 				Measured: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Verdict: VerdictNA}
 			st, read := statOf(p.Q)
 			c, _ := l.Cell(st.Name)

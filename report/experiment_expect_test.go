@@ -6,45 +6,11 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
 )
-
-func TestSpecExpect(t *testing.T) {
-	tests := []struct {
-		name     string
-		spec     string
-		want     map[string][]specPercentile
-		variants []string
-	}{
-		{"sorted, named as reported", "version: 1\nvariants:\n  - name: a\n    expect: {p99.0: 5ms, p50: 1ms, p100: 2s, p75: 3ms}\n  - name: b\n",
-			map[string][]specPercentile{"a": {{"p50", 0.5, time.Millisecond}, {"p75", 0.75, 3 * time.Millisecond},
-				{"p99", 0.99, 5 * time.Millisecond}, {"max", 1, 2 * time.Second}}}, []string{"a", "b"}},
-		{"bad entries left out", "variants:\n  - name: a\n    expect: {p50: soon, q9: 1ms, p0: 1ms, p101: 1ms, p90: -2ms, p99.9: 2us}\n",
-			map[string][]specPercentile{"a": {{"p99.9", 0.999, 2 * time.Microsecond}}}, []string{"a"}},
-		{"anchor", "e: &e {p50: 1ms}\nvariants:\n  - {name: a, expect: *e}\n",
-			map[string][]specPercentile{"a": {{"p50", 0.5, time.Millisecond}}}, []string{"a"}},
-		// A bad expect: costs neither the variants nor their order.
-		{"not a mapping", "variants:\n  - name: a\n    expect: [1, 2]\n  - name: b\n    expect: {p50: {x: 1}, p90: 1ms}\n",
-			map[string][]specPercentile{"b": {{"p90", 0.9, time.Millisecond}}}, []string{"a", "b"}},
-		{"none", "version: 1\nvariants:\n  - name: a\n", map[string][]specPercentile{}, []string{"a"}},
-		{"an attack's command line", "latlab attack http://127.0.0.1:8080/ -c 50", map[string][]specPercentile{}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := specExpect(tt.spec)
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(specPercentile{})); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-			if vs := specVariants(tt.spec); !cmp.Equal(vs, tt.variants) {
-				t.Errorf("variants %v; want %v", vs, tt.variants)
-			}
-		})
-	}
-}
 
 // TestExpectJudge judges made-up cells: on the 95% CI from 6 runs, on the
 // range of the runs below, never on the median alone.
@@ -149,7 +115,8 @@ func TestExpectations(t *testing.T) {
 func TestExpectationsAbsent(t *testing.T) {
 	with := fixture(t)
 	without := *with
-	without.Spec = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n  - name: filter\n"
+	without.Spec = withoutExpectSpec
+	without.Design = fixtureDesigns[withoutExpectSpec]
 	a, b := newFixture(t, with, ExperimentOptions{}), newFixture(t, &without, ExperimentOptions{})
 	if len(a.Expectations) == 0 || len(b.Expectations) != 0 {
 		t.Fatalf("%d and %d expectations; want some with expect:, none without", len(a.Expectations), len(b.Expectations))

@@ -158,7 +158,7 @@ type ViolationJSON struct {
 	Judged      string   `json:"judged"`
 }
 
-// KneeJSON is a variant's knee; see Knee. Rate and concurrency are the
+// KneeJSON is a variant's knee; see analysis.Knee. Rate and concurrency are the
 // highest level that meets the SLO (null unless met); failed_* the first
 // that does not (null when none fails).
 type KneeJSON struct {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,62 +8,6 @@ import (
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
 )
-
-// specLoad is what a stored spec's load (or a variant's override of it)
-// tells of the plan's levels. A nil field was not given.
-type specLoad struct {
-	Mode        *string   `yaml:"mode"`
-	Rates       []float64 `yaml:"rates"`
-	Concurrency []int     `yaml:"concurrency"`
-}
-
-// over returns l with o's fields in their place, as a variant's load
-// overrides the spec's: rates drop concurrency and the other way round,
-// and a mode drops the levels it has no use for.
-func (l specLoad) over(o specLoad) specLoad {
-	if o.Mode != nil {
-		l.Mode = o.Mode
-		switch *o.Mode {
-		case "open":
-			l.Concurrency = nil
-		case "closed", "ramp":
-			l.Rates = nil
-		case "sequential":
-			l.Rates, l.Concurrency = nil, nil
-		}
-	}
-	if o.Rates != nil {
-		l.Rates, l.Concurrency = o.Rates, nil
-	}
-	if o.Concurrency != nil {
-		l.Concurrency, l.Rates = o.Concurrency, nil
-	}
-	return l
-}
-
-// levels returns the levels l sweeps, as the runner stores them: a rate
-// in open mode, a concurrency in closed and ramp modes, one worker in
-// sequential mode.
-func (l specLoad) levels() []analysis.Level {
-	mode := "open"
-	if l.Mode != nil {
-		mode = *l.Mode
-	}
-	var out []analysis.Level
-	switch mode {
-	case "open":
-		for _, r := range l.Rates {
-			out = append(out, analysis.Level{Rate: r})
-		}
-	case "closed", "ramp":
-		for _, c := range l.Concurrency {
-			out = append(out, analysis.Level{Concurrency: c})
-		}
-	case "sequential":
-		out = append(out, analysis.Level{Concurrency: 1})
-	}
-	return out
-}
 
 // A planCell is one variant at one level of an experiment's plan.
 type planCell struct {
@@ -74,13 +17,11 @@ type planCell struct {
 
 // plan returns the cells of exp's plan, variants in the spec's order
 // then as first run, levels increasing, and the repetitions of each: the
-// stored spec's variants, each at the levels of its load (the spec's with
-// the variant's overrides), runs: times. What the stored runs show widens
-// it, so that a spec this reader cannot follow (or an attack's command
-// line) plans what was run.
+// variants of exp's Design at their planned levels, Runs times. What the
+// stored runs show widens it, so that a spec that gives no Design (an
+// attack's command line) plans what was run.
 func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
-	s := readSpec(exp.Spec)
-	reps = max(1, s.Runs)
+	reps = max(1, exp.Design.Runs)
 	var order []string
 	levels := map[string][]analysis.Level{}
 	add := func(variant string, l analysis.Level) {
@@ -91,11 +32,9 @@ func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
 			levels[variant] = append(levels[variant], l)
 		}
 	}
-	for _, v := range s.Variants {
-		if v.Name != "" {
-			for _, l := range s.Load.over(v.Load).levels() {
-				add(v.Name, l)
-			}
+	for _, v := range exp.Design.Variants {
+		for _, l := range v.Levels {
+			add(v.Name, l)
 		}
 	}
 	for _, r := range stored(exp) {
@@ -104,9 +43,7 @@ func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
 	}
 	for _, v := range order {
 		ls := levels[v]
-		slices.SortFunc(ls, func(a, b analysis.Level) int {
-			return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
-		})
+		slices.SortFunc(ls, analysis.Level.Compare)
 		for _, l := range ls {
 			cells = append(cells, planCell{v, l})
 		}

@@ -54,8 +54,9 @@ runs: 4
 				want[fmt.Sprintf("%s %s", tr.Variant, analysis.Level{Rate: tr.Rate, Concurrency: tr.Concurrency})]++
 			}
 			// Nothing stored: the plan comes from the spec alone.
-			bare, err := report.NewExperiment(&analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)}},
-				report.ExperimentOptions{})
+			design := experiment.SpecDesign(string(raw))
+			bare, err := report.NewExperiment(&analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)},
+				Design: design}, report.ExperimentOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ runs: 4
 			// Every trial of the plan stored but the first of each cell:
 			// the report plans them all from the spec and finds those
 			// missing, cell by cell.
-			exp := &analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)}}
+			exp := &analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)}, Design: design}
 			seen := map[string]bool{}
 			for _, tr := range spec.Plan(1) {
 				cell := fmt.Sprintf("%s %s", tr.Variant, analysis.Level{Rate: tr.Rate, Concurrency: tr.Concurrency})

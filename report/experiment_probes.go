@@ -86,14 +86,14 @@ func summarizeProbes(levels []analysis.LevelResult, points map[int64][]store.Pro
 			}
 			for key, vs := range perRun {
 				g := groups[key]
-				g.meds, g.max = append(g.meds, median(vs)), append(g.max, slices.Max(vs))
+				g.meds, g.max = append(g.meds, analysis.Median(vs)), append(g.max, slices.Max(vs))
 				g.stat.Runs++
 				g.stat.Points += len(vs)
 			}
 		}
 		var stats []ProbeStat
 		for _, g := range groups {
-			g.stat.Median, g.stat.Max = median(g.meds), slices.Max(g.max)
+			g.stat.Median, g.stat.Max = analysis.Median(g.meds), slices.Max(g.max)
 			stats = append(stats, g.stat)
 		}
 		slices.SortFunc(stats, func(a, b ProbeStat) int {
@@ -120,11 +120,16 @@ func probeOrder(probe string) int {
 	return 3
 }
 
+// isQuantile reports whether stat names a quantile, such as p99.
+func isQuantile(stat string) bool {
+	_, ok := analysis.ParseQuantile(stat)
+	return ok
+}
+
 // statOrder sorts a family's series: quantiles by their value, then the
 // rate, then anything else by name.
 func statOrder(stat string) float64 {
-	if m := expectKey.FindStringSubmatch(stat); m != nil {
-		q, _ := strconv.ParseFloat(m[1], 64)
+	if q, ok := analysis.ParseQuantile(stat); ok {
 		return q
 	}
 	if stat == "rate" {
@@ -288,7 +293,7 @@ func probeSummaryTables(stats []ProbeStat) []probeTable {
 	quantiles := map[string][]string{}
 	for _, p := range stats {
 		f, stat := p.Family(), p.Stat()
-		if p.Probe != "metrics" || !expectKey.MatchString(stat) {
+		if p.Probe != "metrics" || !isQuantile(stat) {
 			continue
 		}
 		if _, ok := quantiles[f]; !ok {
@@ -319,7 +324,7 @@ func probeSummaryTables(stats []ProbeStat) []probeTable {
 	}
 	for _, p := range stats {
 		switch stat := p.Stat(); {
-		case p.Probe == "metrics" && expectKey.MatchString(stat):
+		case p.Probe == "metrics" && isQuantile(stat):
 			t := families[slices.IndexFunc(families, func(t *probeTable) bool { return t.caption == p.Family() })]
 			w := row(t, p, labelText(p.Labels))
 			w[3+slices.Index(quantiles[p.Family()], stat)] = probeValue(p.Series, p.Median)

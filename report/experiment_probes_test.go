@@ -76,7 +76,7 @@ func richWithProbes(t *testing.T) (*Experiment, *Detail, *store.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	exp, err := analysis.Load(ctx, db, 1)
+	exp, err := loadDesigned(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +140,10 @@ func TestProbeSummary(t *testing.T) {
 			var meds []float64
 			hi := rs[0][0]
 			for _, vs := range rs {
-				meds = append(meds, median(slices.Clone(vs)))
+				meds = append(meds, analysis.Median(vs))
 				hi = max(hi, slices.Max(vs))
 			}
-			want[k], runs[k] = [2]float64{median(meds), hi}, len(rs)
+			want[k], runs[k] = [2]float64{analysis.Median(meds), hi}, len(rs)
 		}
 	}
 	got := map[key][2]float64{}

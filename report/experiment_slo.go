@@ -53,9 +53,9 @@ func ParseSLO(s string) (analysis.SLO, error) {
 		if err != nil || d <= 0 {
 			return slo, fmt.Errorf("%q: want a positive duration such as 50ms, got %q", item, val)
 		}
-		slo.Latency = append(slo.Latency, analysis.Limit{Name: st.Name, Q: st.Q, Latency: d})
+		slo.Latency = append(slo.Latency, analysis.Percentile{Name: st.Name, Q: st.Q, Latency: d})
 	}
-	slices.SortFunc(slo.Latency, func(a, b analysis.Limit) int { return cmp.Compare(a.Q, b.Q) })
+	slices.SortFunc(slo.Latency, func(a, b analysis.Percentile) int { return cmp.Compare(a.Q, b.Q) })
 	return slo, nil
 }
 
@@ -80,32 +80,6 @@ func FormatSLO(slo analysis.SLO) string {
 }
 
 func sloEmpty(slo analysis.SLO) bool { return len(slo.Latency) == 0 && slo.Errors == nil }
-
-// A Knee is where one variant stops meeting the SLO, judged as
-// analysis.Knee judges it: on the medians over valid runs, counting levels
-// upwards from the lowest and stopping at the first that fails.
-type Knee struct {
-	Variant string
-	Met     bool            // the lowest level meets the SLO
-	Level   analysis.Level  // the highest level that meets it; zero unless Met
-	Failed  *analysis.Level // the first level that fails; nil when all meet it
-}
-
-func (r *Experiment) knee(variant string) Knee {
-	k := Knee{Variant: variant}
-	for _, l := range r.Levels { // sorted by level within a variant
-		if l.Variant != variant {
-			continue
-		}
-		if !r.SLO.Meets(l) {
-			lv := l.Level
-			k.Failed = &lv
-			break
-		}
-		k.Met, k.Level = true, l.Level
-	}
-	return k
-}
 
 // A Violation is one limit of the SLO that a variant breaks at a level.
 type Violation struct {

@@ -15,8 +15,8 @@ import (
 
 func ratio(x float64) *float64 { return &x }
 
-func lim(name string, q float64, d time.Duration) analysis.Limit {
-	return analysis.Limit{Name: name, Q: q, Latency: d}
+func lim(name string, q float64, d time.Duration) analysis.Percentile {
+	return analysis.Percentile{Name: name, Q: q, Latency: d}
 }
 
 func TestParseSLO(t *testing.T) {
@@ -26,11 +26,11 @@ func TestParseSLO(t *testing.T) {
 		wantErr string
 	}{
 		{"", analysis.SLO{}, ""},
-		{"p99<50ms", analysis.SLO{Latency: []analysis.Limit{lim("p99", 0.99, 50*time.Millisecond)}}, ""},
-		{" p99.9 < 200ms , p50<1ms, errors<1% ", analysis.SLO{Latency: []analysis.Limit{
+		{"p99<50ms", analysis.SLO{Latency: []analysis.Percentile{lim("p99", 0.99, 50*time.Millisecond)}}, ""},
+		{" p99.9 < 200ms , p50<1ms, errors<1% ", analysis.SLO{Latency: []analysis.Percentile{
 			lim("p50", 0.5, time.Millisecond), lim("p99.9", 0.999, 200*time.Millisecond)}, Errors: ratio(0.01)}, ""},
-		{"max<1s,errors<0%", analysis.SLO{Latency: []analysis.Limit{lim("max", 1, time.Second)}, Errors: ratio(0)}, ""},
-		{"p50<330µs", analysis.SLO{Latency: []analysis.Limit{lim("p50", 0.5, 330*time.Microsecond)}}, ""},
+		{"max<1s,errors<0%", analysis.SLO{Latency: []analysis.Percentile{lim("max", 1, time.Second)}, Errors: ratio(0)}, ""},
+		{"p50<330µs", analysis.SLO{Latency: []analysis.Percentile{lim("p50", 0.5, 330*time.Microsecond)}}, ""},
 		{"p75<1ms", analysis.SLO{}, "p75 is not a reported quantile"},
 		{"p99>1ms", analysis.SLO{}, "want NAME<LIMIT"},
 		{"p99<", analysis.SLO{}, "want NAME<LIMIT"},
@@ -100,7 +100,7 @@ func TestExperimentSLOStrict(t *testing.T) {
 		t.Fatalf("proxy 200/s p50 %+v: want a CI whose lower bound is clearly below the median", cell)
 	}
 	limit := time.Duration(math.Round((cell.Lo + cell.Median) / 2 * 1e9))
-	slo := analysis.SLO{Latency: []analysis.Limit{{Name: "p50", Q: 0.5, Latency: limit}}}
+	slo := analysis.SLO{Latency: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: limit}}}
 	for _, strict := range []bool{false, true} {
 		r := newFixture(t, exp, ExperimentOptions{SLO: slo, Strict: strict})
 		var got []string

@@ -120,7 +120,7 @@ var loadFixture = sync.OnceValues(func() (*analysis.Experiment, error) {
 		return nil, err
 	}
 	defer db.Close()
-	return analysis.Load(ctx, db, 1)
+	return loadDesigned(ctx, db, 1)
 })
 
 // fixture returns the fixture's experiment; callers must not modify it.

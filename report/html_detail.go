@@ -160,7 +160,7 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 		}
 		// An interval cut short at a phase's start or end holds a few
 		// requests over a few milliseconds: a rate over it means nothing.
-		short := median(lengths) / 2
+		short := analysis.Median(lengths) / 2
 		for _, in := range run.Intervals {
 			mid := ((in.Start + in.End) / 2).Seconds()
 			if in.Warmup {
@@ -231,14 +231,14 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		return s, false
 	}
 	slices.SortStableFunc(order, func(a, b key) int {
-		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), levelCompare(a.l, b.l))
+		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), a.l.Compare(b.l))
 	})
 	for _, k := range order {
 		ts := groups[k]
 		var rising, falling int
 		var slopes, rises []float64
 		for _, tr := range ts {
-			if tr.Rising(0.10) {
+			if tr.Rising(analysis.DefaultMaxTrend) {
 				rising++
 			}
 			if tr.Hi < 0 {
@@ -252,8 +252,8 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			rc.Class = "num bad"
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: k.v}, {Text: k.l.String(), Class: "num"}, {Text: fmt.Sprint(len(ts)), Class: "num"},
-			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(median(slopes)), Class: "num"},
-			{Text: fmt.Sprintf("%+.1f%% of the median", 100*median(rises)), Class: "num"}})
+			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(analysis.Median(slopes)), Class: "num"},
+			{Text: fmt.Sprintf("%+.1f%% of the median", 100*analysis.Median(rises)), Class: "num"}})
 	}
 	s.Tables = append(s.Tables, t)
 	for _, run := range reps {
@@ -288,11 +288,6 @@ func (r *Experiment) trendChart(run *analysis.RunDetail) *plot.Chart {
 	return c
 }
 
-// levelCompare orders levels by rate, then concurrency.
-func levelCompare(a, b analysis.Level) int {
-	return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
-}
-
 // toPlot converts analysis points to plot points.
 func toPlot(ps []analysis.Point) []plot.Point {
 	out := make([]plot.Point, len(ps))
@@ -300,19 +295,6 @@ func toPlot(ps []analysis.Point) []plot.Point {
 		out[i] = plot.Point{X: p.X, Y: p.Y}
 	}
 	return out
-}
-
-// median returns the median of v, NaN when empty; v is sorted in place.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // signedDuration formats seconds with a sign.

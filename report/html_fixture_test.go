@@ -13,7 +13,6 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -315,7 +314,7 @@ func studyReport(ctx context.Context, load func() (string, error), opt HTMLOptio
 	if err != nil {
 		return nil, nil, err
 	}
-	exp, err := analysis.Load(ctx, db, exps[0].ID)
+	exp, err := loadDesigned(ctx, db, exps[0].ID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -132,7 +132,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	sorted := slices.SortedFunc(maps.Values(groups), func(a, b *probeGroup) int {
 		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.title, b.title))
 	})
-	budget := specCPUBudget(r.Exp.Spec)
+	budget := r.Exp.Design.Budget()
 	var out []probeChartGroup
 	var notes, single []string
 	for _, g := range sorted {
@@ -245,7 +245,7 @@ func (r *Experiment) probePlace(groups map[string]*probeGroup, p store.ProbePoin
 		gintro = "CPU and resident memory of the targets and of latlab itself (the load generator)."
 	case stat == "rate":
 		kind, pkey, title = ratePlot, family+"\x00rate", "observations per second"
-	case expectKey.MatchString(stat):
+	case isQuantile(stat):
 		kind, pkey, title, sub, order = quantilePlot, family+"\x00q\x00"+labelKey(labels), cmp.Or(lt, "all"), stat, statOrder(stat)
 		gintro = "Quantiles over the scraper's sliding window, as histogram_quantile computes them from the exported buckets; " +
 			"one plot per label set, each on its own scale."

@@ -4,30 +4,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
-	"go.yaml.in/yaml/v3"
 )
-
-// defaultMetricsWindow is the scraper's window when the spec names none,
-// as latlab run sets it.
-const defaultMetricsWindow = time.Minute
-
-// metricsWindow is the window of the metrics probe's rates and quantiles
-// as the spec sets it, else the default.
-func metricsWindow(spec string) time.Duration {
-	var s struct {
-		Probes struct {
-			Metrics struct {
-				Window string `yaml:"window"`
-			} `yaml:"metrics"`
-		} `yaml:"probes"`
-	}
-	_ = yaml.Unmarshal([]byte(spec), &s)
-	if d, err := time.ParseDuration(s.Probes.Metrics.Window); err == nil && d > 0 {
-		return d
-	}
-	return defaultMetricsWindow
-}
 
 // windowNote ends the note of a rate plot with points of a window not
 // yet full; fillingNote explains them under the plots.
@@ -45,11 +24,10 @@ const (
 // 100/s climbs from a fraction of it. The series' X is the time since
 // the run's first probe sample, about the scraper's first.
 func (r *Experiment) windowFilling(c *plot.Chart, ser plot.Series) []plot.Series {
-	spec := ""
+	w := analysis.DefaultMetricsWindow.Seconds()
 	if r.Exp != nil {
-		spec = r.Exp.Spec
+		w = r.Exp.Design.Window().Seconds()
 	}
-	w := metricsWindow(spec).Seconds()
 	filling, full := ser, ser
 	filling.Points, full.Points = nil, nil
 	for _, p := range ser.Points {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -160,7 +159,7 @@ func perfReportHTML(ctx context.Context, path string, buf *bytes.Buffer) error {
 	if len(exps) == 0 {
 		return fmt.Errorf("%s holds no experiments", path)
 	}
-	exp, err := analysis.Load(ctx, db, exps[len(exps)-1].ID)
+	exp, err := loadDesigned(ctx, db, exps[len(exps)-1].ID)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -120,7 +119,7 @@ func storedForms(t *testing.T, path string) (*report.Experiment, string, report.
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := analysis.Load(ctx, db, 1)
+	exp, err := experiment.LoadResults(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/experiment"
 )
 
 // compareFlags holds the flags of latlab compare.
@@ -201,7 +202,7 @@ func (f *compareFlags) load(ctx context.Context, path string) (*analysis.Experim
 	if err != nil {
 		return nil, err
 	}
-	exp, err := analysis.Load(ctx, db, id)
+	exp, err := experiment.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, usageError{err}
 	}

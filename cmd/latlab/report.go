@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
@@ -156,7 +156,7 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return err
 	}
-	exp, err := analysis.Load(ctx, db, id)
+	exp, err := experiment.LoadResults(ctx, db, id)
 	if err != nil {
 		return err
 	}

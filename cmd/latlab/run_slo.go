@@ -16,7 +16,7 @@ import (
 // it. broken names the SLO when a row breaks it (exit code 1); err is a
 // failure to judge.
 func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, strict bool, w io.Writer) (broken, err error) {
-	exp, err := analysis.Load(ctx, db, id)
+	exp, err := experiment.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, fmt.Errorf("judging the SLO: %w", err)
 	}
