@@ -3,11 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/record"
-	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/units"
 )
 
 // showProgress writes a status line every second until ctx ends: the trial,
@@ -26,7 +25,7 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 			p := rec.Snapshot()
 			p99 := "n/a"
 			if p.P99OK {
-				p99 = report.Duration(p.P99)
+				p99 = units.Duration(p.P99)
 			}
 			left := ""
 			if d > 0 {
@@ -42,7 +41,7 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 			}
 			r.lines.Lock()
 			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
-				t.Position, r.total, n-k-1, eta, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
+				t.Position, r.total, n-k-1, eta, t.Variant, levelText(t), t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
 			r.lines.Unlock()
 		}
 	}
@@ -52,7 +51,7 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 // c=300.
 func levelText(t Trial) string {
 	if t.Rate > 0 {
-		return strconv.FormatFloat(t.Rate, 'g', -1, 64) + "/s"
+		return units.ExactRate(t.Rate)
 	}
 	return fmt.Sprintf("c=%d", t.Concurrency)
 }
@@ -73,7 +72,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, levelText(t), t.Rep, status)
 	if f.res != nil {
 		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
-			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, report.Duration(v))
+			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, units.Duration(v))
 		} else {
 			line += fmt.Sprintf(", %d requests", f.res.Requests)
 		}

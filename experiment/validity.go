@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // The names of the flags Check gives a run (README, "What every number
@@ -71,7 +71,7 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 	}
 	if r.Interrupted {
 		add(FlagInterrupted, fmt.Sprintf("the run was stopped before its end, after %s and %d completed requests",
-			durText(r.Duration()), r.Requests))
+			units.Duration(r.Duration()), r.Requests))
 	}
 	add(FlagGeneratorSaturated, v.saturated(r))
 	add(FlagTargetCPUHigh, v.cpuHigh(c.Points))
@@ -90,13 +90,13 @@ func (v Validity) saturated(r *record.Result) string {
 	var why []string
 	if due := r.Sent + r.Unsent; due > 0 {
 		if share := float64(r.Sent) / float64(due); share < v.MinAchieved {
-			why = append(why, fmt.Sprintf("achieved %.1f/s of %.4g/s (%.1f%% < %.4g%%): %d of %d due requests sent",
-				share*r.TargetRate, r.TargetRate, 100*share, 100*v.MinAchieved, r.Sent, due))
+			why = append(why, fmt.Sprintf("achieved %s of %s (%.1f%% < %.4g%%): %d of %d due requests sent",
+				units.Rate(share*r.TargetRate), units.Rate(r.TargetRate), 100*share, 100*v.MinAchieved, r.Sent, due))
 		}
 	}
 	if r.Lag != nil {
 		if lag, ok := record.Quantile(r.Lag, 0.99); ok && lag > v.MaxLagP99 {
-			why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", durText(lag), durText(v.MaxLagP99)))
+			why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", units.Duration(lag), units.Duration(v.MaxLagP99)))
 		}
 	}
 	return strings.Join(why, "; ")
@@ -204,14 +204,6 @@ func tooFewSamples(n int64, q float64) string {
 // quantileName names quantile q as a percentile: p90, p99.9.
 func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(100*q, 'f', -1, 64)
-}
-
-// durText formats d to four significant digits: 10.83ms, 1.234s.
-func durText(d time.Duration) string {
-	u := time.Duration(1)
-	for abs := max(d, -d); abs/u >= 10000; u *= 10 {
-	}
-	return d.Round(u).String()
 }
 
 // Thresholds of inconsistent.

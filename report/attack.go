@@ -13,6 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // Thresholds past which Attack warns that the generator, not the target,
@@ -40,7 +41,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	if res.Interrupted {
 		b.WriteString("Status     interrupted: partial result\n")
 	}
-	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, Duration(res.Duration()))
+	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, units.Duration(res.Duration()))
 	if res.Unsent > 0 {
 		fmt.Fprintf(&b, ", %d due but never sent", res.Unsent)
 	}
@@ -51,15 +52,15 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		fmt.Fprintf(&b, " (after %d warm-up requests, not counted)", res.WarmupRequests)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Rate       %s sent", Rate(sum.Rate))
+	fmt.Fprintf(&b, "Rate       %s sent", units.Rate(sum.Rate))
 	if sum.TargetRate > 0 {
-		fmt.Fprintf(&b, " of %s intended (%.1f%%)", Rate(sum.TargetRate), 100*sum.Rate/sum.TargetRate)
+		fmt.Fprintf(&b, " of %s intended (%.1f%%)", units.Rate(sum.TargetRate), 100*sum.Rate/sum.TargetRate)
 	}
-	fmt.Fprintf(&b, ", throughput %s successful\n", Rate(sum.Throughput))
+	fmt.Fprintf(&b, ", throughput %s successful\n", units.Rate(sum.Throughput))
 	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
-	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut),
-		Bytes(int64(math.Round(sum.BytesInRate))), Bytes(int64(math.Round(sum.BytesOutRate))))
+	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", units.Bytes(sum.BytesIn), units.Bytes(sum.BytesOut),
+		units.Bytes(int64(math.Round(sum.BytesInRate))), units.Bytes(int64(math.Round(sum.BytesOutRate))))
 	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -98,7 +99,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 func loadLine(res *record.Result) string {
 	switch res.Mode {
 	case "open":
-		return fmt.Sprintf("open loop, %s intended, at most %d in flight", Rate(res.TargetRate), res.Concurrency)
+		return fmt.Sprintf("open loop, %s intended, at most %d in flight", units.Rate(res.TargetRate), res.Concurrency)
 	case "closed":
 		return fmt.Sprintf("closed loop, %d workers", res.Concurrency)
 	case "ramp":
@@ -115,14 +116,14 @@ func warnings(res *record.Result) []string {
 	if res.TargetRate > 0 && !res.Interrupted {
 		if got := res.SendRate(); got > 0 && got < minAchieved*res.TargetRate {
 			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
-				Rate(got), 100*got/res.TargetRate, Rate(res.TargetRate)))
+				units.Rate(got), 100*got/res.TargetRate, units.Rate(res.TargetRate)))
 		}
 	}
 	if res.Unsent > 0 {
 		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if v, ok := record.Quantile(res.Lag, 0.99); ok && v > maxLagP99 {
-		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(v), Duration(maxLagP99)))
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", units.Duration(v), units.Duration(maxLagP99)))
 	}
 	if w := failedWarning(res); w != "" {
 		out = append(out, w)
@@ -189,9 +190,9 @@ func q(h hist, qv float64) string {
 		return "n/a"
 	}
 	if record.LowConfidence(h.TotalCount(), qv) {
-		return "~" + Duration(v)
+		return "~" + units.Duration(v)
 	}
-	return Duration(v)
+	return units.Duration(v)
 }
 
 func dist(w io.Writer, name string, h hist) {
@@ -201,8 +202,8 @@ func dist(w io.Writer, name string, h hist) {
 		return
 	}
 	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
-		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())), Duration(time.Duration(h.StdDev())),
-		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), Duration(time.Duration(h.Max())))
+		units.Duration(time.Duration(h.Min())), units.Duration(time.Duration(h.Mean())), units.Duration(time.Duration(h.StdDev())),
+		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), units.Duration(time.Duration(h.Max())))
 }
 
 // breakdownTable writes where service time went, as hey splits it:
@@ -229,7 +230,7 @@ func breakdownTable(b *strings.Builder, res *record.Result) {
 	fmt.Fprintln(tw, "\tsamples\tmean\tp50\tp99\tmax\t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", r.name, r.h.TotalCount(),
-			Duration(time.Duration(r.h.Mean())), q(r.h, 0.5), q(r.h, 0.99), Duration(time.Duration(r.h.Max())))
+			units.Duration(time.Duration(r.h.Mean())), q(r.h, 0.5), q(r.h, 0.99), units.Duration(time.Duration(r.h.Max())))
 	}
 	tw.Flush()
 }
@@ -261,7 +262,7 @@ func histogram(b *strings.Builder, h *hdr.Histogram) {
 		from := time.Duration(lo * math.Pow(ratio, float64(i)))
 		to := time.Duration(lo * math.Pow(ratio, float64(i+1)))
 		share := float64(c) / total
-		fmt.Fprintf(tw, "  %s\t– %s\t%6.2f%%\t%s\n", Duration(from), Duration(to), 100*share, strings.Repeat("█", int(math.Round(share*40))))
+		fmt.Fprintf(tw, "  %s\t– %s\t%6.2f%%\t%s\n", units.Duration(from), units.Duration(to), 100*share, strings.Repeat("█", int(math.Round(share*40))))
 	}
 	tw.Flush()
 }

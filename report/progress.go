@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // Progress writes one status line for a run in progress, starting with a
@@ -19,8 +20,8 @@ func Progress(w io.Writer, p record.Progress, total time.Duration) {
 	}
 	p99 := "n/a"
 	if p.P99OK {
-		p99 = Duration(p.P99)
+		p99 = units.Duration(p.P99)
 	}
 	fmt.Fprintf(w, "\r%s%s  rate %s  in flight %d  done %d  p99 %s  failed %d\x1b[K",
-		el, left, Rate(p.Rate), p.InFlight, p.Completed, p99, p.Failed)
+		el, left, units.Rate(p.Rate), p.InFlight, p.Completed, p99, p.Failed)
 }
