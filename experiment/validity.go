@@ -90,8 +90,8 @@ func (v Validity) saturated(r *record.Result) string {
 	var why []string
 	if due := r.Sent + r.Unsent; due > 0 {
 		if share := float64(r.Sent) / float64(due); share < v.MinAchieved {
-			why = append(why, fmt.Sprintf("achieved %s of %s (%.1f%% < %.4g%%): %d of %d due requests sent",
-				units.Rate(share*r.TargetRate), units.Rate(r.TargetRate), 100*share, 100*v.MinAchieved, r.Sent, due))
+			why = append(why, fmt.Sprintf("achieved %s of %s (%s < %.4g%%): %d of %d due requests sent",
+				units.Rate(share*r.TargetRate), units.Rate(r.TargetRate), units.Percent(share, 1), 100*v.MinAchieved, r.Sent, due))
 		}
 	}
 	if r.Lag != nil {
@@ -162,8 +162,8 @@ func (v Validity) errorRatio(r *record.Result) string {
 	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= v.MaxErrorRatio {
 		return ""
 	}
-	return fmt.Sprintf("%.2f%% of %d requests failed (%d errors, %d unsuccessful responses) > %.4g%%",
-		100*float64(failed)/float64(r.Requests), r.Requests, r.ErrorsTotal, r.Unsuccessful, 100*v.MaxErrorRatio)
+	return fmt.Sprintf("%s of %d requests failed (%d errors, %d unsuccessful responses) > %.4g%%",
+		units.Percent(float64(failed)/float64(r.Requests), 2), r.Requests, r.ErrorsTotal, r.Unsuccessful, 100*v.MaxErrorRatio)
 }
 
 // counted stands for a histogram of n samples, so that record.Quantile's
@@ -253,8 +253,8 @@ func inconsistent(r *record.Result, siblings []*record.Result, success record.Co
 	failed := r.ErrorsTotal + r.Unsuccessful
 	for _, k := range significant(r, here) {
 		if seen[k] == 0 {
-			why = append(why, fmt.Sprintf("%s: %d of %d requests here (%.0f%% of the failures), in none of %d siblings",
-				k, here[k], r.Requests, 100*float64(here[k])/float64(failed), len(siblings)))
+			why = append(why, fmt.Sprintf("%s: %d of %d requests here (%s of the failures), in none of %d siblings",
+				k, here[k], r.Requests, units.Percent(float64(here[k])/float64(failed), 0), len(siblings)))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(sig)) {
@@ -263,8 +263,8 @@ func inconsistent(r *record.Result, siblings []*record.Result, success record.Co
 		}
 	}
 	if top, total, k, n, ok := failureBurst(r); ok && sibBursts == 0 {
-		why = append(why, fmt.Sprintf("%d of %d failures (%.0f%%) fell in %d of %d intervals, while no sibling's failures were concentrated",
-			top, total, 100*float64(top)/float64(total), k, n))
+		why = append(why, fmt.Sprintf("%d of %d failures (%s) fell in %d of %d intervals, while no sibling's failures were concentrated",
+			top, total, units.Percent(float64(top)/float64(total), 0), k, n))
 	}
 	return strings.Join(why, "; ")
 }

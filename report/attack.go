@@ -54,10 +54,10 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Rate       %s sent", units.Rate(sum.Rate))
 	if sum.TargetRate > 0 {
-		fmt.Fprintf(&b, " of %s intended (%.1f%%)", units.Rate(sum.TargetRate), 100*sum.Rate/sum.TargetRate)
+		fmt.Fprintf(&b, " of %s intended (%s)", units.Rate(sum.TargetRate), units.Percent(sum.Rate/sum.TargetRate, 1))
 	}
 	fmt.Fprintf(&b, ", throughput %s successful\n", units.Rate(sum.Throughput))
-	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
+	fmt.Fprintf(&b, "Success    %s  codes %s\n", units.Percent(sum.SuccessRatio, 2), codes(res.Codes))
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
 	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", units.Bytes(sum.BytesIn), units.Bytes(sum.BytesOut),
 		units.Bytes(int64(math.Round(sum.BytesInRate))), units.Bytes(int64(math.Round(sum.BytesOutRate))))
@@ -115,8 +115,8 @@ func warnings(res *record.Result) []string {
 	var out []string
 	if res.TargetRate > 0 && !res.Interrupted {
 		if got := res.SendRate(); got > 0 && got < minAchieved*res.TargetRate {
-			out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
-				units.Rate(got), 100*got/res.TargetRate, units.Rate(res.TargetRate)))
+			out = append(out, fmt.Sprintf("sent %s, %s of the intended %s: the generator or the in-flight cap held requests back",
+				units.Rate(got), units.Percent(got/res.TargetRate, 1), units.Rate(res.TargetRate)))
 		}
 	}
 	if res.Unsent > 0 {
@@ -170,7 +170,7 @@ func pct(a, b int64) string {
 	if b == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2f%%", 100*float64(a)/float64(b))
+	return units.Percent(float64(a)/float64(b), 2)
 }
 
 type hist interface {
@@ -262,7 +262,7 @@ func histogram(b *strings.Builder, h *hdr.Histogram) {
 		from := time.Duration(lo * math.Pow(ratio, float64(i)))
 		to := time.Duration(lo * math.Pow(ratio, float64(i+1)))
 		share := float64(c) / total
-		fmt.Fprintf(tw, "  %s\t– %s\t%6.2f%%\t%s\n", units.Duration(from), units.Duration(to), 100*share, strings.Repeat("█", int(math.Round(share*40))))
+		fmt.Fprintf(tw, "  %s\t– %s\t%7s\t%s\n", units.Duration(from), units.Duration(to), units.Percent(share, 2), strings.Repeat("█", int(math.Round(share*40))))
 	}
 	tw.Flush()
 }

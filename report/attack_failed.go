@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // failedWarning says when more than maxFailed of the requests failed: which
@@ -14,7 +15,7 @@ func failedWarning(res *record.Result) string {
 	if res.Requests == 0 || float64(failed) <= maxFailed*float64(res.Requests) {
 		return ""
 	}
-	head := fmt.Sprintf("%d of the %d requests (%.1f%%) failed", failed, res.Requests, 100*float64(failed)/float64(res.Requests))
+	head := fmt.Sprintf("%d of the %d requests (%s) failed", failed, res.Requests, units.Percent(float64(failed)/float64(res.Requests), 1))
 	if failed == res.Requests {
 		head = fmt.Sprintf("all %d requests failed", failed)
 	}

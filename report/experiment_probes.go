@@ -264,7 +264,7 @@ func probeValue(series string, x float64) string {
 	case strings.HasSuffix(family, "_percent"):
 		return fmt.Sprintf("%.1f%%", x)
 	case strings.HasSuffix(family, "_ratio"):
-		return fmt.Sprintf("%.2f%%", 100*x)
+		return units.Percent(x, 2)
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }

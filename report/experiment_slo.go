@@ -207,7 +207,7 @@ func sloValue(x float64, limit string) string {
 	case math.IsNaN(x):
 		return "n/a"
 	case strings.HasPrefix(limit, "errors"):
-		return fmt.Sprintf("%.2f%%", 100*x)
+		return units.Percent(x, 2)
 	}
 	return units.Seconds(x)
 }

@@ -124,7 +124,7 @@ func errorsText(l analysis.LevelResult) string {
 	if len(l.RunIDs) == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2f%%", 100*l.ErrorRatio)
+	return units.Percent(l.ErrorRatio, 2)
 }
 
 func (r *Experiment) flagsText(b *strings.Builder) {
