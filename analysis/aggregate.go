@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // A Run is one stored run reduced to what the analysis needs.
@@ -60,9 +61,9 @@ func (l Level) String() string {
 	case l.Rate == 0:
 		return fmt.Sprintf("c=%d", l.Concurrency)
 	case l.Concurrency == 0:
-		return fmt.Sprintf("%g/s", l.Rate)
+		return units.ExactRate(l.Rate)
 	}
-	return fmt.Sprintf("%g/s c=%d", l.Rate, l.Concurrency)
+	return fmt.Sprintf("%s c=%d", units.ExactRate(l.Rate), l.Concurrency)
 }
 
 // Compare orders levels as every table and plot lists them: by rate, then

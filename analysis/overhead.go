@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/latlab/latlab/units"
 )
 
 // Alpha is the significance level of every test in this package.
@@ -135,15 +136,15 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 		d.Warnings = append(d.Warnings, err.Error())
 	}
 	if math.Abs(d.Abs) < floor {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", Seconds(d.Abs), Seconds(floor)))
+		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", units.Seconds(d.Abs), units.Seconds(floor)))
 	}
 	return d
 }
 
-// String states the verdict in one sentence: "+12.3 µs (+4.1%), 95% CI
-// +8 µs to +15 µs, p=0.002" when significant, "no detectable difference
-// (95% CI −3.1 µs to +4.2 µs)" when a test could have found one and did
-// not. When none could, it says why instead: "+9.5 ms (+112%),
+// String states the verdict in one sentence: "+12.3µs (+4.1%), 95% CI
+// +8.0µs to +15.0µs, p=0.002" when significant, "no detectable difference
+// (95% CI −3.1µs to +4.2µs)" when a test could have found one and did
+// not. When none could, it says why instead: "+9.500ms (+112%),
 // inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test
 // able to reject at 5% needs 4 a side", "n/a: all 5 runs of the baseline
 // flagged or unfinished, left out (--include-flagged counts them)".
@@ -153,7 +154,7 @@ func (d Diff) String() string {
 	}
 	ci := "95% CI n/a"
 	if d.CIOK {
-		ci = fmt.Sprintf("95%% CI %s to %s", signed(d.AbsLo), signed(d.AbsHi))
+		ci = fmt.Sprintf("95%% CI %s to %s", units.Signed(d.AbsLo), units.Signed(d.AbsHi))
 	}
 	rel := ""
 	if d.RelOK {
@@ -161,11 +162,11 @@ func (d Diff) String() string {
 	}
 	switch {
 	case d.Reason != "" && d.Significant:
-		return fmt.Sprintf("%s%s, %s (%s), p=%.3g", signed(d.Abs), rel, ci, d.Why(), d.PAdj)
+		return fmt.Sprintf("%s%s, %s (%s), p=%.3g", units.Signed(d.Abs), rel, ci, d.Why(), d.PAdj)
 	case d.Reason != "" && d.CIOK:
-		return fmt.Sprintf("%s%s, %s, inconclusive %s", signed(d.Abs), rel, ci, d.Why())
+		return fmt.Sprintf("%s%s, %s, inconclusive %s", units.Signed(d.Abs), rel, ci, d.Why())
 	case d.Reason != "":
-		return fmt.Sprintf("%s%s, inconclusive %s", signed(d.Abs), rel, d.Why())
+		return fmt.Sprintf("%s%s, inconclusive %s", units.Signed(d.Abs), rel, d.Why())
 	case !d.Significant && d.CIOK && (d.AbsLo > 0 || d.AbsHi < 0):
 		// The interval is not Holm-corrected and the exact test and
 		// interval step differently: say the test's verdict and why.
@@ -173,35 +174,7 @@ func (d Diff) String() string {
 	case !d.Significant:
 		return "no detectable difference (" + ci + ")"
 	}
-	return fmt.Sprintf("%s%s, %s, p=%.3g", signed(d.Abs), rel, ci, d.PAdj)
-}
-
-// Seconds formats s seconds with three significant digits in the unit
-// that suits it: "4.2 µs", "12.5 ms", "1.3 s", "0 s".
-func Seconds(s float64) string {
-	a := math.Abs(s)
-	unit, scale := "s", 1.0
-	switch {
-	case a == 0:
-	case a < 1e-6:
-		unit, scale = "ns", 1e9
-	case a < 1e-3:
-		unit, scale = "µs", 1e6
-	case a < 1:
-		unit, scale = "ms", 1e3
-	}
-	return strconv.FormatFloat(s*scale, 'g', 3, 64) + " " + unit
-}
-
-// signed is Seconds with a sign always shown, and a real minus.
-func signed(s float64) string {
-	switch {
-	case s < 0:
-		return "−" + Seconds(-s)
-	case s > 0:
-		return "+" + Seconds(s)
-	}
-	return Seconds(s)
+	return fmt.Sprintf("%s%s, %s, p=%.3g", units.Signed(d.Abs), rel, ci, d.PAdj)
 }
 
 // minRankP is the smallest two-sided p-value a rank test of samples of n

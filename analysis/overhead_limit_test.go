@@ -60,18 +60,18 @@ func TestOverheadSaysWhy(t *testing.T) {
 		says    string
 	}{
 		{"three a side", append(levelRuns("plain", ms, 3, 0, 0), levelRuns("proxy", 2*ms, 3, 0, 0)...), Options{}, "proxy", "p50", ReasonFewRuns,
-			"+1 ms (+99.9%), inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test able to reject at 5% needs 4 a side"},
+			"+1.000ms (+99.9%), inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test able to reject at 5% needs 4 a side"},
 		{"flagged left out", append(levelRuns("plain", ms, 5, 2, 0), levelRuns("proxy", 2*ms, 3, 0, 0)...), Options{}, "proxy", "p50", ReasonFewRuns,
-			"+998 µs (+99.5%), inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test able to reject at 5% needs 4 a side " +
+			"+998µs (+99.5%), inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test able to reject at 5% needs 4 a side " +
 				"(flagged or unfinished runs left out: 2 of the baseline; --include-flagged counts them)"},
 		{"baseline all flagged", append(levelRuns("plain", ms, 5, 5, 0), levelRuns("proxy", 2*ms, 5, 0, 0)...), Options{}, "proxy", "p90", ReasonFlagged,
 			"n/a: all 5 runs of the baseline flagged or unfinished, left out (--include-flagged counts them)"},
 		{"flagged counted", append(levelRuns("plain", ms, 5, 5, 0), levelRuns("proxy", 2*ms, 5, 0, 0)...), Options{IncludeFlagged: true}, "proxy", "p90", "",
-			"+1.5 ms (+99.9%), 95% CI +1.5 ms to +1.5 ms, p=0.00794"},
+			"+1.500ms (+99.9%), 95% CI +1.498ms to +1.502ms, p=0.00794"},
 		{"percentile n/a", append(levelRuns("plain", ms, 5, 0, 2), levelRuns("proxy", 2*ms, 5, 0, 0)...), Options{}, "proxy", "p99.9", ReasonNA,
 			"n/a: the percentile is n/a (too few samples) in 2 run(s) of the baseline"},
 		{"Holm over nine", many, Options{}, "a", "p50", ReasonFewRuns,
-			"+1 ms (+99.8%), 95% CI +998 µs to +1 ms, inconclusive with 5 against 5 runs: a test able to reject at 5% after Holm over 9 comparisons needs 6 a side"},
+			"+1.000ms (+99.8%), 95% CI +998µs to +1.002ms, inconclusive with 5 against 5 runs: a test able to reject at 5% after Holm over 9 comparisons needs 6 a side"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := find(t, Overheads(Aggregate(tc.runs, tc.opt), "plain"), tc.variant, tc.stat)

@@ -27,12 +27,12 @@ const (
 // Options configure Run. The zero value runs the full demo into
 // DefaultDir, with this executable as the graph nodes' latlab.
 type Options struct {
-	Dir      string    // where the inputs, results.db and reports go; "" means DefaultDir
-	Quick    bool      // the short form, for CI: fewer rates and repetitions, shorter runs
-	Binary   string    // the latlab executable graph nodes run ("latlab serve"); "" means this one
-	Version  string    // latlab's version, stored with each experiment
-	Log      io.Writer // what Run is doing: one line per step and per trial; nil discards
-	Progress io.Writer // a live status line during each trial; nil shows none
+	Dir      string                  // where the inputs, results.db and reports go; "" means DefaultDir
+	Quick    bool                    // the short form, for CI: fewer rates and repetitions, shorter runs
+	Binary   string                  // the latlab executable graph nodes run ("latlab serve"); "" means this one
+	Version  string                  // latlab's version, stored with each experiment
+	Log      io.Writer               // what Run is doing: one line per step and per trial; nil discards
+	Progress experiment.ProgressLine // the trial under way, live; nil shows none
 }
 
 // Outcome is what Run did.

@@ -8,10 +8,10 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/units"
 )
 
 // headlineStats are the percentiles the headline compares: the median,
@@ -41,7 +41,7 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 		for _, c := range row {
 			base := "n/a"
 			if c.BaselineN > 0 {
-				base = seconds(c.Diff.Baseline)
+				base = units.Seconds(c.Diff.Baseline)
 			}
 			fmt.Fprintf(tw, "\t%s\t%s", base, diffText(c.Diff))
 			if c.N > 0 && c.BaselineN > 0 {
@@ -121,11 +121,11 @@ func diffText(d analysis.Diff) string {
 		}
 		return "n/a"
 	}
-	s := signedSeconds(d.Abs)
+	s := units.Signed(d.Abs)
 	runs := fmt.Sprintf("%d against %d runs", d.N, d.BaselineN)
 	switch {
 	case d.CIOK:
-		s += " [" + signedSeconds(d.AbsLo) + ", " + signedSeconds(d.AbsHi) + "]"
+		s += " [" + units.Signed(d.AbsLo) + ", " + units.Signed(d.AbsHi) + "]"
 	case d.Reason == analysis.ReasonFewRuns:
 		s += " (CI n/a: " + runs + ")"
 	default:
@@ -161,7 +161,7 @@ func rampLine(r *report.Experiment) string {
 	var parts []string
 	for _, name := range []string{"p50", "p99"} {
 		if c, ok := l.Cell(name); ok && len(c.Values) > 0 {
-			parts = append(parts, name+" "+seconds(c.Median))
+			parts = append(parts, name+" "+units.Seconds(c.Median))
 		}
 	}
 	line := fmt.Sprintf("Ramp: %s stepped up to %d requests in flight", l.Variant, l.Concurrency)
@@ -169,7 +169,7 @@ func rampLine(r *report.Experiment) string {
 		line += ": " + strings.Join(parts, ", ")
 	}
 	if !math.IsNaN(l.Achieved) {
-		line += " at " + report.Rate(l.Achieved)
+		line += " at " + units.Rate(l.Achieved)
 	}
 	var flags []string
 	for _, f := range r.Flags(l.Variant, l.Level) {
@@ -179,20 +179,4 @@ func rampLine(r *report.Experiment) string {
 		line += " (flagged " + strings.Join(flags, ", ") + ", as a ramp to saturation is)"
 	}
 	return line
-}
-
-// seconds formats s seconds as report.Duration does.
-func seconds(s float64) string {
-	return report.Duration(time.Duration(math.Round(s * 1e9)))
-}
-
-// signedSeconds is seconds with a sign always shown.
-func signedSeconds(s float64) string {
-	switch {
-	case s > 0:
-		return "+" + seconds(s)
-	case s < 0:
-		return "−" + seconds(-s)
-	}
-	return "0"
 }

@@ -15,7 +15,7 @@ func TestDiffText(t *testing.T) {
 	}{
 		{"significant", analysis.Diff{Abs: 0.0101, AbsLo: 0.00995, AbsHi: 0.0103, CIOK: true, Significant: true}, "+10.10ms [+9.950ms, +10.30ms] *"},
 		{"interval across zero", analysis.Diff{Abs: 143e-6, AbsLo: -130e-6, AbsHi: 297e-6, CIOK: true}, "+143µs [−130µs, +297µs]"},
-		{"no shift", analysis.Diff{CIOK: true, AbsLo: -5e-6, AbsHi: 5e-6}, "0 [−5.0µs, +5.0µs]"},
+		{"no shift", analysis.Diff{CIOK: true, AbsLo: -5e-6, AbsHi: 5e-6}, "0ns [−5.0µs, +5.0µs]"},
 		{"too few runs", analysis.Diff{Abs: -65.5e-6, N: 3, BaselineN: 3, Reason: analysis.ReasonFewRuns}, "−65.5µs (CI n/a: 3 against 3 runs)"},
 		{"untestable", analysis.Diff{Abs: 143e-6, AbsLo: 130e-6, AbsHi: 297e-6, CIOK: true, N: 5, BaselineN: 5, Reason: analysis.ReasonFewRuns},
 			"+143µs [+130µs, +297µs] (untestable: 5 against 5 runs)"},

@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/latlab/latlab/units"
 )
 
 // WritePlan writes trials, a plan of s or what is left of one, as latlab run
@@ -151,7 +153,7 @@ func wrap(label, text string, width int) string {
 func (l *Load) level(t Trial) string {
 	switch l.Mode {
 	case Open:
-		s := strconv.FormatFloat(t.Rate, 'g', -1, 64) + "/s"
+		s := units.ExactRate(t.Rate)
 		if l.Arrivals == "poisson" {
 			s += " poisson"
 		}
@@ -169,9 +171,9 @@ func (s *Spec) warmupLevel(l *Load, t Trial) string {
 	w := s.Warmup
 	switch {
 	case w.Rate > 0:
-		return strconv.FormatFloat(w.Rate, 'g', -1, 64) + "/s"
+		return units.ExactRate(w.Rate)
 	case l.Mode == Open:
-		return strconv.FormatFloat(t.Rate*w.Share, 'g', -1, 64) + "/s"
+		return units.ExactRate(t.Rate * w.Share)
 	case l.Mode == Closed:
 		return "c=" + strconv.Itoa(share(t.Concurrency, w.Share))
 	case l.Mode == Ramp:

@@ -3,15 +3,51 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/record"
-	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/units"
 )
 
-// showProgress writes a status line every second until ctx ends: the trial,
-// its level, time left and p99 so far.
+// A ProgressLine shows the trial under way, as report.Line does on a
+// terminal. Runner calls Show about once a second while a trial's load
+// runs, and Clear when that load ends and before it writes the line about
+// a finished trial; never two calls at once.
+type ProgressLine interface {
+	Show(Progress)
+	Clear()
+}
+
+// Progress is the state of the trial under way.
+type Progress struct {
+	record.Progress               // the trial's load so far
+	Trial           Trial         // the trial, its Position in the plan
+	Trials          int           // in the plan
+	ToGo            int           // trials of this Run after this one
+	Length          time.Duration // the trial's planned load; 0 when unknown
+	AllDone         time.Duration // about when this Run's last trial ends, from now; 0 when unknown
+}
+
+// String says p in one line: "trial 3 of 12 (9 to go, all done in about
+// 5m0s): plain 100/s rep 1, 25s left, rate 100/s, p99 1.234ms, failed 0".
+func (p Progress) String() string {
+	left, eta := "", ""
+	if p.Length > 0 {
+		left = fmt.Sprintf(" %s left,", max(p.Length-p.Elapsed, 0).Round(time.Second))
+		eta = fmt.Sprintf(", all done in about %s", p.AllDone.Round(time.Second))
+	}
+	p99 := units.NA
+	if p.P99OK {
+		p99 = units.Duration(p.P99)
+	}
+	t := p.Trial
+	return fmt.Sprintf("trial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d",
+		t.Position, p.Trials, p.ToGo, eta, t.Variant, levelText(t), t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
+}
+
+// showProgress shows the progress of trial t, the k-th of the n trials
+// this Run does, every second until ctx ends, then clears the line. d is
+// the trial's planned load, 0 when unknown.
 func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial, k, n int, d time.Duration) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -19,30 +55,20 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 		select {
 		case <-ctx.Done():
 			r.lines.Lock()
-			fmt.Fprint(r.Progress, "\r\x1b[K")
+			r.Progress.Clear()
 			r.lines.Unlock()
 			return
 		case <-tick.C:
-			p := rec.Snapshot()
-			p99 := "n/a"
-			if p.P99OK {
-				p99 = report.Duration(p.P99)
-			}
-			left := ""
-			if d > 0 {
-				left = fmt.Sprintf(" %s left,", max(d-p.Elapsed, 0).Round(time.Second))
-			}
-			eta := ""
+			p := Progress{Progress: rec.Snapshot(), Trial: t, Trials: r.total, ToGo: n - k - 1, Length: d}
 			if d > 0 {
 				per := d
 				if w := r.Spec.Warmup; w != nil {
 					per += w.Duration
 				}
-				eta = fmt.Sprintf(", all done in about %s", (max(d-p.Elapsed, 0) + time.Duration(n-k-1)*per).Round(time.Second))
+				p.AllDone = max(d-p.Elapsed, 0) + time.Duration(p.ToGo)*per
 			}
 			r.lines.Lock()
-			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
-				t.Position, r.total, n-k-1, eta, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
+			r.Progress.Show(p)
 			r.lines.Unlock()
 		}
 	}
@@ -52,7 +78,7 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 // c=300.
 func levelText(t Trial) string {
 	if t.Rate > 0 {
-		return strconv.FormatFloat(t.Rate, 'g', -1, 64) + "/s"
+		return units.ExactRate(t.Rate)
 	}
 	return fmt.Sprintf("c=%d", t.Concurrency)
 }
@@ -73,7 +99,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, levelText(t), t.Rep, status)
 	if f.res != nil {
 		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
-			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, report.Duration(v))
+			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, units.Duration(v))
 		} else {
 			line += fmt.Sprintf(", %d requests", f.res.Requests)
 		}
@@ -90,7 +116,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	r.lines.Lock()
 	defer r.lines.Unlock()
 	if r.Progress != nil {
-		fmt.Fprint(r.Progress, "\r\x1b[K")
+		r.Progress.Clear()
 	}
 	if r.Trials != nil {
 		fmt.Fprintln(r.Trials, line)

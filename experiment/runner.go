@@ -32,8 +32,10 @@ type Runner struct {
 	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
 	Log        io.Writer // one line per problem, and per finished trial unless Trials is set; nil discards
 	Trials     io.Writer // one line per finished trial, as it finishes; nil means Log
-	Progress   io.Writer // a live status line; nil shows none
 	NodeOutput io.Writer // graph nodes' and setup commands' output; nil discards
+
+	// Progress shows the trial under way, live; nil shows none.
+	Progress ProgressLine
 
 	traces     *probe.TraceReceiver
 	tracesURL  string

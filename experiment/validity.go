@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // The names of the flags Check gives a run (README, "What every number
@@ -72,7 +72,7 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 	}
 	if r.Interrupted {
 		add(FlagInterrupted, fmt.Sprintf("the run was stopped before its end, after %s and %d completed requests",
-			durText(r.Duration()), r.Requests))
+			units.Duration(r.Duration()), r.Requests))
 	}
 	add(FlagGeneratorSaturated, v.saturated(r))
 	add(FlagTargetCPUHigh, v.cpuHigh(c.Points))
@@ -88,11 +88,11 @@ func (v Validity) saturated(r *record.Result) string {
 	b := analysis.FellBehind(r, v.MinAchieved, v.MaxLagP99)
 	var why []string
 	if b.Short {
-		why = append(why, fmt.Sprintf("achieved %.1f/s of %.4g/s (%.1f%% < %.4g%%): %d of %d due requests sent",
-			b.Achieved*r.TargetRate, r.TargetRate, 100*b.Achieved, 100*v.MinAchieved, b.Sent, b.Due))
+		why = append(why, fmt.Sprintf("achieved %s of %s (%s < %.4g%%): %d of %d due requests sent",
+			units.Rate(b.Achieved*r.TargetRate), units.Rate(r.TargetRate), units.Percent(b.Achieved, 1), 100*v.MinAchieved, b.Sent, b.Due))
 	}
 	if b.Late {
-		why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", durText(b.LagP99), durText(v.MaxLagP99)))
+		why = append(why, fmt.Sprintf("lag p99 %s > %s: requests left late", units.Duration(b.LagP99), units.Duration(v.MaxLagP99)))
 	}
 	return strings.Join(why, "; ")
 }
@@ -157,8 +157,8 @@ func (v Validity) errorRatio(r *record.Result) string {
 	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= v.MaxErrorRatio {
 		return ""
 	}
-	return fmt.Sprintf("%.2f%% of %d requests failed (%d errors, %d unsuccessful responses) > %.4g%%",
-		100*float64(failed)/float64(r.Requests), r.Requests, r.ErrorsTotal, r.Unsuccessful, 100*v.MaxErrorRatio)
+	return fmt.Sprintf("%s of %d requests failed (%d errors, %d unsuccessful responses) > %.4g%%",
+		units.Percent(float64(failed)/float64(r.Requests), 2), r.Requests, r.ErrorsTotal, r.Unsuccessful, 100*v.MaxErrorRatio)
 }
 
 // counted stands for a histogram of n samples, so that record.Quantile's
@@ -199,14 +199,6 @@ func tooFewSamples(n int64, q float64) string {
 // quantileName names quantile q as a percentile: p90, p99.9.
 func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(100*q, 'f', -1, 64)
-}
-
-// durText formats d to four significant digits: 10.83ms, 1.234s.
-func durText(d time.Duration) string {
-	u := time.Duration(1)
-	for abs := max(d, -d); abs/u >= 10000; u *= 10 {
-	}
-	return d.Round(u).String()
 }
 
 // Thresholds of inconsistent.
@@ -256,8 +248,8 @@ func inconsistent(r *record.Result, siblings []*record.Result, success record.Co
 	failed := r.ErrorsTotal + r.Unsuccessful
 	for _, k := range significant(r, here) {
 		if seen[k] == 0 {
-			why = append(why, fmt.Sprintf("%s: %d of %d requests here (%.0f%% of the failures), in none of %d siblings",
-				k, here[k], r.Requests, 100*float64(here[k])/float64(failed), len(siblings)))
+			why = append(why, fmt.Sprintf("%s: %d of %d requests here (%s of the failures), in none of %d siblings",
+				k, here[k], r.Requests, units.Percent(float64(here[k])/float64(failed), 0), len(siblings)))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(sig)) {
@@ -266,8 +258,8 @@ func inconsistent(r *record.Result, siblings []*record.Result, success record.Co
 		}
 	}
 	if top, total, k, n, ok := failureBurst(r); ok && sibBursts == 0 {
-		why = append(why, fmt.Sprintf("%d of %d failures (%.0f%%) fell in %d of %d intervals, while no sibling's failures were concentrated",
-			top, total, 100*float64(top)/float64(total), k, n))
+		why = append(why, fmt.Sprintf("%d of %d failures (%s) fell in %d of %d intervals, while no sibling's failures were concentrated",
+			top, total, units.Percent(float64(top)/float64(total), 0), k, n))
 	}
 	return strings.Join(why, "; ")
 }

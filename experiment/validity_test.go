@@ -133,7 +133,7 @@ func TestValidityCheck(t *testing.T) {
 		{name: "closed loop ignores lag", run: with(steady, func(s *synth) { s.rate, s.lag = 0, 50*time.Millisecond })},
 		{name: "interrupted", run: steady, interrupted: true, want: []string{FlagInterrupted}, reason: "2000 completed requests"},
 		{name: "achieved low", run: with(steady, func(s *synth) { s.unsent = 200 }),
-			want: []string{FlagGeneratorSaturated}, reason: "achieved 181.8/s of 200/s (90.9% < 99%)"},
+			want: []string{FlagGeneratorSaturated}, reason: "achieved 182/s of 200/s (90.9% < 99%)"},
 		{name: "achieved at bound", run: with(steady, func(s *synth) { s.n, s.unsent = 1980, 20 })},
 		{name: "lag high", run: with(steady, func(s *synth) { s.lag = 8 * time.Millisecond }),
 			want: []string{FlagGeneratorSaturated}, reason: "lag p99 8"},

@@ -2,10 +2,10 @@ package experiment
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // trendReason gives the reason for trend, or "": the fit of
@@ -21,9 +21,6 @@ func (v Validity) trendReason(raw []record.Raw) string {
 	}
 	n := float64(f.N)
 	return fmt.Sprintf("latency rises by %s over %d requests (95%% CI %s to %s), %.1f%% of the median %s (> %.4g%%)",
-		durText(trendDur(f.Rise)), f.N, durText(trendDur(f.Lo*n)), durText(trendDur(f.Hi*n)),
-		100*f.Rise/f.Median, durText(trendDur(f.Median)), 100*v.MaxTrend)
+		units.Seconds(f.Rise), f.N, units.Seconds(f.Lo*n), units.Seconds(f.Hi*n),
+		100*f.Rise/f.Median, units.Seconds(f.Median), 100*v.MaxTrend)
 }
-
-// trendDur converts s seconds to a Duration, truncated to the nanosecond.
-func trendDur(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

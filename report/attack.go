@@ -14,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // Attack writes res as text: rates, outcomes, percentiles of latency,
@@ -30,7 +31,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	if res.Interrupted {
 		b.WriteString("Status     interrupted: partial result\n")
 	}
-	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, Duration(res.Duration()))
+	fmt.Fprintf(&b, "Requests   sent %d, completed %d in %s", sum.Sent, sum.Requests, units.Duration(res.Duration()))
 	if res.Unsent > 0 {
 		fmt.Fprintf(&b, ", %d due but never sent", res.Unsent)
 	}
@@ -41,15 +42,15 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		fmt.Fprintf(&b, " (after %d warm-up requests, not counted)", res.WarmupRequests)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Rate       %s sent", Rate(sum.Rate))
+	fmt.Fprintf(&b, "Rate       %s sent", units.Rate(sum.Rate))
 	if sum.TargetRate > 0 {
-		fmt.Fprintf(&b, " of %s intended (%.1f%%)", Rate(sum.TargetRate), 100*sum.Rate/sum.TargetRate)
+		fmt.Fprintf(&b, " of %s intended (%s)", units.Rate(sum.TargetRate), units.Percent(sum.Rate/sum.TargetRate, 1))
 	}
-	fmt.Fprintf(&b, ", throughput %s successful\n", Rate(sum.Throughput))
-	fmt.Fprintf(&b, "Success    %.2f%%  codes %s\n", 100*sum.SuccessRatio, codes(res.Codes))
+	fmt.Fprintf(&b, ", throughput %s successful\n", units.Rate(sum.Throughput))
+	fmt.Fprintf(&b, "Success    %s  codes %s\n", units.Percent(sum.SuccessRatio, 2), codes(res.Codes))
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
-	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", Bytes(sum.BytesIn), Bytes(sum.BytesOut),
-		Bytes(int64(math.Round(sum.BytesInRate))), Bytes(int64(math.Round(sum.BytesOutRate))))
+	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", units.Bytes(sum.BytesIn), units.Bytes(sum.BytesOut),
+		units.Bytes(int64(math.Round(sum.BytesInRate))), units.Bytes(int64(math.Round(sum.BytesOutRate))))
 	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -88,7 +89,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 func loadLine(res *record.Result) string {
 	switch res.Mode {
 	case "open":
-		return fmt.Sprintf("open loop, %s intended, at most %d in flight", Rate(res.TargetRate), res.Concurrency)
+		return fmt.Sprintf("open loop, %s intended, at most %d in flight", units.Rate(res.TargetRate), res.Concurrency)
 	case "closed":
 		return fmt.Sprintf("closed loop, %d workers", res.Concurrency)
 	case "ramp":
@@ -105,14 +106,14 @@ func warnings(res *record.Result) []string {
 	// As latlab run flags generator_saturated, with its default bounds.
 	b := analysis.FellBehind(res, analysis.DefaultMinAchieved, analysis.DefaultMaxLagP99)
 	if b.Short {
-		out = append(out, fmt.Sprintf("sent %s, %.1f%% of the intended %s: the generator or the in-flight cap held requests back",
-			Rate(b.Achieved*res.TargetRate), 100*b.Achieved, Rate(res.TargetRate)))
+		out = append(out, fmt.Sprintf("sent %s, %s of the intended %s: the generator or the in-flight cap held requests back",
+			units.Rate(b.Achieved*res.TargetRate), units.Percent(b.Achieved, 1), units.Rate(res.TargetRate)))
 	}
 	if res.Unsent > 0 {
 		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if b.Late {
-		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", Duration(b.LagP99), Duration(analysis.DefaultMaxLagP99)))
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", units.Duration(b.LagP99), units.Duration(analysis.DefaultMaxLagP99)))
 	}
 	if w := failedWarning(res); w != "" {
 		out = append(out, w)
@@ -159,7 +160,7 @@ func pct(a, b int64) string {
 	if b == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2f%%", 100*float64(a)/float64(b))
+	return units.Percent(float64(a)/float64(b), 2)
 }
 
 type hist interface {
@@ -179,9 +180,9 @@ func q(h hist, qv float64) string {
 		return "n/a"
 	}
 	if record.LowConfidence(h.TotalCount(), qv) {
-		return "~" + Duration(v)
+		return "~" + units.Duration(v)
 	}
-	return Duration(v)
+	return units.Duration(v)
 }
 
 func dist(w io.Writer, name string, h hist) {
@@ -191,8 +192,8 @@ func dist(w io.Writer, name string, h hist) {
 		return
 	}
 	fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, n,
-		Duration(time.Duration(h.Min())), Duration(time.Duration(h.Mean())), Duration(time.Duration(h.StdDev())),
-		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), Duration(time.Duration(h.Max())))
+		units.Duration(time.Duration(h.Min())), units.Duration(time.Duration(h.Mean())), units.Duration(time.Duration(h.StdDev())),
+		q(h, 0.5), q(h, 0.9), q(h, 0.95), q(h, 0.99), q(h, 0.999), units.Duration(time.Duration(h.Max())))
 }
 
 // breakdownTable writes where service time went, as hey splits it:
@@ -219,7 +220,7 @@ func breakdownTable(b *strings.Builder, res *record.Result) {
 	fmt.Fprintln(tw, "\tsamples\tmean\tp50\tp99\tmax\t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t\n", r.name, r.h.TotalCount(),
-			Duration(time.Duration(r.h.Mean())), q(r.h, 0.5), q(r.h, 0.99), Duration(time.Duration(r.h.Max())))
+			units.Duration(time.Duration(r.h.Mean())), q(r.h, 0.5), q(r.h, 0.99), units.Duration(time.Duration(r.h.Max())))
 	}
 	tw.Flush()
 }
@@ -251,7 +252,7 @@ func histogram(b *strings.Builder, h *hdr.Histogram) {
 		from := time.Duration(lo * math.Pow(ratio, float64(i)))
 		to := time.Duration(lo * math.Pow(ratio, float64(i+1)))
 		share := float64(c) / total
-		fmt.Fprintf(tw, "  %s\t– %s\t%6.2f%%\t%s\n", Duration(from), Duration(to), 100*share, strings.Repeat("█", int(math.Round(share*40))))
+		fmt.Fprintf(tw, "  %s\t– %s\t%7s\t%s\n", units.Duration(from), units.Duration(to), units.Percent(share, 2), strings.Repeat("█", int(math.Round(share*40))))
 	}
 	tw.Flush()
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 )
 
 // failedWarning says when more than analysis.DefaultMaxErrorRatio of the
@@ -15,7 +16,7 @@ func failedWarning(res *record.Result) string {
 	if res.Requests == 0 || float64(failed) <= analysis.DefaultMaxErrorRatio*float64(res.Requests) {
 		return ""
 	}
-	head := fmt.Sprintf("%d of the %d requests (%.1f%%) failed", failed, res.Requests, 100*float64(failed)/float64(res.Requests))
+	head := fmt.Sprintf("%d of the %d requests (%s) failed", failed, res.Requests, units.Percent(float64(failed)/float64(res.Requests), 1))
 	if failed == res.Requests {
 		head = fmt.Sprintf("all %d requests failed", failed)
 	}

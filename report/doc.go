@@ -10,8 +10,8 @@
 // the report of an experiment read from a results database, with its probe
 // summary.
 //
-// Durations print in readable units with microsecond resolution (11.3µs,
-// 2.41ms, 1.203s); a percentile read from too few samples prints as n/a, one
+// Durations, rates and byte counts print as package units formats them
+// (11.3µs, 2.415ms, 1.203s; 1235/s); a percentile read from too few samples prints as n/a, one
 // from few samples with a leading "~". Functions here only read their
 // arguments and are safe to call concurrently, except Experiment.LoadProbes,
 // which sets the Experiment's Probes.

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/units"
 )
 
 // Verdicts of an Expectation.
@@ -128,7 +129,7 @@ func (r *Experiment) expectText(b *strings.Builder) {
 	var notes []string
 	for _, e := range r.Expectations {
 		m := expectMeasured(e)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Variant, e.Level, e.Name, seconds(e.Expected),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Variant, e.Level, e.Name, units.Seconds(e.Expected),
 			m.measured, orDash(m.interval), m.ratio, m.diff, e.Verdict)
 		if e.Note != "" && !slices.Contains(notes, e.Variant+" "+e.Name+": "+e.Note) {
 			notes = append(notes, e.Variant+" "+e.Name+": "+e.Note)
@@ -158,14 +159,14 @@ func expectMeasured(e Expectation) expectCells {
 	if e.Verdict == VerdictNA {
 		return expectCells{"n/a", "", "n/a", "n/a"}
 	}
-	c := expectCells{measured: seconds(e.Measured), ratio: ratioText(e.Ratio())}
+	c := expectCells{measured: units.Seconds(e.Measured), ratio: ratioText(e.Ratio())}
 	if e.LowConfidence > 0 {
 		c.measured = "~" + c.measured
 	}
-	c.interval = "[" + seconds(e.Lo) + ", " + seconds(e.Hi) + "] " + e.Interval()
+	c.interval = "[" + units.Seconds(e.Lo) + ", " + units.Seconds(e.Hi) + "] " + e.Interval()
 	if e.Runs == 1 {
 		c.interval = "1 run"
 	}
-	c.diff = signedDuration(e.Diff())
+	c.diff = units.Signed(e.Diff())
 	return c
 }

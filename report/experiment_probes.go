@@ -13,6 +13,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // A ProbeStat summarises one probe series of a variant at a level over
@@ -260,15 +261,15 @@ func probeValue(series string, x float64) string {
 	case math.IsNaN(x):
 		return "n/a"
 	case stat == "rate":
-		return Rate(x)
+		return units.Rate(x)
 	case strings.HasSuffix(family, "_seconds"):
-		return seconds(x)
+		return units.Seconds(x)
 	case strings.HasSuffix(family, "_bytes"):
-		return Bytes(int64(math.Round(x)))
+		return units.Bytes(int64(math.Round(x)))
 	case strings.HasSuffix(family, "_percent"):
 		return fmt.Sprintf("%.1f%%", x)
 	case strings.HasSuffix(family, "_ratio"):
-		return fmt.Sprintf("%.2f%%", 100*x)
+		return units.Percent(x, 2)
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }

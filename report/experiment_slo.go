@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/units"
 )
 
 // ParseSLO parses an SLO as --slo takes it: limits separated by commas,
@@ -180,10 +181,7 @@ func sloValue(x float64, limit string) string {
 	case math.IsNaN(x):
 		return "n/a"
 	case strings.HasPrefix(limit, "errors"):
-		return fmt.Sprintf("%.2f%%", 100*x)
+		return units.Percent(x, 2)
 	}
-	return seconds(x)
+	return units.Seconds(x)
 }
-
-// seconds formats x seconds as Duration does.
-func seconds(x float64) string { return Duration(time.Duration(math.Round(x * 1e9))) }

@@ -3,11 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/units"
 )
 
 // WriteText writes the report for a terminal: a header, the summary table
@@ -76,7 +76,7 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", achievedText(l.Achieved), errorsText(l), runsText(l), l.Excluded,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", units.Rate(l.Achieved), errorsText(l), runsText(l), l.Excluded,
 			orDash(strings.Join(flags, ",")))
 	}
 	tw.Flush()
@@ -92,12 +92,12 @@ func cellText(c analysis.Cell) string {
 		}
 		return "n/a"
 	}
-	s := seconds(c.Median)
+	s := units.Seconds(c.Median)
 	if c.LowConfidence > 0 {
 		s = "~" + s
 	}
 	if c.CIOK {
-		s += " [" + seconds(c.Lo) + ", " + seconds(c.Hi) + "]"
+		s += " [" + units.Seconds(c.Lo) + ", " + units.Seconds(c.Hi) + "]"
 	}
 	return s
 }
@@ -124,7 +124,7 @@ func errorsText(l analysis.LevelResult) string {
 	if len(l.RunIDs) == 0 {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.2f%%", 100*l.ErrorRatio)
+	return units.Percent(l.ErrorRatio, 2)
 }
 
 func (r *Experiment) flagsText(b *strings.Builder) {
@@ -152,7 +152,7 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 	for _, c := range r.Overheads {
 		base := "n/a"
 		if c.BaselineN > 0 {
-			base = seconds(c.Diff.Baseline)
+			base = units.Seconds(c.Diff.Baseline)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Variant, c.Level, c.Name, base, c.Diff)
 	}
@@ -198,12 +198,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// achievedText formats an achieved rate, n/a when no run was counted.
-func achievedText(r float64) string {
-	if math.IsNaN(r) {
-		return "n/a"
-	}
-	return Rate(r)
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
+	"github.com/latlab/latlab/units"
 )
 
 // detailSections draw one level in depth: distributions, each variant's
@@ -252,7 +252,7 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			rc.Class = "num bad"
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: k.v}, {Text: k.l.String(), Class: "num"}, {Text: fmt.Sprint(len(ts)), Class: "num"},
-			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: signedDuration(analysis.Median(slopes)), Class: "num"},
+			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: units.Signed(analysis.Median(slopes)), Class: "num"},
 			{Text: fmt.Sprintf("%+.1f%% of the median", 100*analysis.Median(rises)), Class: "num"}})
 	}
 	s.Tables = append(s.Tables, t)
@@ -279,8 +279,8 @@ func (r *Experiment) trendChart(run *analysis.RunDetail) *plot.Chart {
 		c.Series = append(c.Series, plot.Series{Name: "fit", Style: plot.Line, Color: 3, Dashed: true, Width: 2,
 			Points: []plot.Point{{X: x0, Y: tr.Intercept + tr.Slope*x0}, {X: x1, Y: tr.Intercept + tr.Slope*x1}}})
 		c.Note = fmt.Sprintf("slope %s per 1k requests (95%% CI %s to %s), rise %+.1f%% of the median %s",
-			signedDuration(tr.Slope*1000), signedDuration(tr.Lo*1000), signedDuration(tr.Hi*1000),
-			100*tr.Rise/tr.Median, seconds(tr.Median))
+			units.Signed(tr.Slope*1000), units.Signed(tr.Lo*1000), units.Signed(tr.Hi*1000),
+			100*tr.Rise/tr.Median, units.Seconds(tr.Median))
 		// The tail would squash the medians into a line along the axis.
 		hi := 4 * slices.MaxFunc(tr.Groups, func(a, b analysis.Point) int { return cmp.Compare(a.Y, b.Y) }).Y
 		c.Y.Max = &hi
@@ -295,15 +295,4 @@ func toPlot(ps []analysis.Point) []plot.Point {
 		out[i] = plot.Point{X: p.X, Y: p.Y}
 	}
 	return out
-}
-
-// signedDuration formats seconds with a sign.
-func signedDuration(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "n/a"
-	case x < 0:
-		return "−" + Duration(time.Duration(math.Round(-x*1e9)))
-	}
-	return "+" + Duration(time.Duration(math.Round(x*1e9)))
 }

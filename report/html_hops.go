@@ -12,6 +12,7 @@ import (
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // hopSection tabulates what each hop of a traced graph adds, per variant,
@@ -58,8 +59,8 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 		bars.Series = append(bars.Series, ser)
 		for _, h := range hops {
 			t.Rows = append(t.Rows, []htmlCell{{Text: v}, {Text: cmp.Or(h.Caller, "(load generator)")}, {Text: h.Callee}, {Text: h.Kind},
-				{Text: fmt.Sprint(h.Count), Class: "num"}, {Text: naSeconds(h.P50), Class: "num"},
-				{Text: naSeconds(h.P90), Class: "num"}, {Text: naSeconds(h.P99), Class: "num"}})
+				{Text: fmt.Sprint(h.Count), Class: "num"}, {Text: units.Seconds(h.P50), Class: "num"},
+				{Text: units.Seconds(h.P90), Class: "num"}, {Text: units.Seconds(h.P99), Class: "num"}})
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -125,18 +126,11 @@ func (r *Experiment) profileSection(d *Detail, reps []*analysis.RunDetail) (html
 func profileValue(v int64, unit string) string {
 	switch unit {
 	case "nanoseconds":
-		return Duration(time.Duration(v))
+		return units.Duration(time.Duration(v))
 	case "bytes":
-		return Bytes(v)
+		return units.Bytes(v)
 	}
 	return fmt.Sprintf("%d %s", v, unit)
-}
-
-func naSeconds(x float64) string {
-	if math.IsNaN(x) {
-		return "n/a"
-	}
-	return seconds(x)
 }
 
 // hopAxis puts the bars of b on a log axis when its values and whiskers

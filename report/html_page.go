@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/units"
 )
 
 // htmlView is what html.tmpl renders: every string already formatted, so
@@ -125,7 +126,7 @@ func (r *Experiment) summarySection() htmlSection {
 		case len(flags) > 0:
 			flagCell.Class = "dim"
 		}
-		row = append(row, htmlCell{Text: achievedText(l.Achieved), Class: "num"}, htmlCell{Text: errorsText(l), Class: "num"},
+		row = append(row, htmlCell{Text: units.Rate(l.Achieved), Class: "num"}, htmlCell{Text: errorsText(l), Class: "num"},
 			htmlCell{Text: runsText(l), Class: "num"}, htmlCell{Text: fmt.Sprint(l.Excluded), Class: "num"}, flagCell)
 		t.Rows = append(t.Rows, row)
 	}
@@ -150,7 +151,7 @@ func (r *Experiment) overheadSection() htmlSection {
 	for _, c := range r.Overheads {
 		base := "n/a"
 		if c.BaselineN > 0 {
-			base = seconds(c.Diff.Baseline)
+			base = units.Seconds(c.Diff.Baseline)
 		}
 		class := "num"
 		if c.Significant {
@@ -185,7 +186,7 @@ func (r *Experiment) expectSection() htmlSection {
 			verdict.Class = "dim"
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: e.Variant}, {Text: e.Level.String(), Class: "num"}, {Text: e.Name},
-			{Text: seconds(e.Expected), Class: "num"}, {Text: m.measured, Class: "num"}, {Text: orDash(m.interval), Class: "num"},
+			{Text: units.Seconds(e.Expected), Class: "num"}, {Text: m.measured, Class: "num"}, {Text: orDash(m.interval), Class: "num"},
 			{Text: m.ratio, Class: "num"}, {Text: m.diff, Class: "num"}, verdict})
 	}
 	s.Tables = append(s.Tables, t)

@@ -9,38 +9,6 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-func TestDuration(t *testing.T) {
-	tests := []struct {
-		in   time.Duration
-		want string
-	}{
-		{850 * time.Nanosecond, "850ns"},
-		{11300 * time.Nanosecond, "11.3µs"},
-		{412 * time.Microsecond, "412µs"},
-		{2415 * time.Microsecond, "2.415ms"},
-		{24150 * time.Microsecond, "24.15ms"},
-		{241500 * time.Microsecond, "241.5ms"},
-		{1203 * time.Millisecond, "1.203s"},
-		{90 * time.Second, "1m30s"},
-	}
-	for _, tt := range tests {
-		if got := Duration(tt.in); got != tt.want {
-			t.Errorf("Duration(%d) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestRate(t *testing.T) {
-	for _, tt := range []struct {
-		in   float64
-		want string
-	}{{99.99998, "100/s"}, {99.99, "99.99/s"}, {100.4, "100/s"}, {12.345, "12.35/s"}, {0, "0.00/s"}} {
-		if got := Rate(tt.in); got != tt.want {
-			t.Errorf("Rate(%g) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestAttackText(t *testing.T) {
 	r := record.NewRecorder(time.Now(), record.Config{})
 	for i := 0; i < 1000; i++ {

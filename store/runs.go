@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/units"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
@@ -24,8 +24,7 @@ type Trial struct {
 
 // String returns the trial as people read it: "plain rate=100/s c=0 rep=3".
 func (t Trial) String() string {
-	return fmt.Sprintf("%s rate=%s/s c=%d rep=%d", t.Variant,
-		strconv.FormatFloat(t.Rate, 'g', -1, 64), t.Concurrency, t.Rep)
+	return fmt.Sprintf("%s rate=%s c=%d rep=%d", t.Variant, units.ExactRate(t.Rate), t.Concurrency, t.Rep)
 }
 
 // Status is how a run ended.

@@ -222,6 +222,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	stopLive := make(chan struct{})
 	var liveDone sync.WaitGroup
 	if f.progress || isTerminal(stderr) {
+		line := report.NewLine[report.AttackStatus](stderr)
 		cfg.Started = func(rec *record.Recorder) {
 			liveDone.Add(1)
 			go func() {
@@ -231,9 +232,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 				for {
 					select {
 					case <-t.C:
-						report.Progress(stderr, rec.Snapshot(), cfg.Duration)
+						line.Show(report.AttackStatus{Progress: rec.Snapshot(), Total: cfg.Duration})
 					case <-stopLive:
-						fmt.Fprint(stderr, "\r\x1b[K")
+						line.Clear()
 						return
 					}
 				}

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/demo"
+	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/report"
 )
 
 func newDemo(stdout, stderr io.Writer) *cobra.Command {
@@ -76,7 +78,7 @@ them as they read your own.`,
 			}
 			opt := demo.Options{Dir: dir, Quick: quick, Binary: bin, Version: latlabVersion(), Log: stderr}
 			if progress || isTerminal(stderr) {
-				opt.Progress = stderr
+				opt.Progress = report.NewLine[experiment.Progress](stderr)
 			}
 			out, err := demo.Run(cmd.Context(), opt, stdout)
 			var dirErr *demo.DirError

@@ -6,16 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // lsFlags holds the flags of latlab ls.
@@ -211,19 +209,19 @@ func writeLs(w io.Writer, path string, exps []lsExperiment) error {
 func lsRate(r lsRun) string {
 	switch {
 	case r.Rate > 0:
-		return strconv.FormatFloat(r.Rate, 'f', -1, 64) + "/s"
+		return units.ExactRate(r.Rate)
 	case r.Mode == "sequential":
 		return "sequential"
 	}
 	return "closed"
 }
 
-// lsSeconds formats a percentile in seconds as report does, "-" for none.
+// lsSeconds formats a percentile in seconds, "-" for none.
 func lsSeconds(s *float64) string {
 	if s == nil {
 		return "-"
 	}
-	return report.Duration(time.Duration(math.Round(*s * 1e9)))
+	return units.Seconds(*s)
 }
 
 func lsFlagNames(flags []store.Flag) string {

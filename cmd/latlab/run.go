@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
 
@@ -127,7 +128,7 @@ median itself. An interrupted run still exits 130.`,
 				r.Samples = -1
 			}
 			if progress || isTerminal(stderr) {
-				r.Progress = stderr
+				r.Progress = report.NewLine[experiment.Progress](stderr)
 			}
 			if !quiet {
 				r.NodeOutput = stderr

@@ -1,0 +1,21 @@
+// Package units formats the numbers latlab shows people: durations,
+// rates, byte counts and percentages, in one style for every text and
+// HTML output. JSON and CSV keep plain SI numbers (seconds, requests per
+// second, bytes) and do not use this package.
+//
+// Durations read with microsecond resolution and about four significant
+// digits, whether they come as a time.Duration or as float64 seconds:
+//
+//	units.Duration(11300 * time.Nanosecond) // "11.3µs"
+//	units.Seconds(0.002415)                 // "2.415ms"
+//	units.Signed(-0.0000523)                // "−52.3µs"
+//
+// A measured rate has two decimals below 100/s and none from there up; a
+// rate as a spec gives it is written exactly:
+//
+//	units.Rate(1234.56)  // "1235/s"
+//	units.ExactRate(2.5) // "2.5/s"
+//
+// A value that is not a number (NaN, as a statistic of no runs is) reads
+// "n/a". Every function is pure and safe to call concurrently.
+package units
