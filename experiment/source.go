@@ -11,16 +11,16 @@ import (
 // scenario file with base's scheme and host, or one request to base with
 // l's path, method, headers and body.
 func (l *Load) source(base *url.URL) load.Source {
-	p := l.parsed
+	p := l.settings().Inputs()
 	switch {
-	case p.targets != nil:
-		reqs := make(load.Static, len(p.targets))
-		for i, r := range p.targets {
+	case p.Targets != nil:
+		reqs := make(load.Static, len(p.Targets))
+		for i, r := range p.Targets {
 			reqs[i] = rebase(r, base)
 		}
 		return reqs
-	case p.scenario != nil:
-		return rebased{p.scenario, base}
+	case p.Scenario != nil:
+		return rebased{p.Scenario, base}
 	}
 	u := *base
 	if l.Path != "" {
@@ -38,8 +38,8 @@ func (l *Load) source(base *url.URL) load.Source {
 		req.Header[k] = []string{v}
 	}
 	switch {
-	case p.body != nil:
-		req.Body = p.body
+	case p.Body != nil:
+		req.Body = p.Body
 	case l.Body != "":
 		req.Body = []byte(l.Body)
 	}

@@ -131,11 +131,12 @@ type Inputs struct {
 	Scenario *Scenario
 }
 
-// Inputs returns what s's files were read into, creating it on first use
-// so that copies made afterwards share it.
+// Inputs returns what s's files were read into, shared by the copies of
+// s. Settings from Defaults share a new Inputs; others have none, and get
+// an empty one that nothing keeps.
 func (s *Settings) Inputs() *Inputs {
 	if s.inputs == nil {
-		s.inputs = &Inputs{}
+		return &Inputs{}
 	}
 	return s.inputs
 }
