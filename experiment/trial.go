@@ -23,14 +23,12 @@ type finished struct {
 	err      error
 }
 
+// samples returns how many requests of each run are kept raw.
 func (r *Runner) samples() int64 {
-	switch {
-	case r.Samples < 0:
-		return 0
-	case r.Samples == 0:
-		return DefaultSamples
+	if r.Samples == nil {
+		return load.DefaultSamples
 	}
-	return r.Samples
+	return *r.Samples
 }
 
 // trial runs t against l: warm-up, then the measured attack with
