@@ -8,7 +8,8 @@ import (
 )
 
 // Validate returns the first option of s that is wrong on its own, as an
-// *OptionError naming it by its spec key ("max_in_flight"), or nil. It
+// *OptionError naming it by its spec key ("max_in_flight"), or nil: the
+// levels first, then the limits, the transport and the samples. It
 // does not judge how the options fit together or the requests they apply
 // to (see Check), nor read files (see Transport).
 func (s *Settings) Validate() error {
@@ -18,23 +19,23 @@ func (s *Settings) Validate() error {
 	if !isMode(s.Mode) {
 		return bad("mode", "want open, closed, ramp or sequential, got %q", s.Mode)
 	}
-	for _, r := range s.Rates {
-		if math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0 {
-			return bad("rates", "want a positive rate, got %g", r)
-		}
-	}
 	for _, c := range s.Concurrency {
 		if c < 1 {
 			return bad("concurrency", "want at least 1, got %d", c)
 		}
 	}
-	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
-		return bad("ramp", "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
-	}
 	switch s.Arrivals {
 	case "", ConstantArrivals, PoissonArrivals:
 	default:
 		return bad("arrivals", "want constant or poisson, got %q", s.Arrivals)
+	}
+	for _, r := range s.Rates {
+		if math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0 {
+			return bad("rates", "want a positive rate, got %g", r)
+		}
+	}
+	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
+		return bad("ramp", "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
 	}
 	switch {
 	case s.MaxInFlight < 0:
@@ -60,13 +61,14 @@ func (s *Settings) Validate() error {
 		return bad("streams", "want at least 1, got %d", s.Streams)
 	case s.HTTP2 && s.H2C:
 		return bad("h2c", "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
-	case s.Samples < 0:
-		return bad("samples", "want 0 or more, got %d", s.Samples)
 	}
 	switch s.Client {
 	case "", LeanClient, NetHTTPClient:
 	default:
 		return bad("client", "want lean or nethttp, got %q", s.Client)
+	}
+	if s.Samples < 0 {
+		return bad("samples", "want 0 or more, got %d", s.Samples)
 	}
 	return nil
 }

@@ -186,7 +186,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			return usagef("--cpus: %v", err)
 		}
 	}
-	db, err := f.openDB(ctx, cmd, args, &cfg) // before the run, like out
+	db, err := f.openDB(ctx, cmd, args) // before the run, like out
 	if err != nil {
 		return err
 	}

@@ -32,19 +32,14 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	if err := f.mode(set); err != nil {
 		return load.Config{}, "", err
 	}
-	if set("duration") && f.Duration == 0 {
-		return load.Config{}, "", usagef("-d: want a positive duration, got %s", f.Duration)
+	err = f.Validate()
+	if set("duration") && f.Duration == 0 && !isOption(err, "rates", "ramp", "max_in_flight", "requests") {
+		return load.Config{}, "", usagef("-d: want a positive duration, got %s", f.Duration) // given, where 0 means none
 	}
-	if f.HTTP2 && f.H2C {
-		return load.Config{}, "", usagef("give --http2 (over TLS) or --h2c (cleartext), not both")
-	}
-	if err := f.Validate(); err != nil {
+	if err != nil && !isOption(err, "samples") { // --samples is judged with -o (see openDB)
 		return load.Config{}, "", optionError(err)
 	}
 	f.Limit()
-	if !isDBOutput(f.output) {
-		f.Samples = 0 // raw samples are kept in a results database only
-	}
 	rate, workers := level(f.Rates), level(f.Concurrency)
 	switch f.Mode {
 	case load.ModeOpen:
@@ -59,6 +54,9 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	cfg, err := f.Config(src, model)
 	if err != nil {
 		return load.Config{}, "", usageError{err}
+	}
+	if !isDBOutput(f.output) {
+		cfg.KeepRaw = 0 // raw samples are kept in a results database only
 	}
 	if err := f.conflicts(set, cfg); err != nil {
 		return cfg, "", err
@@ -88,7 +86,10 @@ func isOption(err error, options ...string) bool {
 // error naming the flag.
 func optionError(err error) error {
 	var oe *load.OptionError
-	if errors.As(err, &oe) {
+	switch {
+	case errors.As(err, &oe) && oe.Option == "h2c":
+		return usagef("give --http2 (over TLS) or --h2c (cleartext), not both")
+	case errors.As(err, &oe):
 		return usagef("%s: %s", optionFlag(oe.Option), oe.Msg)
 	}
 	return usageError{err}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/experiment"
-	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -33,10 +32,13 @@ type attackDB struct {
 }
 
 // openDB opens the database -o names, if it names one, and collects the
-// provenance (config keeps --samples raw samples for it). It returns nil when
-// -o is not a database, and a usage error when --samples is given without
-// one or the file cannot be opened for writing.
-func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []string, cfg *load.Config) (*attackDB, error) {
+// provenance (config keeps --samples raw samples for it). It returns nil
+// when -o is not a database, and a usage error when --samples is wrong or
+// given without one, or the file cannot be opened for writing.
+func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []string) (*attackDB, error) {
+	if err := f.Validate(); isOption(err, "samples") {
+		return nil, optionError(err)
+	}
 	if !isDBOutput(f.output) {
 		if cmd.Flags().Changed("samples") {
 			return nil, usagef("--samples keeps raw samples in a results database: give -o FILE.db too")
