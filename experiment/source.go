@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"net/http"
 	"net/url"
 
 	"github.com/latlab/latlab/load"
@@ -22,28 +21,7 @@ func (l *Load) source(base *url.URL) load.Source {
 	case p.Scenario != nil:
 		return rebased{p.Scenario, base}
 	}
-	u := *base
-	if l.Path != "" {
-		pu, err := url.Parse(l.Path) // checked when parsed
-		if err == nil {
-			u.Path, u.RawPath, u.RawQuery = pu.Path, pu.RawPath, pu.RawQuery
-		}
-	}
-	req := &load.Request{Method: l.Method, URL: &u, Header: make(http.Header, len(l.Headers))}
-	for k, v := range l.Headers {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header[k] = []string{v}
-	}
-	switch {
-	case p.Body != nil:
-		req.Body = p.Body
-	case l.Body != "":
-		req.Body = []byte(l.Body)
-	}
-	return load.Static{req}
+	return load.Static{l.settings().Request(base)}
 }
 
 // rebased is a Source whose requests go to base's scheme and host.

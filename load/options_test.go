@@ -2,6 +2,7 @@ package load
 
 import (
 	"errors"
+	"net/url"
 	"testing"
 	"time"
 
@@ -121,5 +122,22 @@ func TestSettingsConfig(t *testing.T) {
 	o := cfg.Transport
 	if !o.NetHTTP || o.Streams != 7 || o.Timeout != DefaultTimeout || o.TLS == nil || !o.TLS.InsecureSkipVerify {
 		t.Errorf("transport %+v", o)
+	}
+}
+
+func TestSettingsRequest(t *testing.T) {
+	base, _ := url.Parse("http://127.0.0.1:9000/own?q=1")
+	s := Defaults()
+	s.Method, s.Headers, s.Body = "POST", map[string]string{"Content-Type": "a/b", "Host": "h"}, "x"
+	got := s.Request(base)
+	if got.Method != "POST" || got.URL.String() != "http://127.0.0.1:9000/own?q=1" || got.Host != "h" ||
+		got.Header.Get("Content-Type") != "a/b" || len(got.Header) != 1 || string(got.Body) != "x" {
+		t.Errorf("request %+v", got)
+	}
+	s.Path = "/p?r=2"
+	s.Inputs().Body = []byte("from file")
+	got = s.Request(base)
+	if got.URL.String() != "http://127.0.0.1:9000/p?r=2" || string(got.Body) != "from file" || base.Path != "/own" {
+		t.Errorf("with path and body file: %+v, base %s", got, base)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -141,11 +140,13 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, "", usagef("URL %q: want an absolute http:// or https:// URL", args[0])
 	}
-	req := &load.Request{Method: strings.ToUpper(f.Method), URL: u, Header: http.Header{}}
-	if req.Method == "" || strings.ContainsAny(req.Method, " \t\r\n:/") {
+	method := strings.ToUpper(f.Method)
+	if method == "" || strings.ContainsAny(method, " \t\r\n:/") {
 		return nil, "", usagef("-m: %q is not an HTTP method", f.Method)
 	}
-	for _, h := range f.headers {
+	f.Method = method
+	req := f.Request(u)
+	for _, h := range f.headers { // repeatable, unlike a spec's headers
 		k, v, ok := strings.Cut(h, ":")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
@@ -160,8 +161,6 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 	switch {
 	case f.Body != "" && f.BodyFile != "":
 		return nil, "", usagef("give -b or --body-file, not both")
-	case f.Body != "":
-		req.Body = []byte(f.Body)
 	case f.BodyFile != "":
 		b, err := os.ReadFile(f.BodyFile)
 		if err != nil {
