@@ -33,19 +33,7 @@ func (s *Spec) LoadFor(t Trial, entry string) (load.Config, error) {
 	if err != nil {
 		return load.Config{}, fmt.Errorf("trial %d: %w", t.Position, err)
 	}
-	opts, err := l.options()
-	if err != nil {
-		return load.Config{}, err
-	}
-	return load.Config{
-		Source:    l.source(base),
-		Model:     model,
-		Transport: opts,
-		Duration:  l.Duration,
-		Count:     l.Requests,
-		Interval:  l.Interval,
-		Success:   l.parsed.success,
-	}, nil
+	return l.settings().Config(l.source(base), model)
 }
 
 // WarmupFor returns the warm-up of trial t and true, or false when the spec
@@ -113,51 +101,21 @@ func (v *Variant) baseURL(entry string) (*url.URL, error) {
 	return u, nil
 }
 
-// model returns the load model of t under l.
+// model returns the load model of t under l: at its rate or concurrency,
+// with Poisson arrivals seeded by t's place in the plan.
 func (l *Load) model(t Trial) (load.Model, error) {
-	switch l.Mode {
-	case Open:
-		if t.Rate <= 0 || math.IsInf(t.Rate, 0) || math.IsNaN(t.Rate) {
-			return nil, fmt.Errorf("open mode needs a rate above 0, got %g", t.Rate)
-		}
-		return load.Open{Pacer: l.pacer(t.Rate, t), MaxInFlight: l.MaxInFlight}, nil
-	case Closed, Ramp:
-		if t.Concurrency < 1 {
-			return nil, fmt.Errorf("%s mode needs a concurrency of at least 1, got %d", l.Mode, t.Concurrency)
-		}
-		if l.Mode == Closed {
-			return load.Closed{Workers: t.Concurrency}, nil
-		}
-		return load.Ramp{Workers: t.Concurrency, Burst: l.Ramp.Burst, Every: l.Ramp.Every}, nil
-	case Sequential:
-		return load.Sequential{}, nil
-	}
-	return nil, fmt.Errorf("unknown mode %q", l.Mode)
+	return l.seeded(t).Model(t.Rate, t.Concurrency)
 }
 
 // pacer returns the open-loop schedule of rate: constant, or Poisson
 // arrivals seeded by t's place in the plan.
 func (l *Load) pacer(rate float64, t Trial) load.Pacer {
-	if l.Arrivals == "poisson" {
-		return &load.Poisson{Of: load.Constant{Rate: rate}, Seed: uint64(t.Position)}
-	}
-	return load.Constant{Rate: rate}
+	return l.seeded(t).Pacer(rate)
 }
 
-// options returns l's transport options.
-func (l *Load) options() (load.Options, error) {
-	tls, err := load.TLSFiles{Insecure: l.Insecure}.Config()
-	if err != nil {
-		return load.Options{}, err
-	}
-	return load.Options{
-		Timeout:     l.Timeout,
-		NoKeepAlive: l.NoKeepAlive,
-		Connections: l.Connections,
-		HTTP2:       l.HTTP2,
-		H2C:         l.H2C,
-		Streams:     l.Streams,
-		NetHTTP:     l.Client == "nethttp",
-		TLS:         tls,
-	}, nil
+// seeded returns l's settings with the seed of t's Poisson arrivals.
+func (l *Load) seeded(t Trial) *load.Settings {
+	s := *l.settings()
+	s.Seed = uint64(t.Position)
+	return &s
 }

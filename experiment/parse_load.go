@@ -1,12 +1,13 @@
 package experiment
 
 import (
-	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/yamlfile"
 )
@@ -29,10 +30,20 @@ type entry struct {
 // path returns the field path of e.
 func (e entry) path() string { return join(e.scope.path, e.key) }
 
-// loadKeys are the fields of a load mapping.
-var loadKeys = []string{"mode", "rates", "concurrency", "ramp", "arrivals", "max_in_flight", "duration", "requests",
-	"interval", "path", "method", "headers", "body", "body_file", "targets", "scenario", "success", "timeout",
-	"connections", "no_keepalive", "http2", "h2c", "streams", "client", "insecure"}
+// loadKeys are the fields of a load mapping: the spec keys of
+// load.Settings, in their order.
+var loadKeys = specKeys(reflect.TypeFor[load.Settings]())
+
+// specKeys returns the spec tags of t's fields, in order, but "-".
+func specKeys(t reflect.Type) []string {
+	var keys []string
+	for f := range t.Fields() {
+		if k, _, _ := strings.Cut(f.Tag.Get("spec"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
 
 // requestKeys are the fields that describe the request when no targets or
 // scenario file does.
@@ -120,8 +131,7 @@ func excludes(e entry) []string {
 // are reported at the mode that requires them, or at base, the spec's load.
 // Without check it decodes the fields given and nothing more.
 func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
-	l := Load{Mode: Open, Method: http.MethodGet, Timeout: DefaultTimeout, Interval: DefaultInterval,
-		Streams: DefaultStreams, Client: "lean", parsed: &parsedLoad{}}
+	l := Load(load.Defaults())
 	given := map[string]entry{}
 	dropped := map[string]bool{}
 	for _, e := range es {
@@ -136,11 +146,9 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 		return l
 	}
 	d.checkLoad(&l, given, dropped, base)
-	if l.Duration == 0 && l.Requests == 0 {
-		if _, ok := given["duration"]; !ok {
-			if _, ok := given["requests"]; !ok {
-				l.Duration = DefaultDuration
-			}
+	if _, ok := given["duration"]; !ok {
+		if _, ok := given["requests"]; !ok {
+			l.settings().Limit()
 		}
 	}
 	return l
@@ -177,7 +185,7 @@ func (d *decoder) loadField(l *Load, e entry) {
 	case "ramp":
 		l.Ramp = d.ramp(v, f)
 	case "arrivals":
-		l.Arrivals, _ = d.oneOf(v, f, "constant", "poisson")
+		l.Arrivals, _ = d.oneOf(v, f, load.ConstantArrivals, load.PoissonArrivals)
 	case "max_in_flight":
 		n, _ := d.integer(v, f, 1, 1000000)
 		l.MaxInFlight = int(n)
@@ -203,18 +211,18 @@ func (d *decoder) loadField(l *Load, e entry) {
 		l.Body, _ = d.str(v, f)
 	case "body_file":
 		if written, _, file, ok := d.file(v, f); ok {
-			l.BodyFile, l.parsed.body = written, file.data
+			l.BodyFile, l.settings().Inputs().Body = written, file.data
 		}
 	case "targets":
-		l.Targets, l.parsed.targets = d.targets(v, f)
+		l.Targets, l.settings().Inputs().Targets = d.targets(v, f)
 	case "scenario":
-		l.Scenario, l.parsed.scenario = d.scenario(v, f)
+		l.Scenario, l.settings().Inputs().Scenario = d.scenario(v, f)
 	case "success":
 		if s, ok := d.text(v, f); ok {
-			if set, err := record.ParseCodeSet(s); err != nil {
+			if _, err := record.ParseCodeSet(s); err != nil {
 				d.errorf(v, f, "%v", err)
 			} else {
-				l.Success, l.parsed.success = s, &set
+				l.Success = s
 			}
 		}
 	case "timeout":
@@ -229,7 +237,7 @@ func (d *decoder) loadField(l *Load, e entry) {
 			l.Streams = int(n)
 		}
 	case "client":
-		if c, ok := d.oneOf(v, f, "lean", "nethttp"); ok {
+		if c, ok := d.oneOf(v, f, load.LeanClient, load.NetHTTPClient); ok {
 			l.Client = c
 		}
 	case "no_keepalive":

@@ -14,10 +14,6 @@ import (
 	"github.com/latlab/latlab/store"
 )
 
-// DefaultSamples is how many requests of each run are kept raw when the
-// Runner says nothing.
-const DefaultSamples = 1_000_000
-
 // A Runner runs a Spec's plan into a results database: it sets variants
 // up, warms them, loads them with probes alongside, checks each run's
 // validity and commits it whole, and resumes where an earlier run of the
@@ -29,7 +25,7 @@ type Runner struct {
 	New        bool      // start a new experiment even though the file's latest one differs
 	Seed       *int64    // the order's seed: a new experiment's, a resumed one's; it must agree with the spec's seed:. nil: the spec's, else drawn
 	Version    string    // latlab's version, for provenance
-	Samples    int64     // raw requests kept per run; 0 means DefaultSamples, < 0 none
+	Samples    *int64    // raw requests kept per run, 0 none; nil means load.DefaultSamples
 	Log        io.Writer // one line per problem, and per finished trial unless Trials is set; nil discards
 	Trials     io.Writer // one line per finished trial, as it finishes; nil means Log
 	NodeOutput io.Writer // graph nodes' and setup commands' output; nil discards

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"net/http"
 	"net/url"
 
 	"github.com/latlab/latlab/load"
@@ -11,39 +10,18 @@ import (
 // scenario file with base's scheme and host, or one request to base with
 // l's path, method, headers and body.
 func (l *Load) source(base *url.URL) load.Source {
-	p := l.parsed
+	p := l.settings().Inputs()
 	switch {
-	case p.targets != nil:
-		reqs := make(load.Static, len(p.targets))
-		for i, r := range p.targets {
+	case p.Targets != nil:
+		reqs := make(load.Static, len(p.Targets))
+		for i, r := range p.Targets {
 			reqs[i] = rebase(r, base)
 		}
 		return reqs
-	case p.scenario != nil:
-		return rebased{p.scenario, base}
+	case p.Scenario != nil:
+		return rebased{p.Scenario, base}
 	}
-	u := *base
-	if l.Path != "" {
-		pu, err := url.Parse(l.Path) // checked when parsed
-		if err == nil {
-			u.Path, u.RawPath, u.RawQuery = pu.Path, pu.RawPath, pu.RawQuery
-		}
-	}
-	req := &load.Request{Method: l.Method, URL: &u, Header: make(http.Header, len(l.Headers))}
-	for k, v := range l.Headers {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header[k] = []string{v}
-	}
-	switch {
-	case p.body != nil:
-		req.Body = p.body
-	case l.Body != "":
-		req.Body = []byte(l.Body)
-	}
-	return load.Static{req}
+	return load.Static{l.settings().Request(base)}
 }
 
 // rebased is a Source whose requests go to base's scheme and host.

@@ -7,7 +7,6 @@ import (
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
-	"github.com/latlab/latlab/record"
 )
 
 // A Spec is a parsed experiment spec: what to run, how hard, how often and
@@ -87,64 +86,30 @@ type Variant struct {
 }
 
 // Mode is the load model of a trial.
-type Mode string
+type Mode = load.Mode
 
 // The load modes.
 const (
-	Open       Mode = "open"       // a constant (or Poisson) rate per trial, whatever the target does
-	Closed     Mode = "closed"     // a fixed number of workers per trial
-	Ramp       Mode = "ramp"       // workers added in bursts up to the trial's concurrency
-	Sequential Mode = "sequential" // one request at a time on one connection
+	Open       = load.ModeOpen       // a constant (or Poisson) rate per trial, whatever the target does
+	Closed     = load.ModeClosed     // a fixed number of workers per trial
+	Ramp       = load.ModeRamp       // workers added in bursts up to the trial's concurrency
+	Sequential = load.ModeSequential // one request at a time on one connection
 )
 
-// Load is how a trial loads its variant: the model, the levels the plan
-// sweeps (Rates in open mode, Concurrency in closed and ramp modes), how
-// long, and the requests. Requests come from Path, Method, Headers and
-// Body (sent to the variant), or from a Targets or Scenario file whose
-// URLs' scheme and host are replaced by the variant's.
-type Load struct {
-	Mode        Mode              `spec:"mode"`
-	Rates       []float64         `spec:"rates"`         // open: requests (scenario iterations) per second
-	Concurrency []int             `spec:"concurrency"`   // closed and ramp: workers
-	Ramp        *RampStep         `spec:"ramp"`          // ramp mode only
-	Arrivals    string            `spec:"arrivals"`      // open: "constant" or "poisson"; "" elsewhere
-	MaxInFlight int               `spec:"max_in_flight"` // open: cap on requests in flight; 0 means load.DefaultMaxInFlight
-	Duration    time.Duration     `spec:"duration"`      // 0 means no limit (Requests is set)
-	Requests    int64             `spec:"requests"`      // 0 means no limit (Duration is set)
-	Interval    time.Duration     `spec:"interval"`      // length of one interval of the series
-	Path        string            `spec:"path"`          // path and query; "" means the target's own, or / for a graph
-	Method      string            `spec:"method"`
-	Headers     map[string]string `spec:"headers"` // canonical names; Host sets the Host header
-	Body        string            `spec:"body"`
-	BodyFile    string            `spec:"body_file"` // as written; see Spec.Path
-	Targets     string            `spec:"targets"`   // vegeta-format targets file, as written
-	Scenario    string            `spec:"scenario"`  // scenario file, as written
-	Success     string            `spec:"success"`   // status codes that count as success; "" means below 400
-	Timeout     time.Duration     `spec:"timeout"`
-	Connections int               `spec:"connections"` // cap on open connections; 0 means none
-	NoKeepAlive bool              `spec:"no_keepalive"`
-	HTTP2       bool              `spec:"http2"`
-	H2C         bool              `spec:"h2c"`
-	Streams     int               `spec:"streams"` // concurrent streams per HTTP/2 connection
-	Client      string            `spec:"client"`  // "lean" or "nethttp"
-	Insecure    bool              `spec:"insecure"`
+// Load is how a trial loads its variant: load.Settings as a spec's load:
+// gives them, with the levels the plan sweeps (Rates in open mode,
+// Concurrency in closed and ramp modes). Requests come from Path, Method,
+// Headers and Body (sent to the variant), or from a Targets or Scenario
+// file whose URLs' scheme and host are replaced by the variant's. The spec
+// tags of load.Settings name the YAML keys; the fields tagged "-" are left
+// zero, and the seed of Poisson arrivals is the trial's place in the plan.
+type Load load.Settings
 
-	parsed *parsedLoad // what was read from files and strings, shared by copies
-}
-
-// parsedLoad holds what a Load's files and strings parse to.
-type parsedLoad struct {
-	success  *record.CodeSet
-	body     []byte          // BodyFile's contents
-	targets  []*load.Request // Targets' requests; never sent themselves, only copied
-	scenario *load.Scenario
-}
+// settings returns l as the load package's Settings, for their builders.
+func (l *Load) settings() *load.Settings { return (*load.Settings)(l) }
 
 // RampStep is how ramp mode steps up: Burst workers every Every.
-type RampStep struct {
-	Burst int           `spec:"burst"`
-	Every time.Duration `spec:"every"`
-}
+type RampStep = load.RampStep
 
 // Warmup is load sent before each trial and never recorded with it: for
 // Duration, at Share of the trial's rate (or concurrency) or at Rate
@@ -271,13 +236,14 @@ func (v Validity) samplesQ() float64 {
 // defaultSamplesFor is the quantile too_few_samples judges by default: p99.
 const defaultSamplesFor = 0.99
 
-// Defaults of the fields a spec may leave out.
+// Defaults of the fields a spec may leave out; those of the load are the
+// load package's.
 const (
-	DefaultDuration     = 10 * time.Second
-	DefaultTimeout      = 30 * time.Second
-	DefaultInterval     = time.Second
+	DefaultDuration     = load.DefaultDuration
+	DefaultTimeout      = load.DefaultTimeout
+	DefaultInterval     = load.DefaultInterval
 	DefaultReadyTimeout = 30 * time.Second
-	DefaultStreams      = 100
+	DefaultStreams      = load.DefaultStreams
 )
 
 // DefaultValidity returns the bounds the README states.

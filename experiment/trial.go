@@ -23,14 +23,12 @@ type finished struct {
 	err      error
 }
 
+// samples returns how many requests of each run are kept raw.
 func (r *Runner) samples() int64 {
-	switch {
-	case r.Samples < 0:
-		return 0
-	case r.Samples == 0:
-		return DefaultSamples
+	if r.Samples == nil {
+		return load.DefaultSamples
 	}
-	return r.Samples
+	return *r.Samples
 }
 
 // traceFlush is how long a trial waits, after its attack, for the nodes'

@@ -71,7 +71,7 @@ func newH2(o Options) (*h2, error) {
 		},
 	}
 	if t.streams == 0 {
-		t.streams = 100
+		t.streams = DefaultStreams
 	}
 	t.dialer.KeepAlive = -1
 	if o.HTTP2 {

@@ -11,10 +11,6 @@ import (
 // A Model says when requests are sent: Open, Closed, Ramp or Sequential.
 type Model interface{ isModel() }
 
-// DefaultMaxInFlight caps requests in flight in open loop when Open says
-// nothing.
-const DefaultMaxInFlight = 10000
-
 // Open sends on Pacer's schedule whatever the target does. When
 // MaxInFlight requests are in flight, the next one waits; its wait counts as
 // lag and in its latency, never dropped.

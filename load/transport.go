@@ -31,12 +31,12 @@ type Session interface {
 // Options configure a Transport. The zero value means HTTP/1.1 with
 // keep-alive, a 30 s timeout and no cap on connections.
 type Options struct {
-	Timeout     time.Duration // per request, from send to the last body byte; 0 means 30 s
+	Timeout     time.Duration // per request, from send to the last body byte; 0 means DefaultTimeout
 	NoKeepAlive bool          // one connection per request
 	Connections int           // cap on open connections; 0 means no cap
 	HTTP2       bool          // HTTP/2 over TLS, negotiated with ALPN
 	H2C         bool          // HTTP/2 over cleartext TCP, with prior knowledge
-	Streams     int           // concurrent streams per HTTP/2 connection; 0 means 100
+	Streams     int           // concurrent streams per HTTP/2 connection; 0 means DefaultStreams
 	UnixSocket  string        // dial this socket instead of the URL's host
 	TLS         *tls.Config   // for https URLs; nil means the system roots
 	NetHTTP     bool          // use net/http for HTTP/1.1 too (the reference path)
@@ -44,7 +44,7 @@ type Options struct {
 
 func (o Options) timeout() time.Duration {
 	if o.Timeout <= 0 {
-		return 30 * time.Second
+		return DefaultTimeout
 	}
 	return o.Timeout
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,42 +20,22 @@ import (
 	"github.com/latlab/latlab/report"
 )
 
-// attackFlags holds the flags of latlab attack.
+// attackFlags holds the flags of latlab attack: the load's options are
+// registered straight on the fields of load.Settings; the rest are the
+// command line's own syntax (translated into Settings by config) and
+// output.
 type attackFlags struct {
-	rate        float64
-	arrivals    string
-	stages      string
-	concurrency int
-	ramp        string
-	sequential  bool
-	requests    int64
-	duration    time.Duration
-	warmup      time.Duration
-	cpus        string
-	seed        uint64
+	load.Settings
 
-	method      string
-	headers     []string
-	body        string
-	bodyFile    string
-	timeout     time.Duration
-	noKeepAlive bool
-	connections int
-	http2       bool
-	h2c         bool
-	streams     int
-	unixSocket  string
-	client      string
-	tls         load.TLSFiles
-	success     string
-	targets     string
-	scenario    string
+	stages     string   // Settings.Stages, as DURATION:RATE,...
+	ramp       string   // Settings.Ramp, as BURST/EVERY
+	sequential bool     // Settings.Mode sequential
+	headers    []string // 'Name: value' lines, repeatable
+	cpus       string
 
-	interval time.Duration
 	format   string
 	output   string
 	progress bool
-	samples  int64 // raw samples kept with -o FILE.db
 	gate     sloFlags
 }
 
@@ -142,45 +123,45 @@ still exits 130.
 	}
 	fl := cmd.Flags()
 	fl.SortFlags = false
-	fl.VarP(rateValue{&f.rate}, "rate", "r", "open loop: requests (scenario iterations) per second, or per a period: 100, 100/s, 6000/m")
-	fl.StringVar(&f.arrivals, "arrivals", "constant", "open-loop arrivals: constant or poisson")
+	fl.VarP(rateValue{&f.Rates}, "rate", "r", "open loop: requests (scenario iterations) per second, or per a period: 100, 100/s, 6000/m")
+	fl.StringVar(&f.Arrivals, "arrivals", load.ConstantArrivals, "open-loop arrivals: constant or poisson")
 	fl.StringVar(&f.stages, "stages", "", "open loop along stages DURATION:RATE,... (linear in between)")
-	fl.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: workers (default 50); open loop: cap on requests in flight (default 10000)")
+	fl.VarP(levelValue{&f.Concurrency}, "concurrency", "c", "closed loop: workers (default 50); open loop: cap on requests in flight (default 10000)")
 	fl.StringVar(&f.ramp, "ramp", "", "closed loop step-up: BURST/EVERY, such as 300/30s, up to -c")
 	fl.BoolVar(&f.sequential, "sequential", false, "one request at a time on one connection")
-	fl.Int64VarP(&f.requests, "requests", "n", 0, "stop after this many requests (scenario iterations)")
-	fl.DurationVarP(&f.duration, "duration", "d", 0, "stop sending after this long (default 10s when -n is not given)")
-	fl.DurationVar(&f.warmup, "warmup", 0, "run the same load this long first, never counted")
+	fl.Int64VarP(&f.Requests, "requests", "n", 0, "stop after this many requests (scenario iterations)")
+	fl.DurationVarP(&f.Duration, "duration", "d", 0, "stop sending after this long (default 10s when -n is not given)")
+	fl.DurationVar(&f.Warmup, "warmup", 0, "run the same load this long first, never counted")
 	fl.StringVar(&f.cpus, "cpus", "", "pin latlab to these CPUs, such as 0 or 2-3")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the Poisson arrivals")
-	fl.StringVarP(&f.method, "method", "m", "GET", "request method")
+	fl.Uint64Var(&f.Seed, "seed", load.DefaultSeed, "seed of the Poisson arrivals")
+	fl.StringVarP(&f.Method, "method", "m", http.MethodGet, "request method")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
-	fl.StringVarP(&f.body, "body", "b", "", "request body")
-	fl.StringVar(&f.bodyFile, "body-file", "", "read the request body from this file")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "per request, from send to the last byte")
-	fl.BoolVar(&f.noKeepAlive, "no-keepalive", false, "open a new connection for every request")
-	fl.IntVar(&f.connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
-	fl.BoolVar(&f.http2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
-	fl.BoolVar(&f.h2c, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
-	fl.IntVar(&f.streams, "streams", 100, "concurrent streams per HTTP/2 connection")
-	fl.StringVar(&f.unixSocket, "unix-socket", "", "connect to this unix socket instead of the URL's host")
-	fl.StringVar(&f.client, "client", "lean", "HTTP/1.1 client: lean, or nethttp (Go's net/http, for reference)")
-	fl.BoolVarP(&f.tls.Insecure, "insecure", "k", false, "do not verify the server's certificate")
-	fl.StringVar(&f.tls.CACert, "cacert", "", "trust the CA certificates in this PEM file")
-	fl.StringVar(&f.tls.Cert, "cert", "", "client certificate (PEM), for mutual TLS")
-	fl.StringVar(&f.tls.Key, "key", "", "key of the client certificate (PEM)")
-	fl.StringVar(&f.success, "success", "", "status codes that count as success, such as 200-299,304 (default: below 400)")
-	fl.StringVar(&f.targets, "targets", "", "send the requests of this file (vegeta http format) round robin")
-	fl.StringVar(&f.scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
-	fl.DurationVar(&f.interval, "interval", time.Second, "length of one interval of the time series")
+	fl.StringVarP(&f.Body, "body", "b", "", "request body")
+	fl.StringVar(&f.BodyFile, "body-file", "", "read the request body from this file")
+	fl.DurationVar(&f.Timeout, "timeout", load.DefaultTimeout, "per request, from send to the last byte")
+	fl.BoolVar(&f.NoKeepAlive, "no-keepalive", false, "open a new connection for every request")
+	fl.IntVar(&f.Connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
+	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
+	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
+	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 connection")
+	fl.StringVar(&f.UnixSocket, "unix-socket", "", "connect to this unix socket instead of the URL's host")
+	fl.StringVar(&f.Client, "client", load.LeanClient, "HTTP/1.1 client: lean, or nethttp (Go's net/http, for reference)")
+	fl.BoolVarP(&f.Insecure, "insecure", "k", false, "do not verify the server's certificate")
+	fl.StringVar(&f.CACert, "cacert", "", "trust the CA certificates in this PEM file")
+	fl.StringVar(&f.Cert, "cert", "", "client certificate (PEM), for mutual TLS")
+	fl.StringVar(&f.Key, "key", "", "key of the client certificate (PEM)")
+	fl.StringVar(&f.Success, "success", "", "status codes that count as success, such as 200-299,304 (default: below 400)")
+	fl.StringVar(&f.Targets, "targets", "", "send the requests of this file (vegeta http format) round robin")
+	fl.StringVar(&f.Scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
+	fl.DurationVar(&f.Interval, "interval", load.DefaultInterval, "length of one interval of the time series")
 	fl.StringVar(&f.format, "format", "text", "output on stdout: text or json")
 	fl.StringVarP(&f.output, "output", "o", "", "also write the result to FILE.json, FILE.hlog (HdrHistogram log) or FILE.db (results database)")
-	fl.Int64Var(&f.samples, "samples", defaultSamples, "with -o FILE.db: keep this many requests raw; 0 keeps none")
+	fl.Int64Var(&f.Samples, "samples", load.DefaultSamples, "with -o FILE.db: keep this many requests raw; 0 keeps none")
 	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	f.gate.register(fl, "")
-	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{"constant", "poisson"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{load.ConstantArrivals, load.PoissonArrivals}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{"lean", "nethttp"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{load.LeanClient, load.NetHTTPClient}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("targets")
 	_ = cmd.MarkFlagFilename("scenario", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("body-file")
@@ -205,7 +186,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			return usagef("--cpus: %v", err)
 		}
 	}
-	db, err := f.openDB(ctx, cmd, args, &cfg) // before the run, like out
+	db, err := f.openDB(ctx, cmd, args) // before the run, like out
 	if err != nil {
 		return err
 	}

@@ -11,9 +11,9 @@ import (
 // load.Check): each would otherwise be ignored, or fail every request of
 // the run, so the attack is refused before anything is sent.
 func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
-	if f.targets != "" || f.scenario != "" {
+	if f.Targets != "" || f.Scenario != "" {
 		file := "--targets"
-		if f.scenario != "" {
+		if f.Scenario != "" {
 			file = "--scenario"
 		}
 		for _, fl := range []string{"method", "header", "body", "body-file"} {
@@ -22,20 +22,20 @@ func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 			}
 		}
 	}
-	h2 := f.http2 || f.h2c
+	h2 := f.HTTP2 || f.H2C
 	switch {
 	case set("streams") && !h2:
 		return usagef("--streams: streams are HTTP/2's; give --http2 or --h2c too")
 	case set("client") && h2:
 		return usagef("--client picks the HTTP/1.1 client; HTTP/2 always goes through Go's http2")
-	case f.noKeepAlive && h2:
+	case f.NoKeepAlive && h2:
 		return usagef("--no-keepalive: HTTP/2 multiplexes requests on connections it keeps; drop --no-keepalive")
 	case set("connections") && f.sequential:
 		return usagef("--connections: --sequential uses one connection")
-	case set("seed") && f.arrivals != "poisson":
+	case set("seed") && f.Arrivals != load.PoissonArrivals:
 		return usagef("--seed seeds Poisson arrivals: give --arrivals poisson too")
 	}
-	if err := load.Check(cfg.Source, cfg.Transport, f.tls); err != nil {
+	if err := load.Check(cfg.Source, cfg.Transport, f.TLSFiles()); err != nil {
 		var oe *load.OptionError
 		if errors.As(err, &oe) {
 			if oe.Option == "insecure" { // ab's -k

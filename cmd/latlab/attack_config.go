@@ -1,65 +1,61 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/load"
-	"github.com/latlab/latlab/record"
 )
 
 // config turns the flags into an attack and a description of its target.
 // Every error is a usage error naming the flag.
 func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, string, error) {
-	var cfg load.Config
 	set := func(name string) bool { return cmd.Flags().Changed(name) }
-
 	src, target, err := f.source(args)
 	if err != nil {
-		return cfg, "", err
+		return load.Config{}, "", err
 	}
-	cfg.Source = src
-
-	model, err := f.model(set)
+	// -c and --arrivals are judged before how the flags combine; the
+	// rates wait for --stages, under which a start of 0 is fine.
+	if err := f.Validate(); isOption(err, "concurrency", "arrivals") {
+		return load.Config{}, "", optionError(err)
+	}
+	if err := f.mode(set); err != nil {
+		return load.Config{}, "", err
+	}
+	err = f.Validate()
+	if set("duration") && f.Duration == 0 && !isOption(err, "rates", "ramp", "max_in_flight", "requests") {
+		return load.Config{}, "", usagef("-d: want a positive duration, got %s", f.Duration) // given, where 0 means none
+	}
+	if err != nil && !isOption(err, "samples") { // --samples is judged with -o (see openDB)
+		return load.Config{}, "", optionError(err)
+	}
+	f.Limit()
+	rate, workers := level(f.Rates), level(f.Concurrency)
+	switch f.Mode {
+	case load.ModeOpen:
+		f.MaxInFlight = workers // -c caps requests in flight
+	case load.ModeClosed:
+		workers = cmp.Or(workers, load.DefaultWorkers)
+	}
+	model, err := f.Model(rate, workers)
 	if err != nil {
-		return cfg, "", err
+		return load.Config{}, "", usageError{err}
 	}
-	cfg.Model = model
-
-	if f.requests < 0 {
-		return cfg, "", usagef("-n: want a positive number of requests, got %d", f.requests)
+	cfg, err := f.Config(src, model)
+	if err != nil {
+		return load.Config{}, "", usageError{err}
 	}
-	if set("duration") && f.duration <= 0 {
-		return cfg, "", usagef("-d: want a positive duration, got %s", f.duration)
-	}
-	cfg.Count, cfg.Duration = f.requests, f.duration
-	if !set("duration") && f.requests == 0 && f.stages == "" { // stages end the run by themselves
-		cfg.Duration = 10 * time.Second
-	}
-	if f.warmup < 0 {
-		return cfg, "", usagef("--warmup: want a positive duration, got %s", f.warmup)
-	}
-	cfg.Warmup = f.warmup
-	if f.interval <= 0 {
-		return cfg, "", usagef("--interval: want a positive duration, got %s", f.interval)
-	}
-	cfg.Interval = f.interval
-	if f.success != "" {
-		codes, err := record.ParseCodeSet(f.success)
-		if err != nil {
-			return cfg, "", usagef("--success: %v", err)
-		}
-		cfg.Success = &codes
-	}
-	if cfg.Transport, err = f.transport(model); err != nil {
-		return cfg, "", err
+	if !isDBOutput(f.output) {
+		cfg.KeepRaw = 0 // raw samples are kept in a results database only
 	}
 	if err := f.conflicts(set, cfg); err != nil {
 		return cfg, "", err
@@ -79,10 +75,45 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	return cfg, target, nil
 }
 
+// isOption reports whether err is a *load.OptionError about one of options.
+func isOption(err error, options ...string) bool {
+	var oe *load.OptionError
+	return errors.As(err, &oe) && slices.Contains(options, oe.Option)
+}
+
+// optionError returns err, an error of load.Settings.Validate, as a usage
+// error naming the flag.
+func optionError(err error) error {
+	var oe *load.OptionError
+	switch {
+	case errors.As(err, &oe) && oe.Option == "h2c":
+		return usagef("give --http2 (over TLS) or --h2c (cleartext), not both")
+	case errors.As(err, &oe):
+		return usagef("%s: %s", optionFlag(oe.Option), oe.Msg)
+	}
+	return usageError{err}
+}
+
+// optionFlag spells the flag of a load.Settings option, named by its spec
+// key.
+func optionFlag(option string) string {
+	switch option {
+	case "rates":
+		return "-r"
+	case "concurrency":
+		return "-c"
+	case "requests":
+		return "-n"
+	case "duration":
+		return "-d"
+	}
+	return "--" + strings.ReplaceAll(option, "_", "-")
+}
+
 // source builds the requests from the URL, --targets or --scenario.
 func (f *attackFlags) source(args []string) (load.Source, string, error) {
 	given := 0
-	for _, b := range []bool{len(args) == 1, f.targets != "", f.scenario != ""} {
+	for _, b := range []bool{len(args) == 1, f.Targets != "", f.Scenario != ""} {
 		if b {
 			given++
 		}
@@ -92,28 +123,30 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 		return nil, "", usagef("give a URL, --targets FILE or --scenario FILE")
 	case given > 1:
 		return nil, "", usagef("give only one of a URL, --targets and --scenario")
-	case f.targets != "":
-		reqs, err := load.ReadTargets(f.targets)
+	case f.Targets != "":
+		reqs, err := load.ReadTargets(f.Targets)
 		if err != nil {
 			return nil, "", usageError{err}
 		}
-		return load.Static(reqs), fmt.Sprintf("%d targets from %s", len(reqs), f.targets), nil
-	case f.scenario != "":
-		sc, err := load.ReadScenario(f.scenario)
+		return load.Static(reqs), fmt.Sprintf("%d targets from %s", len(reqs), f.Targets), nil
+	case f.Scenario != "":
+		sc, err := load.ReadScenario(f.Scenario)
 		if err != nil {
 			return nil, "", usageError{err}
 		}
-		return sc, fmt.Sprintf("scenario %s (%s)", f.scenario, strings.Join(sc.Names(), ", ")), nil
+		return sc, fmt.Sprintf("scenario %s (%s)", f.Scenario, strings.Join(sc.Names(), ", ")), nil
 	}
 	u, err := url.Parse(args[0])
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, "", usagef("URL %q: want an absolute http:// or https:// URL", args[0])
 	}
-	req := &load.Request{Method: strings.ToUpper(f.method), URL: u, Header: http.Header{}}
-	if req.Method == "" || strings.ContainsAny(req.Method, " \t\r\n:/") {
-		return nil, "", usagef("-m: %q is not an HTTP method", f.method)
+	method := strings.ToUpper(f.Method)
+	if method == "" || strings.ContainsAny(method, " \t\r\n:/") {
+		return nil, "", usagef("-m: %q is not an HTTP method", f.Method)
 	}
-	for _, h := range f.headers {
+	f.Method = method
+	req := f.Request(u)
+	for _, h := range f.headers { // repeatable, unlike a spec's headers
 		k, v, ok := strings.Cut(h, ":")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
@@ -126,12 +159,10 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 		req.Header.Add(k, strings.TrimSpace(v))
 	}
 	switch {
-	case f.body != "" && f.bodyFile != "":
+	case f.Body != "" && f.BodyFile != "":
 		return nil, "", usagef("give -b or --body-file, not both")
-	case f.body != "":
-		req.Body = []byte(f.body)
-	case f.bodyFile != "":
-		b, err := os.ReadFile(f.bodyFile)
+	case f.BodyFile != "":
+		b, err := os.ReadFile(f.BodyFile)
 		if err != nil {
 			return nil, "", usagef("--body-file: %v", err)
 		}
@@ -140,96 +171,43 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 	return load.Static{req}, req.Method + " " + u.String(), nil
 }
 
-// model picks the load model from -r, --stages, -c, --ramp, --sequential.
-func (f *attackFlags) model(set func(string) bool) (load.Model, error) {
-	if f.rate < 0 {
-		return nil, usagef("-r: want a positive rate, got %g", f.rate)
-	}
-	if set("concurrency") && f.concurrency < 1 {
-		return nil, usagef("-c: want at least 1, got %d", f.concurrency)
-	}
+// mode picks the load model from -r, --stages, -c, --ramp and
+// --sequential, and reads --stages and --ramp.
+func (f *attackFlags) mode(set func(string) bool) error {
 	open := set("rate") || f.stages != ""
-	switch f.arrivals {
-	case "constant", "poisson":
-	default:
-		return nil, usagef("--arrivals: want constant or poisson, got %q", f.arrivals)
-	}
 	if set("arrivals") && !open {
-		return nil, usagef("--arrivals shapes an open loop: give -r or --stages too")
+		switch f.Arrivals {
+		case load.ConstantArrivals, load.PoissonArrivals:
+			return usagef("--arrivals shapes an open loop: give -r or --stages too")
+		}
 	}
 	switch {
 	case f.sequential && (open || f.ramp != "" || set("concurrency")):
-		return nil, usagef("--sequential sends one request at a time: drop -r, --stages, --ramp and -c")
+		return usagef("--sequential sends one request at a time: drop -r, --stages, --ramp and -c")
 	case f.ramp != "" && open:
-		return nil, usagef("--ramp is a closed loop: drop -r and --stages")
+		return usagef("--ramp is a closed loop: drop -r and --stages")
 	case f.sequential:
-		return load.Sequential{}, nil
+		f.Mode = load.ModeSequential
 	case f.ramp != "":
 		if !set("concurrency") {
-			return nil, usagef("--ramp needs -c, the number of workers to ramp up to")
+			return usagef("--ramp needs -c, the number of workers to ramp up to")
 		}
 		burst, every, err := load.ParseRamp(f.ramp)
 		if err != nil {
-			return nil, usagef("--ramp %q: %v", f.ramp, err)
+			return usagef("--ramp %q: %v", f.ramp, err)
 		}
-		return load.Ramp{Workers: f.concurrency, Burst: burst, Every: every}, nil
+		f.Mode, f.Ramp = load.ModeRamp, &load.RampStep{Burst: burst, Every: every}
 	case open:
-		var p load.Pacer = load.Constant{Rate: f.rate}
+		f.Mode = load.ModeOpen
 		if f.stages != "" {
 			st, err := load.ParseStages(f.stages)
 			if err != nil {
-				return nil, usagef("--stages: %v", err)
+				return usagef("--stages: %v", err)
 			}
-			p = load.Stages{Start: f.rate, Steps: st}
-		} else if f.rate == 0 {
-			return nil, usagef("-r: want a positive rate, got 0")
+			f.Stages = st
 		}
-		if f.arrivals == "poisson" {
-			p = &load.Poisson{Of: p, Seed: f.seed}
-		}
-		return load.Open{Pacer: p, MaxInFlight: f.concurrency}, nil
-	}
-	c := f.concurrency
-	if c == 0 {
-		c = 50
-	}
-	return load.Closed{Workers: c}, nil
-}
-
-// transport builds the transport options.
-func (f *attackFlags) transport(model load.Model) (load.Options, error) {
-	o := load.Options{
-		Timeout:     f.timeout,
-		NoKeepAlive: f.noKeepAlive,
-		Connections: f.connections,
-		HTTP2:       f.http2,
-		H2C:         f.h2c,
-		Streams:     f.streams,
-		UnixSocket:  f.unixSocket,
-	}
-	if f.timeout <= 0 {
-		return o, usagef("--timeout: want a positive duration, got %s", f.timeout)
-	}
-	if f.connections < 0 {
-		return o, usagef("--connections: want at least 1, got %d", f.connections)
-	}
-	if f.streams < 1 {
-		return o, usagef("--streams: want at least 1, got %d", f.streams)
-	}
-	if f.http2 && f.h2c {
-		return o, usagef("give --http2 (over TLS) or --h2c (cleartext), not both")
-	}
-	switch f.client {
-	case "lean":
-	case "nethttp":
-		o.NetHTTP = true
 	default:
-		return o, usagef("--client: want lean or nethttp, got %q", f.client)
+		f.Mode = load.ModeClosed
 	}
-	cfg, err := f.tls.Config()
-	if err != nil {
-		return o, usageError{err}
-	}
-	o.TLS = cfg
-	return o, nil
+	return nil
 }

@@ -11,14 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/experiment"
-	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
-
-// defaultSamples is how many requests -o FILE.db keeps raw by default:
-// 40 MB of memory during the run (record.Raw).
-const defaultSamples = 1_000_000
 
 // isDBOutput reports whether -o names a results database.
 func isDBOutput(path string) bool {
@@ -36,13 +31,13 @@ type attackDB struct {
 	done bool             // closed
 }
 
-// openDB opens the database -o names, if it names one, sets cfg to keep
-// --samples raw samples and collects the provenance. It returns nil when
-// -o is not a database, and a usage error when --samples is given without
-// one or the file cannot be opened for writing.
-func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []string, cfg *load.Config) (*attackDB, error) {
-	if f.samples < 0 {
-		return nil, usagef("--samples: want 0 or more, got %d", f.samples)
+// openDB opens the database -o names, if it names one, and collects the
+// provenance (config keeps --samples raw samples for it). It returns nil
+// when -o is not a database, and a usage error when --samples is wrong or
+// given without one, or the file cannot be opened for writing.
+func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []string) (*attackDB, error) {
+	if err := f.Validate(); isOption(err, "samples") {
+		return nil, optionError(err)
 	}
 	if !isDBOutput(f.output) {
 		if cmd.Flags().Changed("samples") {
@@ -62,7 +57,6 @@ func (f *attackFlags) openDB(ctx context.Context, cmd *cobra.Command, args []str
 		db.Close()
 		return nil, err
 	}
-	cfg.KeepRaw = f.samples
 	spec := commandLine(cmd, args)
 	return &attackDB{
 		db:   db,

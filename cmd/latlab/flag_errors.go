@@ -74,12 +74,12 @@ var peerFlags = map[string]string{
 }
 
 // rateValue is a rate flag: requests per second, or per a period (see
-// load.ParseRate).
-type rateValue struct{ v *float64 }
+// load.ParseRate), kept as the one level of a list of rates.
+type rateValue struct{ v *[]float64 }
 
 var _ pflag.Value = rateValue{}
 
-func (r rateValue) String() string { return strconv.FormatFloat(*r.v, 'g', -1, 64) }
+func (r rateValue) String() string { return strconv.FormatFloat(level(*r.v), 'g', -1, 64) }
 func (r rateValue) Type() string   { return "rate" }
 
 func (r rateValue) Set(s string) error {
@@ -87,6 +87,33 @@ func (r rateValue) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	*r.v = v
+	*r.v = []float64{v}
 	return nil
+}
+
+// levelValue is an int flag kept as the one level of a list, such as -c
+// in Settings.Concurrency.
+type levelValue struct{ v *[]int }
+
+var _ pflag.Value = levelValue{}
+
+func (l levelValue) String() string { return strconv.Itoa(level(*l.v)) }
+func (l levelValue) Type() string   { return "int" }
+
+func (l levelValue) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return err
+	}
+	*l.v = []int{int(v)}
+	return nil
+}
+
+// level returns the one level a flag gives, or 0 when it is not given.
+func level[T any](levels []T) T {
+	var zero T
+	if len(levels) == 0 {
+		return zero
+	}
+	return levels[0]
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
@@ -123,10 +124,7 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return fmt.Errorf("finding the latlab executable: %w", err)
 			}
-			r.DB, r.Binary, r.Version, r.Samples, r.Log, r.Trials = db, bin, latlabVersion(), samples, stderr, stdout
-			if samples == 0 {
-				r.Samples = -1
-			}
+			r.DB, r.Binary, r.Version, r.Samples, r.Log, r.Trials = db, bin, latlabVersion(), &samples, stderr, stdout
 			if progress || isTerminal(stderr) {
 				r.Progress = report.NewLine[experiment.Progress](stderr)
 			}
@@ -173,7 +171,7 @@ median itself. An interrupted run still exits 130.`,
 	fl.BoolVar(&dryRun, "dry-run", false, "print the plan and send nothing")
 	fl.BoolVar(&fresh, "new", false, "start a new experiment even though the file's latest one ran a different spec")
 	fl.Int64Var(&seed, "seed", 0, "seed of a new experiment's interleaved order, as --dry-run prints it (default: the spec's seed:, else drawn at random)")
-	fl.Int64Var(&samples, "samples", experiment.DefaultSamples, "requests kept raw per run (0: none)")
+	fl.Int64Var(&samples, "samples", load.DefaultSamples, "requests kept raw per run (0: none)")
 	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
 	gate.register(fl, " (default: the spec's slo:)")

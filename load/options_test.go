@@ -1,0 +1,143 @@
+package load
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSettingsValidate(t *testing.T) {
+	tests := []struct {
+		option string // "" means valid
+		set    func(*Settings)
+	}{
+		{"", func(*Settings) {}},
+		{"", func(s *Settings) { s.Rates, s.Stages = []float64{0}, []Stage{{Duration: time.Second, Target: 5}} }},
+		{"mode", func(s *Settings) { s.Mode = "burst" }},
+		{"rates", func(s *Settings) { s.Rates = []float64{10, 0} }},
+		{"rates", func(s *Settings) { s.Rates = []float64{-1} }},
+		{"concurrency", func(s *Settings) { s.Concurrency = []int{0} }},
+		{"ramp", func(s *Settings) { s.Ramp = &RampStep{Burst: 0, Every: time.Second} }},
+		{"arrivals", func(s *Settings) { s.Arrivals = "uniform" }},
+		{"max_in_flight", func(s *Settings) { s.MaxInFlight = -1 }},
+		{"requests", func(s *Settings) { s.Requests = -1 }},
+		{"duration", func(s *Settings) { s.Duration = -time.Second }},
+		{"warmup", func(s *Settings) { s.Warmup = -time.Second }},
+		{"interval", func(s *Settings) { s.Interval = 0 }},
+		{"success", func(s *Settings) { s.Success = "99" }},
+		{"timeout", func(s *Settings) { s.Timeout = 0 }},
+		{"connections", func(s *Settings) { s.Connections = -1 }},
+		{"streams", func(s *Settings) { s.Streams = 0 }},
+		{"h2c", func(s *Settings) { s.HTTP2, s.H2C = true, true }},
+		{"samples", func(s *Settings) { s.Samples = -1 }},
+		{"client", func(s *Settings) { s.Client = "curl" }},
+	}
+	for _, tt := range tests {
+		s := Defaults()
+		s.Rates = []float64{100}
+		tt.set(&s)
+		err := s.Validate()
+		var oe *OptionError
+		switch {
+		case tt.option == "" && err != nil:
+			t.Errorf("%+v: %v, want nil", s, err)
+		case tt.option != "" && !errors.As(err, &oe):
+			t.Errorf("want an error naming %s, got %v", tt.option, err)
+		case tt.option != "" && oe.Option != tt.option:
+			t.Errorf("error %q names %s, want %s", err, oe.Option, tt.option)
+		}
+	}
+}
+
+func TestSettingsModel(t *testing.T) {
+	ramp := Defaults()
+	ramp.Mode, ramp.Ramp = ModeRamp, &RampStep{Burst: 5, Every: time.Second}
+	poisson := Defaults()
+	poisson.Arrivals, poisson.Seed, poisson.MaxInFlight = PoissonArrivals, 7, 30
+	staged := Defaults()
+	staged.Stages = []Stage{{Duration: time.Second, Target: 50}}
+	closed := Defaults()
+	closed.Mode = ModeClosed
+	seq := Defaults()
+	seq.Mode = ModeSequential
+	tests := []struct {
+		name    string
+		s       Settings
+		rate    float64
+		workers int
+		want    Model
+	}{
+		{"open", Defaults(), 100, 0, Open{Pacer: Constant{Rate: 100}}},
+		{"poisson", poisson, 100, 0, Open{Pacer: &Poisson{Of: Constant{Rate: 100}, Seed: 7}, MaxInFlight: 30}},
+		{"stages from 0", staged, 0, 0, Open{Pacer: Stages{Steps: staged.Stages}}},
+		{"closed", closed, 0, 8, Closed{Workers: 8}},
+		{"ramp", ramp, 0, 20, Ramp{Workers: 20, Burst: 5, Every: time.Second}},
+		{"sequential", seq, 0, 0, Sequential{}},
+	}
+	for _, tt := range tests {
+		got, err := tt.s.Model(tt.rate, tt.workers)
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(Poisson{})); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	for _, bad := range []struct {
+		s       Settings
+		rate    float64
+		workers int
+		want    string
+	}{
+		{Defaults(), 0, 0, "open mode needs a rate above 0, got 0"},
+		{closed, 0, 0, "closed mode needs a concurrency of at least 1, got 0"},
+		{Settings{Mode: "burst"}, 1, 1, `unknown mode "burst"`},
+	} {
+		if _, err := bad.s.Model(bad.rate, bad.workers); err == nil || err.Error() != bad.want {
+			t.Errorf("%+v: error %v, want %s", bad.s, err, bad.want)
+		}
+	}
+}
+
+func TestSettingsConfig(t *testing.T) {
+	s := Defaults()
+	s.Rates, s.Requests, s.Success, s.Samples, s.Warmup = []float64{5}, 9, "200-299", 3, time.Second
+	s.Client, s.Streams, s.Insecure = NetHTTPClient, 7, true
+	m, err := s.Model(s.Rates[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.Config(Static{}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Count != 9 || cfg.KeepRaw != 3 || cfg.Warmup != time.Second || cfg.Interval != DefaultInterval ||
+		cfg.Success == nil || cfg.Success.Has(300) || !cfg.Success.Has(204) {
+		t.Errorf("config %+v", cfg)
+	}
+	o := cfg.Transport
+	if !o.NetHTTP || o.Streams != 7 || o.Timeout != DefaultTimeout || o.TLS == nil || !o.TLS.InsecureSkipVerify {
+		t.Errorf("transport %+v", o)
+	}
+}
+
+func TestSettingsRequest(t *testing.T) {
+	base, _ := url.Parse("http://127.0.0.1:9000/own?q=1")
+	s := Defaults()
+	s.Method, s.Headers, s.Body = "POST", map[string]string{"Content-Type": "a/b", "Host": "h"}, "x"
+	got := s.Request(base)
+	if got.Method != "POST" || got.URL.String() != "http://127.0.0.1:9000/own?q=1" || got.Host != "h" ||
+		got.Header.Get("Content-Type") != "a/b" || len(got.Header) != 1 || string(got.Body) != "x" {
+		t.Errorf("request %+v", got)
+	}
+	s.Path = "/p?r=2"
+	s.Inputs().Body = []byte("from file")
+	got = s.Request(base)
+	if got.URL.String() != "http://127.0.0.1:9000/p?r=2" || string(got.Body) != "from file" || base.Path != "/own" {
+		t.Errorf("with path and body file: %+v, base %s", got, base)
+	}
+}
