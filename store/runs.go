@@ -157,8 +157,8 @@ func replaceUnfinished(ctx context.Context, tx *sql.Tx, expID int64, t Trial) er
 	var id int64
 	var status Status
 	err := tx.QueryRowContext(ctx, `SELECT id, status FROM runs WHERE experiment_id = ?
-		AND variant = ? AND rate = ? AND concurrency = ? AND rep = ?`,
-		expID, t.Variant, t.Rate, t.Concurrency, t.Rep).Scan(&id, &status)
+		AND variant = ? AND level = ? AND rep = ?`,
+		expID, t.Variant, t.Level().String(), t.Rep).Scan(&id, &status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
@@ -215,11 +215,11 @@ func insertRun(ctx context.Context, tx *sql.Tx, expID int64, info RunInfo, origi
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (experiment_id, variant, rate, concurrency,
-		rep, position, mode, status, started_at, ended_at, origin_unix_ns, interval_ns,
+		level, rep, position, mode, status, started_at, ended_at, origin_unix_ns, interval_ns,
 		duration_seconds, requests, errors, unsuccessful, p50_ns, p90_ns, p99_ns, samples,
 		samples_dropped, flags, summary, warmup, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		expID, info.Variant, info.Rate, info.Concurrency, info.Rep, info.Position, mode,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		expID, info.Variant, info.Rate, info.Concurrency, info.Level().String(), info.Rep, info.Position, mode,
 		string(info.Status), formatTime(info.StartedAt), formatTime(info.EndedAt), origin.UnixNano(),
 		interval, duration, requests, errs, unsu, p50, p90, p99, samples, dropped,
 		string(flagsJSON), summary, warm, errText).Scan(&id)
