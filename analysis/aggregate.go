@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
 
@@ -49,25 +50,7 @@ func (r Run) Counts(opt Options) bool {
 
 // A Level is the load of a trial: a rate in open loop, a concurrency in
 // closed loop, or both when open loop caps requests in flight.
-type Level struct {
-	Rate        float64 // target requests/s; 0 in closed loop
-	Concurrency int     // workers or in-flight cap; 0 for none
-}
-
-// String returns the level as a column shows it: "100/s", "c=8", "100/s c=8".
-func (l Level) String() string {
-	switch {
-	case l.Rate == 0:
-		return fmt.Sprintf("c=%d", l.Concurrency)
-	case l.Concurrency == 0:
-		return fmt.Sprintf("%g/s", l.Rate)
-	}
-	return fmt.Sprintf("%g/s c=%d", l.Rate, l.Concurrency)
-}
-
-func (l Level) compare(o Level) int {
-	return cmp.Or(cmp.Compare(l.Rate, o.Rate), cmp.Compare(l.Concurrency, o.Concurrency))
-}
+type Level = record.Level
 
 // Options choose which runs an aggregate counts. The zero value counts
 // valid runs only.
@@ -140,7 +123,7 @@ func Aggregate(runs []Run, opt Options) []LevelResult {
 	var order []string
 	groups := map[key][]Run{}
 	for _, r := range runs {
-		k := key{r.Variant, Level{r.Trial.Rate, r.Trial.Concurrency}}
+		k := key{r.Variant, r.Level}
 		if !slices.Contains(order, r.Variant) {
 			order = append(order, r.Variant)
 		}
@@ -152,7 +135,7 @@ func Aggregate(runs []Run, opt Options) []LevelResult {
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(slices.Index(order, a.variant), slices.Index(order, b.variant)),
-			a.level.compare(b.level))
+			a.level.Compare(b.level))
 	})
 	out := make([]LevelResult, 0, len(keys))
 	for _, k := range keys {

@@ -225,8 +225,7 @@ func byLevel(runs []Run, variant string) map[Level][]Run {
 	out := map[Level][]Run{}
 	for _, r := range runs {
 		if r.Variant == variant {
-			l := Level{r.Trial.Rate, r.Trial.Concurrency}
-			out[l] = append(out[l], r)
+			out[r.Level] = append(out[r.Level], r)
 		}
 	}
 	return out
@@ -237,7 +236,7 @@ func sortedLevels(m map[Level][]Run) []Level {
 	for l := range m {
 		out = append(out, l)
 	}
-	slices.SortFunc(out, Level.compare)
+	slices.SortFunc(out, Level.Compare)
 	return out
 }
 

@@ -46,7 +46,7 @@ func (slo SLO) Meets(l LevelResult) bool {
 // means anything.
 func Knee(levels []LevelResult, slo SLO) (rate float64, ok bool) {
 	s := slices.Clone(levels)
-	slices.SortStableFunc(s, func(a, b LevelResult) int { return a.Level.compare(b.Level) })
+	slices.SortStableFunc(s, func(a, b LevelResult) int { return a.Level.Compare(b.Level) })
 	for _, l := range s {
 		if !slo.Meets(l) {
 			break

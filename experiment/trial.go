@@ -142,7 +142,7 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	}
 	f.points = storePoints(points, start)
 	f.profiles = profiles
-	key := fmt.Sprintf("%s/%g/%d", t.Variant, t.Rate, t.Concurrency)
+	key := t.cell()
 	f.info.Flags = r.Spec.Validity.Check(RunCheck{Result: res, Points: points, Siblings: r.siblings[key], Success: cfg.Success})
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,14 +98,12 @@ func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
 		}
 	}
 	for _, r := range stored(exp) {
-		add(r.Variant, analysis.Level{Rate: r.Rate, Concurrency: r.Concurrency})
+		add(r.Variant, r.Level)
 		reps = max(reps, r.Rep)
 	}
 	for _, v := range order {
 		ls := levels[v]
-		slices.SortFunc(ls, func(a, b analysis.Level) int {
-			return cmp.Or(cmp.Compare(a.Rate, b.Rate), cmp.Compare(a.Concurrency, b.Concurrency))
-		})
+		slices.SortFunc(ls, analysis.Level.Compare)
 		for _, l := range ls {
 			cells = append(cells, planCell{v, l})
 		}
@@ -140,7 +137,7 @@ func (r *Experiment) checkStored() []string {
 	missing := map[planCell][]int{} // the reps of each cell without a row
 	for _, c := range cells {
 		for rep := 1; rep <= reps; rep++ {
-			if !have[store.Trial{Variant: c.Variant, Rate: c.Rate, Concurrency: c.Concurrency, Rep: rep}] {
+			if !have[store.Trial{Variant: c.Variant, Level: c.Level, Rep: rep}] {
 				missing[c] = append(missing[c], rep)
 				r.Runs.Missing++
 			}
@@ -161,7 +158,7 @@ func (r *Experiment) checkStored() []string {
 	for _, run := range exp.Unmeasured {
 		if run.Status == store.Done {
 			warns = append(warns, fmt.Sprintf("run %d (%s %s rep %d) is marked done but has no result stored: left out",
-				run.ID, run.Variant, analysis.Level{Rate: run.Rate, Concurrency: run.Concurrency}, run.Rep))
+				run.ID, run.Variant, run.Level, run.Rep))
 		}
 	}
 	for _, l := range r.Levels {

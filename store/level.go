@@ -7,11 +7,6 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-// Level returns the trial's level: its rate and concurrency.
-func (t Trial) Level() record.Level {
-	return record.Level{Rate: t.Rate, Concurrency: t.Concurrency}
-}
-
 // levelColumn is format version 2: each run's level as text (runs.level,
 // the canonical text of record.Level, such as '100/s' or 'c=8'), filled in
 // for the runs already stored, and a trial keyed by it rather than by a

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/latlab/latlab/record"
 )
 
 // TestLevelsOneDigitApart stores rates one apart in the seventh digit as
@@ -15,7 +17,11 @@ func TestLevelsOneDigitApart(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTemp(t)
 	exp := newExperiment(t, db, "close", "spec")
-	trials := []Trial{{"a", 1234567, 0, 1}, {"a", 1234568, 0, 1}, {"a", 1234568, 64, 1}}
+	trials := []Trial{
+		{"a", record.Level{Rate: 1234567}, 1},
+		{"a", record.Level{Rate: 1234568}, 1},
+		{"a", record.Level{Rate: 1234568, Concurrency: 64}, 1},
+	}
 	for i, tr := range trials {
 		if _, err := db.WriteRun(ctx, exp.ID, info(tr, i), nil, nil, nil, nil); err != nil {
 			t.Fatalf("run %s: %v", tr, err)
@@ -45,7 +51,13 @@ func TestFormat1Upgrades(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := newExperiment(t, db, "old", "spec")
-	trials := []Trial{{"a", 1234567, 0, 1}, {"a", 1234568, 0, 1}, {"a", 0.1, 0, 1}, {"b", 0, 8, 1}, {"c", 7, 64, 1}}
+	trials := []Trial{
+		{"a", record.Level{Rate: 1234567}, 1},
+		{"a", record.Level{Rate: 1234568}, 1},
+		{"a", record.Level{Rate: 0.1}, 1},
+		{"b", record.Level{Concurrency: 8}, 1},
+		{"c", record.Level{Rate: 7, Concurrency: 64}, 1},
+	}
 	for i, tr := range trials {
 		in := info(tr, i)
 		if tr.Rate == 0.1 {
