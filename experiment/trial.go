@@ -125,6 +125,7 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 		return fail(err)
 	}
 	end := time.Now()
+	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
 	f.res = res
 	if pq := r.Spec.Probes.Prometheus; pq != nil {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
