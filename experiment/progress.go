@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/latlab/latlab/record"
@@ -42,19 +41,10 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 			}
 			r.lines.Lock()
 			fmt.Fprintf(r.Progress, "\rtrial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d\x1b[K",
-				t.Position, r.total, n-k-1, eta, t.Variant, levelText(t), t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
+				t.Position, r.total, n-k-1, eta, t.Variant, t.Level, t.Rep, left, report.Rate(p.Rate), p99, p.Failed)
 			r.lines.Unlock()
 		}
 	}
-}
-
-// levelText says a trial's load level as the spec gives it: 40/s, 2.5/s,
-// c=300.
-func levelText(t Trial) string {
-	if t.Rate > 0 {
-		return strconv.FormatFloat(t.Rate, 'g', -1, 64) + "/s"
-	}
-	return fmt.Sprintf("c=%d", t.Concurrency)
 }
 
 // logTrial writes one line about a finished trial once the writer is done
@@ -70,7 +60,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	case stored != nil:
 		status = fmt.Sprintf("measured (%s), not stored", f.info.Status)
 	}
-	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, levelText(t), t.Rep, status)
+	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, t.Level, t.Rep, status)
 	if f.res != nil {
 		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
 			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, report.Duration(v))
