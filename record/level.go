@@ -15,10 +15,10 @@ import (
 // value), and its text is the shortest decimal that reads back as that
 // value, as strconv.FormatFloat(rate, 'g', -1, 64) writes it. Text and
 // value go both ways without loss (the rate in String reads back as
-// l.Rate), and two rates are one level only when they are one number. Rate
-// is kept as the spec gave it and never recomputed: a rate derived by
-// arithmetic (a share of it, a mean over a schedule) is a figure, not a
-// level.
+// l.Rate), and two rates are one level only when they are one number. A
+// level's rate is carried from the spec to the store and the report, never
+// recomputed: a rate derived from it (a warm-up's share, a schedule's
+// mean) is a figure, not a level.
 type Level struct {
 	Rate        float64 // target requests (or scenario iterations) per second; 0 in closed loop
 	Concurrency int     // workers, or open loop's cap on requests in flight; 0 for none
