@@ -142,3 +142,36 @@ func TestReportFormat1(t *testing.T) {
 		t.Error("format 1 HTML report differs")
 	}
 }
+
+// TestResumeFormat1 resumes the experiment of a file in format 1: opened
+// for writing it is upgraded, and the runs it holds are the plan's done
+// trials, so there is nothing left to run.
+func TestResumeFormat1(t *testing.T) {
+	path, runs := damaged(t, `DROP INDEX runs_by_level`, `ALTER TABLE runs DROP COLUMN level`,
+		`UPDATE meta SET value = '1' WHERE key = 'format_version'`)
+	ctx := context.Background()
+	db, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("upgrading format 1: %v", err)
+	}
+	defer db.Close()
+	exp, err := db.Experiment(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specPath := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(specPath, []byte(exp.Spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := experiment.ReadSpec(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := (&experiment.Runner{Spec: spec, DB: db}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Resumed || out.Skipped != len(runs) || out.Done != 0 || out.Experiment.ID != 1 {
+		t.Errorf("outcome %+v; want experiment 1 resumed, its %d runs skipped", out, len(runs))
+	}
+}
