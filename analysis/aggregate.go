@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
-	"github.com/latlab/latlab/units"
 )
 
 // A Run is one stored run reduced to what the analysis needs.
@@ -50,27 +50,7 @@ func (r Run) Counts(opt Options) bool {
 
 // A Level is the load of a trial: a rate in open loop, a concurrency in
 // closed loop, or both when open loop caps requests in flight.
-type Level struct {
-	Rate        float64 // target requests/s; 0 in closed loop
-	Concurrency int     // workers or in-flight cap; 0 for none
-}
-
-// String returns the level as a column shows it: "100/s", "c=8", "100/s c=8".
-func (l Level) String() string {
-	switch {
-	case l.Rate == 0:
-		return fmt.Sprintf("c=%d", l.Concurrency)
-	case l.Concurrency == 0:
-		return units.ExactRate(l.Rate)
-	}
-	return fmt.Sprintf("%s c=%d", units.ExactRate(l.Rate), l.Concurrency)
-}
-
-// Compare orders levels as every table and plot lists them: by rate, then
-// by concurrency. It returns -1, 0 or +1, as cmp.Compare does.
-func (l Level) Compare(o Level) int {
-	return cmp.Or(cmp.Compare(l.Rate, o.Rate), cmp.Compare(l.Concurrency, o.Concurrency))
-}
+type Level = record.Level
 
 // Options choose which runs an aggregate counts. The zero value counts
 // valid runs only.
@@ -143,7 +123,7 @@ func Aggregate(runs []Run, opt Options) []LevelResult {
 	var order []string
 	groups := map[key][]Run{}
 	for _, r := range runs {
-		k := key{r.Variant, Level{r.Trial.Rate, r.Trial.Concurrency}}
+		k := key{r.Variant, r.Level}
 		if !slices.Contains(order, r.Variant) {
 			order = append(order, r.Variant)
 		}

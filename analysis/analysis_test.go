@@ -64,7 +64,7 @@ func TestPercentiles(t *testing.T) {
 
 // run returns a valid run of variant at rate whose p50 is p50 µs.
 func run(id int64, variant string, rate float64, p50 int, flags ...store.Flag) Run {
-	r := Run{ID: id, Trial: store.Trial{Variant: variant, Rate: rate}, Status: store.Done, Flags: flags}
+	r := Run{ID: id, Trial: store.Trial{Variant: variant, Level: record.Level{Rate: rate}}, Status: store.Done, Flags: flags}
 	r.RunPercentiles = ReadRun(hist(2*p50), hist(2*p50))
 	return r
 }
@@ -72,7 +72,7 @@ func run(id int64, variant string, rate float64, p50 int, flags ...store.Flag) R
 func TestAggregate(t *testing.T) {
 	bad := store.Flag{Name: "errors", Reason: "2% errors"}
 	// Run 6 lost its histograms: it has no percentiles and counts nowhere.
-	lost := Run{ID: 6, Trial: store.Trial{Variant: "plain", Rate: 100}, Status: store.Done,
+	lost := Run{ID: 6, Trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}}, Status: store.Done,
 		Defects: []string{"no latency histogram"}, RunPercentiles: ReadRun(nil, nil)}
 	runs := []Run{
 		run(1, "plain", 200, 100), run(2, "filter", 100, 70), run(3, "plain", 100, 50),
@@ -197,7 +197,7 @@ func TestLoad(t *testing.T) {
 			d := time.Duration(i+1) * time.Microsecond
 			rec.Record(0, &record.Sample{Intended: 0, Sent: d / 2, Done: d, Code: 200})
 		}
-		info := store.RunInfo{Trial: store.Trial{Variant: "plain", Rate: 100, Rep: rep}, Position: rep,
+		info := store.RunInfo{Trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: rep}, Position: rep,
 			Status: store.Done, StartedAt: start, EndedAt: start}
 		if _, err := db.WriteRun(ctx, exp.ID, info, rec.Stop(), nil, nil, nil); err != nil {
 			t.Fatal(err)

@@ -225,8 +225,7 @@ func byLevel(runs []Run, variant string) map[Level][]Run {
 	out := map[Level][]Run{}
 	for _, r := range runs {
 		if r.Variant == variant {
-			l := Level{r.Trial.Rate, r.Trial.Concurrency}
-			out[l] = append(out[l], r)
+			out[r.Level] = append(out[r.Level], r)
 		}
 	}
 	return out

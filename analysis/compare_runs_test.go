@@ -14,7 +14,7 @@ import (
 // fakeRun is a done run of variant at level whose every quantile is base
 // times 1, 1.5, 2, 3, 4 and 5 in Stats order, plus rep microseconds.
 func fakeRun(variant string, l Level, rep int, base time.Duration) Run {
-	r := Run{ID: int64(rep), Trial: store.Trial{Variant: variant, Rate: l.Rate, Concurrency: l.Concurrency, Rep: rep}, Status: store.Done}
+	r := Run{ID: int64(rep), Trial: store.Trial{Variant: variant, Level: l, Rep: rep}, Status: store.Done}
 	for i, s := range Stats {
 		f := []float64{1, 1.5, 2, 3, 4, 5}[i]
 		r.Latency = append(r.Latency, Value{Stat: s, Latency: time.Duration(f*float64(base)) + time.Duration(rep)*time.Microsecond, OK: true})

@@ -142,7 +142,7 @@ func detailExperiment(t testing.TB, runs ...detailRun) (*store.DB, *Experiment) 
 func TestLoadDetailIntervals(t *testing.T) {
 	// Request i takes i+1 µs, so an interval's quantiles are known.
 	r := detailRun{
-		trial:   store.Trial{Variant: "plain", Rate: 100},
+		trial:   store.Trial{Variant: "plain", Level: record.Level{Rate: 100}},
 		warmup:  []int{10, 0},
 		counts:  []int{100, 0, 99, 9, 1},
 		latency: func(i int) time.Duration { return time.Duration(i%1000+1) * time.Microsecond },
@@ -199,9 +199,9 @@ var nanEqual = cmp.Comparer(func(a, b float64) bool { return a == b || math.IsNa
 func TestLoadDetailSamples(t *testing.T) {
 	lat := func(i int) time.Duration { return time.Duration(1000+i%997) * time.Microsecond }
 	runs := []detailRun{
-		{trial: store.Trial{Variant: "plain", Rate: 100}, counts: []int{5000, 5001}, latency: lat, raw: true},
-		{trial: store.Trial{Variant: "plain", Rate: 200}, counts: []int{150}, latency: lat, raw: true},
-		{trial: store.Trial{Variant: "filter", Rate: 100}, counts: []int{1000}, latency: lat},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}}, counts: []int{5000, 5001}, latency: lat, raw: true},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 200}}, counts: []int{150}, latency: lat, raw: true},
+		{trial: store.Trial{Variant: "filter", Level: record.Level{Rate: 100}}, counts: []int{1000}, latency: lat},
 	}
 	db, exp := detailExperiment(t, runs...)
 	for _, tc := range []struct {
@@ -290,7 +290,7 @@ func TestLoadDetailSides(t *testing.T) {
 	}
 	profiles := []store.Profile{{Target: "node-a", Kind: "cpu", TakenAt: origin, Duration: time.Second,
 		Data: []byte{1, 2, 3}, Unit: "nanoseconds", Top: []store.ProfileFunc{{Function: "main.work", Flat: 10, Cum: 20}}}}
-	r := detailRun{trial: store.Trial{Variant: "plain", Concurrency: 8}, counts: []int{10},
+	r := detailRun{trial: store.Trial{Variant: "plain", Level: record.Level{Concurrency: 8}}, counts: []int{10},
 		probes: probes, profiles: profiles, steps: []string{"login", "browse"}}
 	db, exp := detailExperiment(t, r)
 	got, err := LoadDetail(context.Background(), db, exp, DetailOptions{})
@@ -318,7 +318,7 @@ func TestLoadDetailSides(t *testing.T) {
 }
 
 func TestLoadDetailCancelled(t *testing.T) {
-	db, exp := detailExperiment(t, detailRun{trial: store.Trial{Variant: "plain", Rate: 1}, counts: []int{300}, raw: true})
+	db, exp := detailExperiment(t, detailRun{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 1}}, counts: []int{300}, raw: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := LoadDetail(ctx, db, exp, DetailOptions{}); !errors.Is(err, context.Canceled) {
@@ -376,7 +376,7 @@ func BenchmarkLoadDetail(b *testing.B) {
 	for i := range counts {
 		counts[i] = 1000
 	}
-	r := detailRun{trial: store.Trial{Variant: "plain", Rate: 1000}, counts: counts, raw: true,
+	r := detailRun{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 1000}}, counts: counts, raw: true,
 		latency: func(i int) time.Duration { return time.Duration(1000+i%997+i/10000) * time.Microsecond }}
 	db, exp := detailExperiment(b, r)
 	ctx := context.Background()

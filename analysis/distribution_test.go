@@ -19,12 +19,12 @@ func TestLoadDistributions(t *testing.T) {
 	// Run i of a group has counts {100·(i+1)}; latency 30 ms ± 1 ms.
 	narrow := func(i int) time.Duration { return 29*time.Millisecond + time.Duration(i*7919%2000)*time.Microsecond }
 	runs := []detailRun{
-		{trial: store.Trial{Variant: "plain", Rate: 200}, counts: []int{100}, latency: narrow},
-		{trial: store.Trial{Variant: "filter", Rate: 100}, counts: []int{300}, latency: narrow},
-		{trial: store.Trial{Variant: "plain", Rate: 100, Rep: 0}, counts: []int{1000, 1000}, latency: narrow},
-		{trial: store.Trial{Variant: "plain", Rate: 100, Rep: 1}, counts: []int{500}, latency: narrow, flags: bad},
-		{trial: store.Trial{Variant: "plain", Rate: 100, Rep: 2}, counts: []int{7}, latency: narrow, flags: fewer},
-		{trial: store.Trial{Variant: "filter", Rate: 200}, counts: []int{50}, latency: narrow, flags: bad},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 200}}, counts: []int{100}, latency: narrow},
+		{trial: store.Trial{Variant: "filter", Level: record.Level{Rate: 100}}, counts: []int{300}, latency: narrow},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 0}, counts: []int{1000, 1000}, latency: narrow},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}, counts: []int{500}, latency: narrow, flags: bad},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 2}, counts: []int{7}, latency: narrow, flags: fewer},
+		{trial: store.Trial{Variant: "filter", Level: record.Level{Rate: 200}}, counts: []int{50}, latency: narrow, flags: bad},
 	}
 	db, exp := detailExperiment(t, runs...)
 	type row struct {

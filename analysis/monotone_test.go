@@ -26,7 +26,7 @@ func mixedRuns(rng *rand.Rand) []Run {
 			for range n {
 				_ = h.RecordValue(int64(scale * math.Exp(rng.NormFloat64())))
 			}
-			r := Run{ID: int64(len(runs) + 1), Trial: store.Trial{Variant: v, Rate: 100, Rep: rep}, Status: store.Done,
+			r := Run{ID: int64(len(runs) + 1), Trial: store.Trial{Variant: v, Level: record.Level{Rate: 100}, Rep: rep}, Status: store.Done,
 				RunPercentiles: ReadRun(h, h)}
 			if rng.IntN(4) == 0 {
 				r.Flags = []store.Flag{{Name: "generator_saturated", Reason: "behind"}}

@@ -36,7 +36,7 @@ func TestHeadlineBaselineOrdered(t *testing.T) {
 				for range n {
 					_ = h.RecordValue(int64(scale * math.Exp(rng.NormFloat64())))
 				}
-				r := analysis.Run{ID: int64(len(exp.Runs) + 1), Trial: store.Trial{Variant: v, Rate: 100, Rep: rep}, Status: store.Done,
+				r := analysis.Run{ID: int64(len(exp.Runs) + 1), Trial: store.Trial{Variant: v, Level: record.Level{Rate: 100}, Rep: rep}, Status: store.Done,
 					RunPercentiles: analysis.ReadRun(h, h)}
 				if rng.IntN(4) == 0 {
 					r.Flags = []store.Flag{{Name: "generator_saturated", Reason: "behind"}}

@@ -77,7 +77,7 @@ load: {rates: [100]}
 	}
 	for _, tt := range tests {
 		t.Run(tt.variant, func(t *testing.T) {
-			cfg, err := s.LoadFor(Trial{Variant: tt.variant, Rate: 100, Rep: 1, Position: 3}, tt.entry)
+			cfg, err := s.LoadFor(Trial{Variant: tt.variant, Level: record.Level{Rate: 100}, Rep: 1, Position: 3}, tt.entry)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ load: {rates: [100]}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("requests (-want +got):\n%s", diff)
 			}
-			again, _ := s.LoadFor(Trial{Variant: tt.variant, Rate: 100, Rep: 1, Position: 3}, tt.entry)
+			again, _ := s.LoadFor(Trial{Variant: tt.variant, Level: record.Level{Rate: 100}, Rep: 1, Position: 3}, tt.entry)
 			if staticRequests(t, again)[0] == staticRequests(t, cfg)[0] {
 				t.Error("two configurations share a request")
 			}
@@ -98,7 +98,7 @@ load: {rates: [100]}
 
 func TestLoadForScenario(t *testing.T) {
 	s := mustParse(t, "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload: {mode: closed, concurrency: [2], scenario: scenario.yaml}\n")
-	cfg, err := s.LoadFor(Trial{Variant: "a", Concurrency: 2, Rep: 1, Position: 1}, "")
+	cfg, err := s.LoadFor(Trial{Variant: "a", Level: record.Level{Concurrency: 2}, Rep: 1, Position: 1}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,15 +130,15 @@ func TestLoadForModels(t *testing.T) {
 		trial Trial
 		want  load.Config
 	}{
-		{"open", "{rates: [100], duration: 5s, max_in_flight: 50, interval: 2s, success: 200-299}", Trial{Rate: 100},
+		{"open", "{rates: [100], duration: 5s, max_in_flight: 50, interval: 2s, success: 200-299}", Trial{Level: record.Level{Rate: 100}},
 			load.Config{Model: load.Open{Pacer: load.Constant{Rate: 100}, MaxInFlight: 50}, Duration: 5 * time.Second, Interval: 2 * time.Second, Success: &codes}},
-		{"poisson", "{rates: [100], arrivals: poisson}", Trial{Rate: 100, Position: 9},
+		{"poisson", "{rates: [100], arrivals: poisson}", Trial{Level: record.Level{Rate: 100}, Position: 9},
 			load.Config{Model: load.Open{Pacer: &load.Poisson{Of: load.Constant{Rate: 100}, Seed: 9}}, Duration: DefaultDuration, Interval: time.Second}},
-		{"closed", "{mode: closed, concurrency: [300], requests: 1000000}", Trial{Concurrency: 300},
+		{"closed", "{mode: closed, concurrency: [300], requests: 1000000}", Trial{Level: record.Level{Concurrency: 300}},
 			load.Config{Model: load.Closed{Workers: 300}, Count: 1000000, Interval: time.Second}},
-		{"ramp", "{mode: ramp, concurrency: [300], ramp: {burst: 50, every: 30s}, duration: 15m}", Trial{Concurrency: 300},
+		{"ramp", "{mode: ramp, concurrency: [300], ramp: {burst: 50, every: 30s}, duration: 15m}", Trial{Level: record.Level{Concurrency: 300}},
 			load.Config{Model: load.Ramp{Workers: 300, Burst: 50, Every: 30 * time.Second}, Duration: 15 * time.Minute, Interval: time.Second}},
-		{"sequential", "{mode: sequential}", Trial{Concurrency: 1},
+		{"sequential", "{mode: sequential}", Trial{Level: record.Level{Concurrency: 1}},
 			load.Config{Model: load.Sequential{}, Duration: DefaultDuration, Interval: time.Second}},
 	}
 	for _, tt := range tests {
@@ -160,7 +160,7 @@ func TestLoadForModels(t *testing.T) {
 
 func TestLoadForTransport(t *testing.T) {
 	s := mustParse(t, loadBase+"  timeout: 2s\n  connections: 8\n  no_keepalive: true\n  h2c: true\n  streams: 10\n  client: nethttp\n  insecure: true\n")
-	cfg, err := s.LoadFor(Trial{Variant: "a", Rate: 100}, "")
+	cfg, err := s.LoadFor(Trial{Variant: "a", Level: record.Level{Rate: 100}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,9 +182,9 @@ func TestLoadForErrors(t *testing.T) {
 		entry string
 		want  string
 	}{
-		{Trial{Variant: "x", Rate: 1, Position: 4}, "", `trial 4: no variant called "x"`},
-		{Trial{Variant: "g", Rate: 1}, "", `variant g runs a graph: the URL of its entry: expected an absolute http or https URL, got ""`},
-		{Trial{Variant: "g", Rate: 0, Position: 2}, "http://127.0.0.1:1", "trial 2: open mode needs a rate above 0, got 0"},
+		{Trial{Variant: "x", Level: record.Level{Rate: 1}, Position: 4}, "", `trial 4: no variant called "x"`},
+		{Trial{Variant: "g", Level: record.Level{Rate: 1}}, "", `variant g runs a graph: the URL of its entry: expected an absolute http or https URL, got ""`},
+		{Trial{Variant: "g", Level: record.Level{Rate: 0}, Position: 2}, "http://127.0.0.1:1", "trial 2: open mode needs a rate above 0, got 0"},
 		{Trial{Variant: "c", Position: 5}, "", "trial 5: closed mode needs a concurrency of at least 1, got 0"},
 	}
 	for _, tt := range tests {
@@ -203,16 +203,16 @@ func TestWarmupFor(t *testing.T) {
 		want   load.Model
 		exists bool
 	}{
-		{"none", "load: {rates: [100]}\n", Trial{Rate: 100}, nil, false},
-		{"same", "load: {rates: [100]}\nwarmup: {duration: 3s}\n", Trial{Rate: 100}, load.Open{Pacer: load.Constant{Rate: 100}}, true},
-		{"share of a rate", "load: {rates: [100]}\nwarmup: {duration: 3s, rate: 50%}\n", Trial{Rate: 100}, load.Open{Pacer: load.Constant{Rate: 50}}, true},
-		{"share of workers", "load: {mode: closed, concurrency: [50]}\nwarmup: {duration: 3s, rate: 10%}\n", Trial{Concurrency: 50}, load.Closed{Workers: 5}, true},
-		{"share of one worker", "load: {mode: closed, concurrency: [1]}\nwarmup: {duration: 3s, rate: 10%}\n", Trial{Concurrency: 1}, load.Closed{Workers: 1}, true},
-		{"share of a ramp", "load: {mode: ramp, concurrency: [300], ramp: {burst: 50, every: 1s}}\nwarmup: {duration: 3s, rate: 50%}\n", Trial{Concurrency: 300},
+		{"none", "load: {rates: [100]}\n", Trial{Level: record.Level{Rate: 100}}, nil, false},
+		{"same", "load: {rates: [100]}\nwarmup: {duration: 3s}\n", Trial{Level: record.Level{Rate: 100}}, load.Open{Pacer: load.Constant{Rate: 100}}, true},
+		{"share of a rate", "load: {rates: [100]}\nwarmup: {duration: 3s, rate: 50%}\n", Trial{Level: record.Level{Rate: 100}}, load.Open{Pacer: load.Constant{Rate: 50}}, true},
+		{"share of workers", "load: {mode: closed, concurrency: [50]}\nwarmup: {duration: 3s, rate: 10%}\n", Trial{Level: record.Level{Concurrency: 50}}, load.Closed{Workers: 5}, true},
+		{"share of one worker", "load: {mode: closed, concurrency: [1]}\nwarmup: {duration: 3s, rate: 10%}\n", Trial{Level: record.Level{Concurrency: 1}}, load.Closed{Workers: 1}, true},
+		{"share of a ramp", "load: {mode: ramp, concurrency: [300], ramp: {burst: 50, every: 1s}}\nwarmup: {duration: 3s, rate: 50%}\n", Trial{Level: record.Level{Concurrency: 300}},
 			load.Ramp{Workers: 150, Burst: 50, Every: time.Second}, true},
-		{"fixed rate in closed mode", "load: {mode: closed, concurrency: [50]}\nwarmup: {duration: 3s, rate: 20}\n", Trial{Concurrency: 50},
+		{"fixed rate in closed mode", "load: {mode: closed, concurrency: [50]}\nwarmup: {duration: 3s, rate: 20}\n", Trial{Level: record.Level{Concurrency: 50}},
 			load.Open{Pacer: load.Constant{Rate: 20}}, true},
-		{"sequential", "load: {mode: sequential}\nwarmup: {duration: 3s}\n", Trial{Concurrency: 1}, load.Sequential{}, true},
+		{"sequential", "load: {mode: sequential}\nwarmup: {duration: 3s}\n", Trial{Level: record.Level{Concurrency: 1}}, load.Sequential{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

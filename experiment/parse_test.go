@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/record"
 )
 
 // specOpts compare specs by what they say, not what they read.
@@ -259,7 +260,7 @@ load: {rates: [1], targets: load/targets.txt}
 	if got, want := s.Path(s.Load.Targets), filepath.Join(root, "exp", "load", "targets.txt"); got != want {
 		t.Errorf("targets at %s, want %s", got, want)
 	}
-	cfg, err := s.LoadFor(Trial{Variant: "g", Rate: 1, Rep: 1, Position: 1}, "http://127.0.0.1:8000")
+	cfg, err := s.LoadFor(Trial{Variant: "g", Level: record.Level{Rate: 1}, Rep: 1, Position: 1}, "http://127.0.0.1:8000")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,30 @@
 package experiment
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/latlab/latlab/record"
+)
 
 // A Trial is one measured run of a plan: a variant at one rate (or
 // concurrency), one repetition.
 type Trial struct {
-	Variant     string
-	Rate        float64 // open mode: requests per second; 0 otherwise
-	Concurrency int     // closed and ramp modes: workers; sequential: 1; open: 0
-	Rep         int     // the repetition, from 1 to Spec.Runs
-	Position    int     // the trial's place in the plan, from 1
+	Variant string
+	// The level: in open mode the rate, requests per second; in closed
+	// and ramp modes the concurrency, workers; sequential: concurrency 1.
+	record.Level
+	Rep      int // the repetition, from 1 to Spec.Runs
+	Position int // the trial's place in the plan, from 1
 }
+
+// A cell is a variant at one level: what the repetitions of a trial share.
+type cell struct {
+	variant string
+	level   record.Level
+}
+
+// cell returns the cell t repeats.
+func (t Trial) cell() cell { return cell{t.Variant, t.Level} }
 
 // Plan returns the trials of s: every variant at every level of its load
 // (rates, concurrencies, or one sequential level), Spec.Runs times, in
@@ -57,14 +71,14 @@ func (l Load) levels(variant string) []Trial {
 	switch l.Mode {
 	case Open:
 		for _, r := range l.Rates {
-			out = append(out, Trial{Variant: variant, Rate: r})
+			out = append(out, Trial{Variant: variant, Level: record.Level{Rate: r}})
 		}
 	case Closed, Ramp:
 		for _, c := range l.Concurrency {
-			out = append(out, Trial{Variant: variant, Concurrency: c})
+			out = append(out, Trial{Variant: variant, Level: record.Level{Concurrency: c}})
 		}
 	case Sequential:
-		out = append(out, Trial{Variant: variant, Concurrency: 1})
+		out = append(out, Trial{Variant: variant, Level: record.Level{Concurrency: 1}})
 	}
 	return out
 }

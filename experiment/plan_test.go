@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/record"
 )
 
 // planSpec has 3 variants × 3 rates × runs.
@@ -101,10 +103,12 @@ load: {rates: [10, 20]}
 runs: 2
 order: grouped
 `)
+	r10, r20 := record.Level{Rate: 10}, record.Level{Rate: 20}
+	c50, c300, c1 := record.Level{Concurrency: 50}, record.Level{Concurrency: 300}, record.Level{Concurrency: 1}
 	want := []Trial{
-		{"a", 10, 0, 1, 1}, {"a", 10, 0, 2, 2}, {"a", 20, 0, 1, 3}, {"a", 20, 0, 2, 4},
-		{"b", 0, 50, 1, 5}, {"b", 0, 50, 2, 6}, {"b", 0, 300, 1, 7}, {"b", 0, 300, 2, 8},
-		{"c", 0, 1, 1, 9}, {"c", 0, 1, 2, 10},
+		{"a", r10, 1, 1}, {"a", r10, 2, 2}, {"a", r20, 1, 3}, {"a", r20, 2, 4},
+		{"b", c50, 1, 5}, {"b", c50, 2, 6}, {"b", c300, 1, 7}, {"b", c300, 2, 8},
+		{"c", c1, 1, 9}, {"c", c1, 2, 10},
 	}
 	if diff := cmp.Diff(want, s.Plan(7)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)

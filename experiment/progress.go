@@ -42,7 +42,7 @@ func (p Progress) String() string {
 	}
 	t := p.Trial
 	return fmt.Sprintf("trial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d",
-		t.Position, p.Trials, p.ToGo, eta, t.Variant, levelText(t), t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
+		t.Position, p.Trials, p.ToGo, eta, t.Variant, t.Level, t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
 }
 
 // showProgress shows the progress of trial t, the k-th of the n trials
@@ -74,15 +74,6 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 	}
 }
 
-// levelText says a trial's load level as the spec gives it: 40/s, 2.5/s,
-// c=300.
-func levelText(t Trial) string {
-	if t.Rate > 0 {
-		return units.ExactRate(t.Rate)
-	}
-	return fmt.Sprintf("c=%d", t.Concurrency)
-}
-
 // logTrial writes one line about a finished trial once the writer is done
 // with it: its status once committed; if it could not be committed, why,
 // and the side file that keeps it. Written while the next trial runs, the
@@ -96,7 +87,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	case stored != nil:
 		status = fmt.Sprintf("measured (%s), not stored", f.info.Status)
 	}
-	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, levelText(t), t.Rep, status)
+	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, t.Level, t.Rep, status)
 	if f.res != nil {
 		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
 			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, units.Duration(v))

@@ -35,11 +35,11 @@ type Runner struct {
 
 	traces     *probe.TraceReceiver
 	tracesURL  string
-	targetCPUs []int                       // where variants' processes start; nil means latlab's own
-	siblings   map[string][]*record.Result // earlier runs of a variant and level in this process
-	total      int                         // trials in the plan
-	commit     retry                       // for a failed commit; zero means defaultRetry
-	lines      sync.Mutex                  // the live status line and trial lines
+	targetCPUs []int                     // where variants' processes start; nil means latlab's own
+	siblings   map[cell][]*record.Result // earlier runs of a variant and level in this process
+	total      int                       // trials in the plan
+	commit     retry                     // for a failed commit; zero means defaultRetry
+	lines      sync.Mutex                // the live status line and trial lines
 }
 
 // Outcome is what Run did.
@@ -92,7 +92,7 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			return out, fmt.Errorf("starting the trace receiver: %w", err)
 		}
 	}
-	r.siblings = map[string][]*record.Result{}
+	r.siblings = map[cell][]*record.Result{}
 	var tally Outcome // of the writer's goroutine until it is closed
 	w := (&writer{ctx: ctx, db: r.DB, exp: exp, retry: r.commit, logf: r.logf, stored: func(f *finished, side string, err error) {
 		switch {
@@ -165,7 +165,7 @@ func (r *Runner) importPending(ctx context.Context) error {
 // policy says.
 func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*live, error) {
 	l := lives[t.Variant]
-	if l != nil && r.Spec.Restart == PerRate && (l.level.Rate != t.Rate || l.level.Concurrency != t.Concurrency) {
+	if l != nil && r.Spec.Restart == PerRate && l.level != t.Level {
 		r.tearDown(l)
 		delete(lives, t.Variant)
 		l = nil
@@ -235,7 +235,7 @@ func (e *ChangedError) Error() string {
 var _ error = (*ChangedError)(nil)
 
 func storeTrial(t Trial) store.Trial {
-	return store.Trial{Variant: t.Variant, Rate: t.Rate, Concurrency: t.Concurrency, Rep: t.Rep}
+	return store.Trial{Variant: t.Variant, Level: t.Level, Rep: t.Rep}
 }
 
 func (r *Runner) info(t Trial, start time.Time, status store.Status) store.RunInfo {

@@ -62,6 +62,7 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	if err != nil {
 		return tr.fail(ctx, err)
 	}
+	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
 	tr.f.res = res
 	tr.queryPrometheus(ctx)
 	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in
@@ -225,7 +226,7 @@ func (tr *trialRun) judge(res *record.Result) {
 	r, t, f := tr.r, tr.t, tr.f
 	f.points = storePoints(tr.points, tr.start)
 	f.profiles = tr.profiles
-	key := fmt.Sprintf("%s/%g/%d", t.Variant, t.Rate, t.Concurrency)
+	key := t.cell()
 	f.info.Flags = r.Spec.Validity.Check(RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success})
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/graph"
+	"github.com/latlab/latlab/record"
 )
 
 // live is a variant that is set up: a running graph or an external target.
@@ -20,7 +21,7 @@ type live struct {
 	entry   string         // the URL requests go to; "" for a target variant (its own URL)
 	nodes   map[string]string
 	pids    []int
-	level   Trial         // the trial it was set up for, for restart: per-rate
+	level   record.Level  // the level it was set up for, for restart: per-rate
 	started *exec.Cmd     // the variant's start command, running
 	exited  chan struct{} // closed when it ends
 }
@@ -37,7 +38,7 @@ func (l *live) metricsURLs() []string {
 // setUp starts v: launches its graph, or runs its setup command and waits
 // for its ready URL.
 func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
-	l := &live{v: v, level: t, nodes: map[string]string{}}
+	l := &live{v: v, level: t.Level, nodes: map[string]string{}}
 	if v.Topology != nil {
 		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout, CPUs: r.targetCPUs}
 		if r.traces != nil {

@@ -184,7 +184,7 @@ type FlagCount struct {
 func (r *Experiment) Flags(variant string, level analysis.Level) []FlagCount {
 	var out []FlagCount
 	for _, run := range r.Exp.Runs {
-		if run.Variant != variant || run.Rate != level.Rate || run.Concurrency != level.Concurrency {
+		if run.Variant != variant || run.Level != level {
 			continue
 		}
 		for _, f := range run.Flags {

@@ -38,7 +38,7 @@ func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
 		}
 	}
 	for _, r := range stored(exp) {
-		add(r.Variant, analysis.Level{Rate: r.Rate, Concurrency: r.Concurrency})
+		add(r.Variant, r.Level)
 		reps = max(reps, r.Rep)
 	}
 	for _, v := range order {
@@ -77,7 +77,7 @@ func (r *Experiment) checkStored() []string {
 	missing := map[planCell][]int{} // the reps of each cell without a row
 	for _, c := range cells {
 		for rep := 1; rep <= reps; rep++ {
-			if !have[store.Trial{Variant: c.Variant, Rate: c.Rate, Concurrency: c.Concurrency, Rep: rep}] {
+			if !have[store.Trial{Variant: c.Variant, Level: c.Level, Rep: rep}] {
 				missing[c] = append(missing[c], rep)
 				r.Runs.Missing++
 			}
@@ -98,7 +98,7 @@ func (r *Experiment) checkStored() []string {
 	for _, run := range exp.Unmeasured {
 		if run.Status == store.Done {
 			warns = append(warns, fmt.Sprintf("run %d (%s %s rep %d) is marked done but has no result stored: left out",
-				run.ID, run.Variant, analysis.Level{Rate: run.Rate, Concurrency: run.Concurrency}, run.Rep))
+				run.ID, run.Variant, run.Level, run.Rep))
 		}
 	}
 	for _, l := range r.Levels {

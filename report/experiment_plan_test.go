@@ -75,7 +75,7 @@ runs: 4
 					continue
 				}
 				exp.Unmeasured = append(exp.Unmeasured, analysis.Run{ID: int64(tr.Position), Position: tr.Position, Status: store.Failed,
-					Trial: store.Trial{Variant: tr.Variant, Rate: tr.Rate, Concurrency: tr.Concurrency, Rep: tr.Rep}})
+					Trial: store.Trial{Variant: tr.Variant, Level: tr.Level, Rep: tr.Rep}})
 			}
 			r, err := report.NewExperiment(exp, report.ExperimentOptions{})
 			if err != nil {

@@ -131,7 +131,7 @@ func synthetic(runs int, base map[string]time.Duration) *analysis.Experiment {
 					_ = h.RecordValue(int64(base[v] + time.Duration(i+10*rep)*time.Microsecond))
 				}
 				id++
-				exp.Runs = append(exp.Runs, analysis.Run{ID: id, Trial: store.Trial{Variant: v, Rate: rate, Rep: rep + 1},
+				exp.Runs = append(exp.Runs, analysis.Run{ID: id, Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep + 1},
 					Status: store.Done, Requests: 200, Achieved: rate, RunPercentiles: analysis.ReadRun(h, h)})
 			}
 		}

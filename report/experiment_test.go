@@ -84,7 +84,7 @@ func fixtureDB(path string) error {
 	for rep := 1; rep <= fixtureReps; rep++ {
 		for _, rate := range fixtureRates {
 			for _, v := range fixtureVariants {
-				info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Concurrency: 64, Rep: rep},
+				info := store.RunInfo{Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate, Concurrency: 64}, Rep: rep},
 					Position: pos, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
 				var extra time.Duration
 				if v == "filter" && rate == 200 && rep == 3 {

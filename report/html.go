@@ -126,20 +126,12 @@ func (r *Experiment) detailLevel() analysis.Level {
 	found := false
 	for _, lv := range levels {
 		all := count[lv] == len(r.variants)
-		if !found || (all && (count[best] != len(r.variants) || levelLess(best, lv))) ||
-			(!all && count[best] != len(r.variants) && levelLess(best, lv)) {
+		if !found || (all && (count[best] != len(r.variants) || best.Compare(lv) < 0)) ||
+			(!all && count[best] != len(r.variants) && best.Compare(lv) < 0) {
 			best, found = lv, true
 		}
 	}
 	return best
-}
-
-// levelLess orders levels by rate, then concurrency.
-func levelLess(a, b analysis.Level) bool {
-	if a.Rate != b.Rate {
-		return a.Rate < b.Rate
-	}
-	return a.Concurrency < b.Concurrency
 }
 
 // WriteHTML writes the report as one self-contained HTML page: the tables

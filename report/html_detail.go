@@ -93,7 +93,7 @@ func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
 		}
 		for i := range d.Runs {
 			run := &d.Runs[i]
-			if run.Variant != v || levelOf(run.Run) != d.Level {
+			if run.Variant != v || run.Level != d.Level {
 				continue
 			}
 			any = append(any, run)
@@ -112,10 +112,6 @@ func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
 		out = append(out, pick[(len(pick)-1)/2])
 	}
 	return out
-}
-
-func levelOf(run analysis.Run) analysis.Level {
-	return analysis.Level{Rate: run.Rate, Concurrency: run.Concurrency}
 }
 
 func runP50(run analysis.Run) float64 {
@@ -221,7 +217,7 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		if !run.TrendOK {
 			continue
 		}
-		k := key{run.Variant, levelOf(run.Run)}
+		k := key{run.Variant, run.Level}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}

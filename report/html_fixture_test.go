@@ -225,7 +225,7 @@ func studyDB(path string, f study) error {
 				// A Recorder catches its intervals up from its start, so
 				// the runs start now, not at some fixed date.
 				start := time.Now()
-				info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Rep: rep},
+				info := store.RunInfo{Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep},
 					Position: pos, Status: store.Done, StartedAt: start, EndedAt: start.Add(richSeconds * time.Second)}
 				drift := v == "filter" && rate == 400
 				if drift {

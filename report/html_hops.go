@@ -31,7 +31,7 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 	for vi, v := range r.variants {
 		var points []store.ProbePoint
 		for _, run := range d.Runs {
-			if run.Variant == v && levelOf(run.Run) == d.Level {
+			if run.Variant == v && run.Level == d.Level {
 				points = append(points, run.Probes...)
 			}
 		}

@@ -40,7 +40,7 @@ func mixedRuns(rng *rand.Rand) *analysis.Experiment {
 					_ = lat.RecordValue(int64(d))
 					_ = svc.RecordValue(int64(d / 2))
 				}
-				r := analysis.Run{ID: id, Trial: store.Trial{Variant: v, Rate: rate, Rep: rep}, Status: store.Done,
+				r := analysis.Run{ID: id, Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep}, Status: store.Done,
 					Requests: int64(n), Achieved: rate, RunPercentiles: analysis.ReadRun(lat, svc)}
 				switch rng.IntN(5) {
 				case 0:

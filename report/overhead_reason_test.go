@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
 
@@ -17,7 +18,7 @@ func reasonRuns(variant string, base time.Duration, reps, flagged int, id *int64
 	var out []analysis.Run
 	for rep := range reps {
 		*id++
-		r := analysis.Run{ID: *id, Trial: store.Trial{Variant: variant, Rate: 100, Rep: rep}, Status: store.Done}
+		r := analysis.Run{ID: *id, Trial: store.Trial{Variant: variant, Level: record.Level{Rate: 100}, Rep: rep}, Status: store.Done}
 		for i, s := range analysis.Stats {
 			d := time.Duration(1+i)*base + time.Duration(rep)*time.Microsecond
 			r.Latency = append(r.Latency, analysis.Value{Stat: s, Latency: d, OK: true})

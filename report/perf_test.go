@@ -68,7 +68,7 @@ func perfDB(ctx context.Context, path string) error {
 				// the runs start now, not at some fixed date.
 				start := time.Now()
 				length := time.Duration(perfRequests / rate * float64(time.Second))
-				info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Rep: rep},
+				info := store.RunInfo{Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep},
 					Position: pos, Status: store.Done, StartedAt: start.Add(-time.Second), EndedAt: start.Add(length)}
 				drift := v == "filter" && rate == perfRates[len(perfRates)-1]
 				if drift {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
 
@@ -12,7 +13,7 @@ import (
 // out, and that --include-flagged leaves none out.
 func TestRunCountsLeftOut(t *testing.T) {
 	run := func(id int64, status store.Status, flags ...string) analysis.Run {
-		r := analysis.Run{ID: id, Trial: store.Trial{Variant: "a", Rate: 10, Rep: int(id)}, Status: status}
+		r := analysis.Run{ID: id, Trial: store.Trial{Variant: "a", Level: record.Level{Rate: 10}, Rep: int(id)}, Status: status}
 		for _, f := range flags {
 			r.Flags = append(r.Flags, store.Flag{Name: f, Reason: "why"})
 		}

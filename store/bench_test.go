@@ -17,7 +17,7 @@ func benchRuns(b *testing.B, res, warmup *record.Result) {
 	rep := 0
 	for b.Loop() {
 		rep++
-		if _, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rate: 1000, Rep: rep}, rep), res, warmup, nil, nil); err != nil {
+		if _, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Level: record.Level{Rate: 1000}, Rep: rep}, rep), res, warmup, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,7 +21,12 @@ import (
 
 // FormatVersion is the database format this code writes. Open migrates an
 // older file up to it and refuses a newer one.
-const FormatVersion = 1
+const FormatVersion = 2
+
+// readableVersion is the oldest format OpenReadOnly reads as it is: what
+// format 2 adds (runs.level) no read needs, as a run's rate and
+// concurrency give its level.
+const readableVersion = 1
 
 // schemaV1 creates format version 1 in an empty database.
 //
@@ -29,10 +34,18 @@ const FormatVersion = 1
 var schemaV1 string
 
 // migrations[i] brings a database from format version i to i+1; version 0
-// is an empty file. A new version appends a script (ALTER TABLE ... ADD
-// COLUMN, CREATE TABLE ...) and raises FormatVersion; scripts already
+// is an empty file. A new version appends a step (ALTER TABLE ... ADD
+// COLUMN, CREATE TABLE ...) and raises FormatVersion; steps already
 // released never change.
-var migrations = []string{schemaV1}
+var migrations = []func(context.Context, *sql.Tx) error{script(schemaV1), levelColumn}
+
+// script is a migration step that runs the statements stmts.
+func script(stmts string) func(context.Context, *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, stmts)
+		return err
+	}
+}
 
 // busyTimeout is how long a statement waits for another process's lock
 // before failing with "database is locked".
@@ -131,8 +144,8 @@ func open(ctx context.Context, path string, readOnly bool) (_ *DB, err error) {
 	switch {
 	case err == nil && v == 0:
 		err = fmt.Errorf("%w: the file is empty", ErrNotDatabase)
-	case err == nil && v < FormatVersion:
-		err = fmt.Errorf("format version %d needs upgrading to %d: open it once for writing", v, FormatVersion)
+	case err == nil && v < readableVersion:
+		err = fmt.Errorf("format version %d needs upgrading to %d: open it once for writing", v, readableVersion)
 	}
 	if err != nil {
 		return nil, wrap(path, op, plain(err))
@@ -228,7 +241,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		return err
 	}
 	for i := v; i < FormatVersion; i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		if err := migrations[i](ctx, tx); err != nil {
 			return fmt.Errorf("migrating to format version %d: %w", i+1, err)
 		}
 	}

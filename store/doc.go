@@ -5,7 +5,8 @@
 //
 // # Schema
 //
-// The schema is schema.sql, documented there column by column. Units are in
+// The schema is schema.sql, documented there column by column, and the
+// steps that migrations append to it (level.go: runs.level). Units are in
 // the column names: *_ns are integer nanoseconds, *_seconds REAL seconds,
 // rate is requests per second, *_at are UTC RFC 3339 texts. Offsets (start_ns,
 // intended_ns, t_ns) count from the run's origin_unix_ns, the start of its
@@ -16,12 +17,13 @@
 //	            provenance (JSON: host, kernel, cpu_model, cpu_count,
 //	            cpu_governor, load_average, go_version, latlab_version, seed,
 //	            git_sha, commands)
-//	runs        id, experiment_id, variant, rate, concurrency, rep, position,
+//	runs        id, experiment_id, variant, rate, concurrency, level ('100/s',
+//	            'c=8', '100/s c=8': record.Level's text), rep, position,
 //	            mode, status (done | interrupted | failed), started_at, ended_at,
 //	            origin_unix_ns, duration_seconds, requests, errors, p50_ns,
 //	            p90_ns, p99_ns, samples, flags (JSON [{flag, reason}]),
 //	            summary and warmup (JSON record.Summary), error;
-//	            UNIQUE (experiment_id, variant, rate, concurrency, rep)
+//	            UNIQUE (experiment_id, variant, level, rep)
 //	intervals   run_id, phase (warmup | measure), idx, start_ns, end_ns, sent,
 //	            completed, errors, unsuccessful, in_flight_mean, in_flight_max,
 //	            p50_ns, p90_ns, p99_ns, latency_hdr, service_hdr

@@ -27,7 +27,7 @@ const (
 var bigSamples = map[bool]int{false: 1_000_000, true: 100_000}[raceEnabled]
 
 func planTrial(k int) Trial {
-	return Trial{Variant: []string{"a", "b"}[k%2], Rate: 100, Rep: 1 + k/2}
+	return Trial{Variant: []string{"a", "b"}[k%2], Level: record.Level{Rate: 100}, Rep: 1 + k/2}
 }
 
 // TestKillDuringWrites runs the plan in a child process and kills it with

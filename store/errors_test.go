@@ -68,7 +68,7 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			db.Close()
-		}, ErrTooNew, "format version 99, but this latlab reads up to 1"},
+		}, ErrTooNew, "format version 99, but this latlab reads up to 2"},
 	}
 	for _, tt := range tests {
 		for _, readOnly := range []bool{false, true} {

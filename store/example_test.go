@@ -38,7 +38,7 @@ func Example() {
 // stopAfter of them unless it is negative, and lists the runs.
 func runPlan(ctx context.Context, path string, pass, stopAfter int) error {
 	const spec = "version: 1\nname: sweep\n"
-	plan := []store.Trial{{Variant: "plain", Rate: 100, Rep: 1}, {Variant: "proxy", Rate: 100, Rep: 1}}
+	plan := []store.Trial{{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}, {Variant: "proxy", Level: record.Level{Rate: 100}, Rep: 1}}
 	db, err := store.Open(ctx, path)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/record"
 )
 
 // TestExperiments keeps several experiments in one file, finds the one to
@@ -27,11 +29,11 @@ func TestExperiments(t *testing.T) {
 		}
 	}
 	// The same trial in two experiments is two runs, not a duplicate.
-	write(a1, Trial{Variant: "plain", Rate: 100, Rep: 1}, 0, Done)
-	write(a2, Trial{Variant: "plain", Rate: 100, Rep: 1}, 0, Done)
-	write(a2, Trial{Variant: "proxy", Rate: 100, Rep: 1}, 1, Failed)
-	write(a2, Trial{Variant: "plain", Rate: 0, Concurrency: 8, Rep: 2}, 2, Done)
-	write(b, Trial{Variant: "plain", Rate: 50, Rep: 1}, 0, Interrupted)
+	write(a1, Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}, 0, Done)
+	write(a2, Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}, 0, Done)
+	write(a2, Trial{Variant: "proxy", Level: record.Level{Rate: 100}, Rep: 1}, 1, Failed)
+	write(a2, Trial{Variant: "plain", Level: record.Level{Concurrency: 8}, Rep: 2}, 2, Done)
+	write(b, Trial{Variant: "plain", Level: record.Level{Rate: 50}, Rep: 1}, 0, Interrupted)
 
 	exps, err := db.Experiments(ctx)
 	if err != nil {
@@ -55,8 +57,8 @@ func TestExperiments(t *testing.T) {
 		exp  Experiment
 		want []Trial
 	}{
-		{a1, []Trial{{Variant: "plain", Rate: 100, Rep: 1}}},
-		{a2, []Trial{{Variant: "plain", Rate: 100, Rep: 1}, {Variant: "plain", Concurrency: 8, Rep: 2}}},
+		{a1, []Trial{{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}}},
+		{a2, []Trial{{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 1}, {Variant: "plain", Level: record.Level{Concurrency: 8}, Rep: 2}}},
 		{b, nil},
 	} {
 		got, err := db.CompletedTrials(ctx, tt.exp.ID)

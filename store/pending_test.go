@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/record"
 )
 
 // TestPendingRoundTrip keeps a run in a side file and imports it: the
@@ -30,7 +32,7 @@ func TestPendingRoundTrip(t *testing.T) {
 	probes := []ProbePoint{{Probe: "process", Series: "cpu_percent", Labels: map[string]string{"node": "root"}, Time: res.Start.Add(time.Second), Value: 40}}
 	profiles := []Profile{{Target: "root", Kind: "heap", TakenAt: res.Start, Data: []byte{1, 2, 3}, Unit: "bytes",
 		Top: []ProfileFunc{{Function: "main.f", Flat: 10, Cum: 20}}}}
-	tr := Trial{Variant: "plain", Rate: 100, Rep: 2}
+	tr := Trial{Variant: "plain", Level: record.Level{Rate: 100}, Rep: 2}
 	in := info(tr, 7)
 	in.Flags = []Flag{{Name: "trend", Reason: "rises"}}
 	refID, err := ref.WriteRun(ctx, refExp.ID, in, res, warm, probes, profiles)

@@ -30,7 +30,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := info(Trial{Variant: "filter", Rate: 100, Concurrency: 64, Rep: 3}, 7)
+	in := info(Trial{Variant: "filter", Level: record.Level{Rate: 100, Concurrency: 64}, Rep: 3}, 7)
 	in.Flags = []Flag{{Name: "trend", Reason: "latency rises 12% over the run"}}
 	probes := []ProbePoint{
 		{Probe: "process", Series: "cpu_percent", Labels: map[string]string{"node": "root"}, Time: res.Start.Add(-time.Second), Value: 12.5},

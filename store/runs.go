@@ -16,10 +16,11 @@ import (
 // A Trial is one cell of an experiment's plan: a variant at a rate or
 // concurrency, repeated. An experiment holds at most one run per trial.
 type Trial struct {
-	Variant     string
-	Rate        float64 // target requests/s; 0 in closed loop and sequential mode
-	Concurrency int     // workers, or open loop's cap on requests in flight; 0 for none
-	Rep         int     // repetition number
+	Variant string
+	// The level: target requests/s, 0 in closed loop and sequential mode;
+	// workers, or open loop's cap on requests in flight, 0 for none.
+	record.Level
+	Rep int // repetition number
 }
 
 // String returns the trial as people read it: "plain rate=100/s c=0 rep=3".
@@ -156,8 +157,8 @@ func replaceUnfinished(ctx context.Context, tx *sql.Tx, expID int64, t Trial) er
 	var id int64
 	var status Status
 	err := tx.QueryRowContext(ctx, `SELECT id, status FROM runs WHERE experiment_id = ?
-		AND variant = ? AND rate = ? AND concurrency = ? AND rep = ?`,
-		expID, t.Variant, t.Rate, t.Concurrency, t.Rep).Scan(&id, &status)
+		AND variant = ? AND level = ? AND rep = ?`,
+		expID, t.Variant, t.Level.String(), t.Rep).Scan(&id, &status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
@@ -214,11 +215,11 @@ func insertRun(ctx context.Context, tx *sql.Tx, expID int64, info RunInfo, origi
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO runs (experiment_id, variant, rate, concurrency,
-		rep, position, mode, status, started_at, ended_at, origin_unix_ns, interval_ns,
+		level, rep, position, mode, status, started_at, ended_at, origin_unix_ns, interval_ns,
 		duration_seconds, requests, errors, unsuccessful, p50_ns, p90_ns, p99_ns, samples,
 		samples_dropped, flags, summary, warmup, error)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		expID, info.Variant, info.Rate, info.Concurrency, info.Rep, info.Position, mode,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		expID, info.Variant, info.Rate, info.Concurrency, info.Level.String(), info.Rep, info.Position, mode,
 		string(info.Status), formatTime(info.StartedAt), formatTime(info.EndedAt), origin.UnixNano(),
 		interval, duration, requests, errs, unsu, p50, p90, p99, samples, dropped,
 		string(flagsJSON), summary, warm, errText).Scan(&id)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/record"
 )
 
 // TestDuplicateTrial checks that a trial keeps one run: a second done run
@@ -16,7 +18,7 @@ func TestDuplicateTrial(t *testing.T) {
 	db, _ := openTemp(t)
 	exp := newExperiment(t, db, "dup", "a")
 	res := recorded(t, time.Now(), 500, 3)
-	tr := Trial{Variant: "plain", Rate: 200, Rep: 1}
+	tr := Trial{Variant: "plain", Level: record.Level{Rate: 200}, Rep: 1}
 	if _, err := db.WriteRun(ctx, exp.ID, info(tr, 0), res, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestFailedRunWithoutResult(t *testing.T) {
 	ctx := context.Background()
 	db, _ := openTemp(t)
 	exp := newExperiment(t, db, "x", "x")
-	in := info(Trial{Variant: "external", Rate: 10, Rep: 1}, 0)
+	in := info(Trial{Variant: "external", Level: record.Level{Rate: 10}, Rep: 1}, 0)
 	in.Status, in.Error = Failed, "readiness: http://127.0.0.1:9000/healthz not ready after 30s"
 	id, err := db.WriteRun(ctx, exp.ID, in, nil, nil, nil, nil)
 	if err != nil {

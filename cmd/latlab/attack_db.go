@@ -76,7 +76,7 @@ func (a *attackDB) write(ctx context.Context, res *record.Result, started, ended
 	// Stored even after Ctrl-C, as the partial result it is.
 	ctx = context.WithoutCancel(ctx)
 	info := store.RunInfo{
-		Trial:     store.Trial{Variant: "attack", Rate: res.TargetRate, Concurrency: res.Concurrency, Rep: 1},
+		Trial:     store.Trial{Variant: "attack", Level: record.Level{Rate: res.TargetRate, Concurrency: res.Concurrency}, Rep: 1},
 		Position:  1,
 		Status:    store.Done,
 		StartedAt: started,

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	_ "modernc.org/sqlite" // the driver sqlite3-style checks use
 
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
 
@@ -87,7 +88,7 @@ func TestAttackDB(t *testing.T) {
 		Samples  int64
 		Flags    int
 	}
-	want := run{store.Trial{Variant: "attack", Rate: 0, Concurrency: 2, Rep: 1}, 1, store.Done, "closed", 30, 30, 0}
+	want := run{store.Trial{Variant: "attack", Level: record.Level{Concurrency: 2}, Rep: 1}, 1, store.Done, "closed", 30, 30, 0}
 	gotRun := run{r.Trial, r.Position, r.Status, r.Mode, 0, r.Samples, len(r.Flags)}
 	if r.Summary != nil {
 		gotRun.Requests = r.Summary.Requests

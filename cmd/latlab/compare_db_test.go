@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
 
@@ -65,7 +66,7 @@ func addCompareExps(t *testing.T, path string, exps ...compareExp) {
 		for rep := 1; rep <= e.reps; rep++ {
 			for _, rate := range e.rates {
 				for _, v := range e.variants {
-					info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Concurrency: 64, Rep: rep},
+					info := store.RunInfo{Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate, Concurrency: 64}, Rep: rep},
 						Position: pos, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
 					b := e.base[v]
 					if e.flagged != nil && e.flagged(v, rate, rep) {

@@ -65,7 +65,7 @@ func reportDB(t *testing.T) string {
 	for rep := 1; rep <= 5; rep++ {
 		for _, rate := range []float64{100, 200} {
 			for _, v := range []string{"filter", "plain", "proxy"} {
-				info := store.RunInfo{Trial: store.Trial{Variant: v, Rate: rate, Concurrency: 64, Rep: rep},
+				info := store.RunInfo{Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate, Concurrency: 64}, Rep: rep},
 					Position: pos, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
 				b := base[v]
 				var machine []store.ProbePoint
@@ -88,7 +88,7 @@ func reportDB(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := store.RunInfo{Trial: store.Trial{Variant: "solo", Rate: 100, Rep: 1}, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
+	info := store.RunInfo{Trial: store.Trial{Variant: "solo", Level: record.Level{Rate: 100}, Rep: 1}, Status: store.Done, StartedAt: time.Now(), EndedAt: time.Now()}
 	if _, err := db.WriteRun(ctx, other.ID, info, reportRun("solo", 100, 1, base["plain"]), nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
