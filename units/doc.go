@@ -16,6 +16,10 @@
 //	units.Rate(1234.56)  // "1235/s"
 //	units.ExactRate(2.5) // "2.5/s"
 //
+// DurationUnit, BytesUnit and Prefix name the unit a magnitude is written
+// in, so that a chart's axis (package report/plot) labels its ticks in the
+// units the tables use: "ms", "kB", or the SI prefix of a plain count.
+//
 // A value that is not a number (NaN, as a statistic of no runs is) reads
 // "n/a". Every function is pure and safe to call concurrently.
 package units

@@ -82,17 +82,17 @@ func ExactRate(r float64) string {
 	return strconv.FormatFloat(r, 'g', -1, 64) + "/s"
 }
 
-// Bytes formats n in B, kB, MB or GB (powers of 1000).
+// Bytes formats n in the unit BytesUnit picks, B, kB, MB or GB (powers of
+// 1000): whole bytes, one decimal in kB and MB, two in GB.
 func Bytes(n int64) string {
-	switch {
-	case n < 1000:
+	switch name, size := BytesUnit(float64(n)); name {
+	case "B":
 		return fmt.Sprintf("%d B", n)
-	case n < 1e6:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	case n < 1e9:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case "GB":
+		return fmt.Sprintf("%.2f GB", float64(n)/size)
+	default:
+		return fmt.Sprintf("%.1f %s", float64(n)/size, name)
 	}
-	return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 }
 
 // Percent formats a ratio as a percentage with prec decimals: Percent(0.0123,

@@ -11,15 +11,16 @@ type Unit int
 const (
 	// Plain numbers print with SI suffixes: 12, 1.5k, 2M.
 	Plain Unit = iota
-	// Seconds are durations: 850ns, 12µs, 3.4ms, 1.2s. A linear axis picks
-	// one of ns, µs, ms and s from its range and names it in the axis label:
-	// "latency (ms)".
+	// Seconds are durations in the units of units.Duration: 850ns, 12µs,
+	// 3.4ms, 1.2s, 2m3s. A linear axis picks one of ns, µs, ms and s from
+	// its range and names it in the axis label: "latency (ms)".
 	Seconds
 	// Ratio prints as a percentage: 0.012 prints 1.2%.
 	Ratio
-	// PerSecond is a rate: 1000 prints 1k/s.
+	// PerSecond is a rate, whole from 100/s up as units.Rate writes it:
+	// 12.5 prints 12.5/s, 1234.5 prints 1235/s.
 	PerSecond
-	// Bytes print in powers of 1024: 1536 prints 1.5 KiB.
+	// Bytes print in powers of 1000, as units.Bytes: 1536 prints 1.54 kB.
 	Bytes
 )
 

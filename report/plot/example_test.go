@@ -39,7 +39,7 @@ func ExampleChart_SVG() {
 
 func ExampleUnit_Format() {
 	fmt.Println(plot.Seconds.Format(0.0034), plot.Ratio.Format(0.012), plot.PerSecond.Format(1000), plot.Bytes.Format(1536))
-	// Output: 3.4ms 1.2% 1k/s 1.5 KiB
+	// Output: 3.4ms 1.2% 1000/s 1.54 kB
 }
 
 // A latency-over-time chart: p50, and p99 dashed with its confidence band,

@@ -2,9 +2,13 @@ package plot
 
 import (
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/units"
 )
 
 func TestUnitFormat(t *testing.T) {
@@ -22,21 +26,28 @@ func TestUnitFormat(t *testing.T) {
 		{Plain, 999999, "1M"},
 		{Plain, 123456789, "123M"},
 		{Plain, 3e21, "3e+21"},
-		{Seconds, 0, "0s"},
+		{Seconds, 0, "0ns"},
 		{Seconds, 850e-9, "850ns"},
 		{Seconds, 12e-6, "12µs"},
 		{Seconds, 0.0034, "3.4ms"},
-		{Seconds, 0.0009996, "1ms"},
+		{Seconds, 0.0009996, "1000µs"},
 		{Seconds, -0.00025, "-250µs"},
 		{Seconds, 1.2, "1.2s"},
-		{Seconds, 3600, "3600s"},
+		{Seconds, 59.94, "59.9s"},
+		{Seconds, 75.4, "1m15s"},
+		{Seconds, 3600, "1h0m0s"},
 		{Ratio, 0.012, "1.2%"},
 		{Ratio, 1, "100%"},
-		{PerSecond, 1000, "1k/s"},
+		{PerSecond, 1000, "1000/s"},
+		{PerSecond, 1234.56, "1235/s"},
+		{PerSecond, 99.97, "100/s"},
 		{PerSecond, 12.5, "12.5/s"},
 		{Bytes, 512, "512 B"},
-		{Bytes, 1536, "1.5 KiB"},
-		{Bytes, 3 << 20, "3 MiB"},
+		{Bytes, 999, "999 B"},
+		{Bytes, 1536, "1.54 kB"},
+		{Bytes, 3e6, "3 MB"},
+		{Bytes, 3 << 20, "3.15 MB"},
+		{Bytes, 5e12, "5000 GB"},
 		{Seconds, math.NaN(), "n/a"},
 		{Plain, math.Inf(1), "n/a"},
 	}
@@ -114,9 +125,13 @@ func TestLinearAxis(t *testing.T) {
 		{"ratio in percent", Axis{Label: "error rate", Unit: Ratio, ZeroBased: true}, ext(0.001, 0.012), 5,
 			[]string{"0", "0.2", "0.4", "0.6", "0.8", "1", "1.2"}, "error rate (%)", 0, 0.012, false},
 		{"rate", Axis{Label: "request rate", Unit: PerSecond}, ext(1000, 9000), 4,
-			[]string{"0", "2k", "4k", "6k", "8k", "10k"}, "request rate (/s)", 0, 10000, false},
-		{"bytes in binary units", Axis{Label: "heap", Unit: Bytes}, ext(1<<20, 5<<20), 4,
-			[]string{"1", "2", "3", "4", "5"}, "heap (MiB)", 1 << 20, 5 << 20, false},
+			[]string{"0", "2000", "4000", "6000", "8000", "10000"}, "request rate (/s)", 0, 10000, false},
+		{"rate with the unit on ticks without a label", Axis{Unit: PerSecond}, ext(0.5, 2.4), 4,
+			[]string{"0.5/s", "1/s", "1.5/s", "2/s", "2.5/s"}, "", 0.5, 2.5, false},
+		{"bytes in powers of 1000", Axis{Label: "heap", Unit: Bytes}, ext(1e6, 5e6), 4,
+			[]string{"1", "2", "3", "4", "5"}, "heap (MB)", 1e6, 5e6, false},
+		{"bytes unit on ticks without a label", Axis{Unit: Bytes}, ext(0, 2500), 5,
+			[]string{"0 kB", "0.5 kB", "1 kB", "1.5 kB", "2 kB", "2.5 kB"}, "", 0, 2500, false},
 		{"negative includes zero", Axis{Label: "overhead", Unit: Seconds}, ext(-0.00018, -0.00002), 5,
 			[]string{"-200", "-150", "-100", "-50", "0"}, "overhead (µs)", -0.0002, 0, false},
 		{"both signs draw a zero line", Axis{}, ext(-3, 7), 5,
@@ -160,4 +175,38 @@ func TestLinearAxis(t *testing.T) {
 // approx reports whether a and b agree to 9 digits.
 func approx(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b), 1e-300)
+}
+
+// unitWord returns what follows the number in a formatted value: "ms" of
+// "3.4ms", "kB" of "1.54 kB".
+func unitWord(s string) string {
+	return strings.TrimSpace(strings.TrimLeft(s, "-−+0123456789."))
+}
+
+// TestFormatReadsAsTables holds the charts' value labels to the units the
+// report's tables write the same value in.
+func TestFormatReadsAsTables(t *testing.T) {
+	for d := time.Duration(1); d < 2*time.Hour; d = d*11/10 + 1 {
+		got, want := Seconds.Format(d.Seconds()), units.Duration(d)
+		if unitWord(got) != unitWord(want) {
+			t.Errorf("Seconds.Format(%v) = %q, the tables write %q", d, got, want)
+		}
+	}
+	for n := int64(0); n < 1e12; n = n*11/10 + 1 {
+		got, want := Bytes.Format(float64(n)), units.Bytes(n)
+		if unitWord(got) != unitWord(want) {
+			t.Errorf("Bytes.Format(%d) = %q, the tables write %q", n, got, want)
+		}
+	}
+	for r := 0.01; r < 1e7; r *= 1.1 {
+		got, want := PerSecond.Format(r), units.Rate(r)
+		if unitWord(got) != unitWord(want) || r >= 100 && got != want {
+			t.Errorf("PerSecond.Format(%g) = %q, the tables write %q", r, got, want)
+		}
+	}
+	for p := 0.0001; p < 2; p *= 1.1 {
+		if got, want := Ratio.Format(p), units.Percent(p, 2); unitWord(got) != unitWord(want) {
+			t.Errorf("Ratio.Format(%g) = %q, the tables write %q", p, got, want)
+		}
+	}
 }

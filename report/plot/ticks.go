@@ -48,7 +48,8 @@ func stepsIn(a, b, step float64) []float64 {
 
 // logTicks returns ticks for a log10 axis from lo to hi (exponents) with
 // about d labels: 1-2-5 in each decade when there is room, else decades,
-// else every few decades. Under a decade it falls back to linear steps.
+// else every few decades (bytes every few powers of 1000). Under a decade
+// it falls back to linear steps.
 func logTicks(u Unit, lo, hi float64, d int) []tick {
 	decades := hi - lo
 	if decades < 1 {
@@ -63,9 +64,6 @@ func logTicks(u Unit, lo, hi float64, d int) []tick {
 		}
 		return ts
 	}
-	if u == Bytes {
-		return binaryTicks(lo, hi, d)
-	}
 	mults := []float64{1}
 	every := 1
 	switch {
@@ -73,6 +71,9 @@ func logTicks(u Unit, lo, hi float64, d int) []tick {
 		mults = []float64{1, 2, 5}
 	case decades > float64(d):
 		every = int(math.Ceil(decades / float64(d)))
+		if u == Bytes {
+			every = 3 * ((every + 2) / 3) // at each unit: 1 kB, 1 MB, 1 GB
+		}
 	}
 	var ts []tick
 	for k := int(math.Floor(lo)); k <= int(math.Floor(hi)); k++ {
@@ -84,27 +85,6 @@ func logTicks(u Unit, lo, hi float64, d int) []tick {
 			if s >= lo-1e-9 && s <= hi+1e-9 {
 				ts = append(ts, tick{s, u.Format(m * math.Pow(10, float64(k)))})
 			}
-		}
-	}
-	return ts
-}
-
-// binaryTicks returns ticks at powers of two between the exponents lo and
-// hi (base 10), every 1, 2, 5, 10, 20, ... of them so that there are about
-// d: 1 KiB, 4 KiB, 16 KiB or 1 KiB, 1 MiB, 1 GiB.
-func binaryTicks(lo, hi float64, d int) []tick {
-	n0, n1 := int(math.Ceil(lo/math.Log10(2)-1e-9)), int(math.Floor(hi/math.Log10(2)+1e-9))
-	every := 1
-	for _, e := range []int{1, 2, 5, 10, 20, 30, 40, 50, 100, 200, 500} {
-		every = e
-		if (n1-n0)/e+1 <= d {
-			break
-		}
-	}
-	var ts []tick
-	for n := n0; n <= n1; n++ {
-		if (n%every+every)%every == 0 {
-			ts = append(ts, tick{float64(n) * math.Log10(2), Bytes.Format(math.Pow(2, float64(n)))})
 		}
 	}
 	return ts

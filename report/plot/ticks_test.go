@@ -34,10 +34,12 @@ func TestLogTicks(t *testing.T) {
 			[]string{"20", "30", "40", "50"}},
 		{"partial decades", Plain, 0.5, 2.5, 6,
 			[]string{"5", "10", "20", "50", "100", "200"}},
-		{"bytes in powers of two", Bytes, 3, 4, 4,
-			[]string{"1 KiB", "2 KiB", "4 KiB", "8 KiB"}},
-		{"bytes over many decades", Bytes, 3, 10, 4,
-			[]string{"1 KiB", "1 MiB", "1 GiB"}},
+		{"bytes in powers of 1000", Bytes, 3, 4, 4,
+			[]string{"1 kB", "2 kB", "5 kB", "10 kB"}},
+		{"bytes over many decades", Bytes, 3, 9, 4,
+			[]string{"1 kB", "1 MB", "1 GB"}},
+		{"rates whole from 100/s", PerSecond, 0, 4, 4,
+			[]string{"1/s", "10/s", "100/s", "1000/s", "10000/s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
