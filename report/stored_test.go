@@ -236,8 +236,13 @@ func TestReportRunWithoutHistograms(t *testing.T) {
 	if row := summaryRow(t, text, "b", "200/s"); !strings.Contains(row, " 2 of 3 ") || strings.Fields(row)[2] == "n/a" {
 		t.Errorf("the row of b 200/s should stand on 2 of 3 runs, with a p50:\n%s", row)
 	}
-	if strings.Contains(text, "n/a in 1 of 3") {
-		t.Errorf("the report reads the run without histograms as too few samples:\n%s", text)
+	// b 200/s counts 2 runs: a quantile n/a in "1 of 3" would be the run
+	// without histograms read as too few samples. (Another level may
+	// rightly have a run short of samples on a busy machine.)
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "b 200/s: latency") && strings.Contains(line, "of 3 run") {
+			t.Errorf("the report reads the run without histograms as too few samples:\n%s", line)
+		}
 	}
 	l := level(t, j, "b", 200)
 	if l.Runs != 2 || l.RunsPlanned != 3 || len(l.UnreadableRunIDs) != 1 || l.UnreadableRunIDs[0] != victim.ID {
