@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"slices"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -200,33 +199,21 @@ func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 	var budget *yaml.Node
 	d.Fields(n, "validity", nil, func(key, f string, k, val *yaml.Node) bool {
 		ok := false
-		var r float64
 		switch key {
 		case "max_error_ratio":
-			if r, ok = d.percent(val, f, false, 1); ok {
-				v.MaxErrorRatio = r
-			}
+			ok = keep(&v.MaxErrorRatio)(d.percent(val, f, false, 1))
 		case "max_lag_p99":
-			var t time.Duration
-			if t, ok = d.duration(val, f); ok {
-				v.MaxLagP99 = t
-			}
+			ok = keep(&v.MaxLagP99)(d.duration(val, f))
 		case "min_achieved":
-			if r, ok = d.percent(val, f, true, 1); ok {
-				v.MinAchieved = r
-			}
+			ok = keep(&v.MinAchieved)(d.percent(val, f, true, 1))
 		case "cpu_budget":
-			if r, ok = d.percent(val, f, true, 1); ok {
-				v.CPUBudget, budget = r, val
+			if ok = keep(&v.CPUBudget)(d.percent(val, f, true, 1)); ok {
+				budget = val
 			}
 		case "max_trend":
-			if r, ok = d.percent(val, f, true, 100); ok {
-				v.MaxTrend = r
-			}
+			ok = keep(&v.MaxTrend)(d.percent(val, f, true, 100))
 		case "samples_for":
-			if r, ok = d.samplesFor(val, f); ok {
-				v.SamplesFor = r
-			}
+			ok = keep(&v.SamplesFor)(d.samplesFor(val, f))
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend"))
 		}

@@ -46,31 +46,29 @@ func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 	})
 }
 
-// optional returns n, or for null (as in "metrics:") an empty mapping on
-// its line: the probe on with its defaults.
-func optional(n *yaml.Node) *yaml.Node {
+// probe reads the fields of the probe n with yamlfile's Fields, null (as
+// in "metrics:") being an empty mapping: the probe on with its defaults.
+// It reports whether the probe is on: n is null or a mapping.
+func (d *decoder) probe(n *yaml.Node, path string, required []string, f func(key, field string, k, v *yaml.Node) bool) bool {
 	if yamlfile.Deref(n).ShortTag() == "!!null" {
-		return &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
+		n = &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
 	}
-	return n
+	d.Fields(n, path, required, f)
+	return yamlfile.IsMapping(n)
 }
 
 // metrics decodes the metrics probe.
 func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 	m := &Metrics{Interval: DefaultMetricsInterval, Window: DefaultMetricsWindow}
 	var window *yaml.Node
-	n = optional(n)
-	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
-		var t time.Duration
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "interval":
-			if t, ok = d.duration(v, f); ok {
-				m.Interval = t
-			}
+			ok = keep(&m.Interval)(d.duration(v, f))
 		case "window":
-			if t, ok = d.duration(v, f); ok {
-				m.Window, window = t, v
+			if ok = keep(&m.Window)(d.duration(v, f)); ok {
+				window = v
 			}
 		case "urls":
 			m.URLs, ok = items(d, v, f, "URL", d.url)
@@ -78,8 +76,7 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls"))
 		}
 		return ok
-	})
-	if !yamlfile.IsMapping(n) {
+	}) {
 		return nil
 	}
 	if window != nil && m.Window < m.Interval {
@@ -108,25 +105,20 @@ func items[T any](d *decoder, n *yaml.Node, path, what string, item func(*yaml.N
 // prometheus decodes the prometheus probe: url and queries are required.
 func (d *decoder) prometheus(n *yaml.Node, path string) *Prometheus {
 	p := &Prometheus{Step: DefaultPrometheusStep}
-	n = optional(n)
-	d.Fields(n, path, []string{"url", "queries"}, func(key, f string, k, v *yaml.Node) bool {
+	if !d.probe(n, path, []string{"url", "queries"}, func(key, f string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "url":
 			p.URL, ok = d.url(v, f)
 		case "step":
-			var t time.Duration
-			if t, ok = d.duration(v, f); ok {
-				p.Step = t
-			}
+			ok = keep(&p.Step)(d.duration(v, f))
 		case "queries":
 			p.Queries, ok = d.queries(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "url", "step", "queries"))
 		}
 		return ok
-	})
-	if !yamlfile.IsMapping(n) {
+	}) {
 		return nil
 	}
 	return p
@@ -158,12 +150,11 @@ func (d *decoder) queries(n *yaml.Node, path string) (map[string]string, bool) {
 // budget when given, must agree; either sets both.
 func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node) *Process {
 	p := &Process{CPUBudget: s.Validity.CPUBudget}
-	n = optional(n)
-	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
-		var r float64
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "cpu_budget":
+			var r float64
 			r, ok = d.percent(v, f, true, 1)
 			switch {
 			case !ok:
@@ -184,8 +175,7 @@ func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node)
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "cpu_budget", "pids", "names"))
 		}
 		return ok
-	})
-	if !yamlfile.IsMapping(n) {
+	}) {
 		return nil
 	}
 	return p
@@ -194,8 +184,7 @@ func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node)
 // pprof decodes the pprof probe.
 func (d *decoder) pprof(n *yaml.Node, path string) *Pprof {
 	p := &Pprof{At: DefaultPprofAt, Seconds: DefaultPprofSeconds}
-	n = optional(n)
-	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
 		ok := false
 		switch key {
 		case "at":
@@ -217,8 +206,7 @@ func (d *decoder) pprof(n *yaml.Node, path string) *Pprof {
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "at", "seconds", "url"))
 		}
 		return ok
-	})
-	if !yamlfile.IsMapping(n) {
+	}) {
 		return nil
 	}
 	return p

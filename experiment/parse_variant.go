@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"slices"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -43,10 +42,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 		case "ready":
 			v.Ready, ok = d.url(val, f)
 		case "ready_timeout":
-			var t time.Duration
-			if t, ok = d.duration(val, f); ok {
-				v.ReadyTimeout = t
-			}
+			ok = keep(&v.ReadyTimeout)(d.duration(val, f))
 		case "load":
 			overScope = scope{line: k.Line, path: f}
 			over, ok = d.entries(val, f, overScope)
