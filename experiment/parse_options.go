@@ -215,7 +215,7 @@ func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 		case "samples_for":
 			ok = keep(&v.SamplesFor)(d.samplesFor(val, f))
 		default:
-			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend"))
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend", "samples_for"))
 		}
 		return ok
 	})
