@@ -133,7 +133,12 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "validity unknown",
 			spec: loadBase + "validity: {max_errors: 1%}\n",
-			want: "spec.yaml:8: validity.max_errors: unknown field; expected max_error_ratio, max_lag_p99, min_achieved, cpu_budget, max_trend",
+			want: "spec.yaml:8: validity.max_errors: unknown field; expected max_error_ratio, max_lag_p99, min_achieved, cpu_budget, max_trend, samples_for",
+		},
+		{
+			name: "validity samples_for typo",
+			spec: loadBase + "validity: {sample_for: p90}\n",
+			want: "spec.yaml:8: validity.sample_for: unknown field; did you mean samples_for?",
 		},
 		{
 			name: "validity samples_for",

@@ -175,6 +175,12 @@ func TestParseSpecErrors(t *testing.T) {
 			want: "spec.yaml:6: variants[0]: give graph (a topology file) or target (a URL)",
 		},
 		{
+			name: "neither name nor graph nor target",
+			spec: "version: 1\nname: t\nload:\n  rates: [100]\nvariants:\n  - ready_timeout: 5s\n",
+			want: "spec.yaml:6: variants[0].name: missing\n" +
+				"spec.yaml:6: variants[0]: give graph (a topology file) or target (a URL)",
+		},
+		{
 			name: "graph missing",
 			spec: varBase + "    graph: graphs/nope.yaml\n",
 			want: "spec.yaml:7: variants[0].graph: testdata/specs/graphs/nope.yaml: no such file or directory",

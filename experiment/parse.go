@@ -69,15 +69,14 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	s := &Spec{File: d.File(), Dir: d.dir, Runs: 1, Order: Interleaved, Restart: Never, Validity: DefaultValidity()}
 	d.out = s
 	nodes := map[string][2]*yaml.Node{} // key and value of each top-level field
-	if !d.mapping(root, "", func(key string, k, v *yaml.Node) { nodes[key] = [2]*yaml.Node{k, v} }) {
+	d.Fields(root, "", []string{"version", "name", "variants", "load"}, func(key, _ string, k, v *yaml.Node) bool {
+		nodes[key] = [2]*yaml.Node{k, v}
+		return true
+	})
+	if !yamlfile.IsMapping(root) {
 		return s
 	}
-	for _, key := range []string{"version", "name", "variants", "load"} {
-		if _, ok := nodes[key]; !ok {
-			d.errorf(root, key, "missing")
-		}
-	}
-	for _, key := range sortedKeys(nodes) {
+	for _, key := range sortedKeys(nodes) { // listed after the missing fields, by name
 		if !slices.Contains(topKeys, key) {
 			d.errorf(nodes[key][0], key, "%s", yamlfile.UnknownField(key, topKeys...))
 		}

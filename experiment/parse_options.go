@@ -18,31 +18,30 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 	var out []analysis.Percentile
 	lines := map[float64]int{}
 	entries := 0
-	d.mapping(n, path, func(key string, k, v *yaml.Node) {
+	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
 		entries++
-		f := join(path, key)
 		if other != nil && other(key, k, v) {
-			return
+			return true
 		}
 		q, ok := analysis.ParseQuantile(key)
-		if !ok {
+		switch _, dup := lines[q]; {
+		case !ok:
 			d.errorf(k, f, "unknown field: expected a percentile such as p50, p99 or p99.9")
-			return
-		}
-		if q <= 0 || q > 1 {
+		case q <= 0 || q > 1:
 			d.errorf(k, f, "%s is not a percentile above p0 and at most p100", key)
-			return
+		case dup:
+			d.errorf(k, f, "the same percentile as line %d", lines[q])
+		default:
+			lines[q] = k.Line
+			lat, ok := d.duration(v, f)
+			if ok {
+				out = append(out, analysis.Percentile{Name: key, Q: q, Latency: lat})
+			}
+			return ok
 		}
-		if l, dup := lines[q]; dup {
-			d.errorf(k, f, "the same percentile as line %d", l)
-			return
-		}
-		lines[q] = k.Line
-		if lat, ok := d.duration(v, f); ok {
-			out = append(out, analysis.Percentile{Name: key, Q: q, Latency: lat})
-		}
+		return false
 	})
-	if yamlfile.Deref(n).Kind == yaml.MappingNode && entries == 0 {
+	if yamlfile.IsMapping(n) && entries == 0 {
 		d.errorf(n, path, "expected at least one %s, such as p99: 50ms", what)
 	}
 	slices.SortFunc(out, func(a, b analysis.Percentile) int {
@@ -121,122 +120,104 @@ func SpecSLO(name string, data []byte) (SLO, error) {
 // share of the trial's rate, or requests per second.
 func (d *decoder) warmup(s *Spec, n *yaml.Node) *Warmup {
 	w := &Warmup{Share: 1}
-	var dur bool
-	if !d.mapping(n, "warmup", func(key string, k, v *yaml.Node) {
-		switch f := join("warmup", key); key {
+	d.Fields(n, "warmup", []string{"duration"}, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "duration":
-			w.Duration, _ = d.duration(v, f)
-			dur = true
+			w.Duration, ok = d.duration(v, f)
 		case "rate":
-			d.warmupRate(s, w, v, f)
+			ok = d.warmupRate(s, w, v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "duration", "rate"))
 		}
-	}) {
+		return ok
+	})
+	if !yamlfile.IsMapping(n) {
 		return nil
-	}
-	if !dur {
-		d.errorf(n, "warmup.duration", "missing")
 	}
 	return w
 }
 
-// warmupRate decodes the rate of a warm-up into w.
-func (d *decoder) warmupRate(s *Spec, w *Warmup, v *yaml.Node, f string) {
+// warmupRate decodes the rate of a warm-up into w, and reports whether
+// it was good.
+func (d *decoder) warmupRate(s *Spec, w *Warmup, v *yaml.Node, f string) bool {
 	v = yamlfile.Deref(v)
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "same" {
-		return
+		return true
 	}
 	if _, isPct, ok := ratio(v); ok && isPct {
 		share, ok := d.percent(v, f, true, 10)
 		if !ok {
-			return
+			return false
 		}
 		w.Share = share
 		for _, va := range s.Variants {
 			if va.Load.Mode != Sequential {
 				continue
 			}
+			ok = false
 			if slices.Contains(va.Overrides, "mode") {
 				d.errorf(v, f, "variant %s runs in sequential mode, which has no rate to take a share of: give same or requests per second", va.Name)
 			} else {
 				d.errorf(v, f, "sequential mode has no rate to take a share of: give same or requests per second")
 			}
 		}
-		return
+		return ok
 	}
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
 		d.errorf(v, f, "expected same, a percentage such as 50%% or requests per second, got %s", got(v))
-		return
+		return false
 	}
-	if r, ok := d.positive(v, f); ok {
+	r, ok := d.positive(v, f)
+	if ok {
 		w.Share, w.Rate = 0, r
 	}
+	return ok
 }
 
 // sideload decodes one sideload: target and rate, both required.
 func (d *decoder) sideload(n *yaml.Node, path string) (Sideload, bool) {
 	var sl Sideload
-	var target, rate bool
-	if !d.mapping(n, path, func(key string, k, v *yaml.Node) {
-		switch f := join(path, key); key {
+	ok := d.Fields(n, path, []string{"target", "rate"}, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "target":
-			sl.Target, _ = d.url(v, f)
-			target = true
+			sl.Target, ok = d.url(v, f)
 		case "rate":
-			sl.Rate, _ = d.positive(v, f)
-			rate = true
+			sl.Rate, ok = d.positive(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "target", "rate"))
 		}
-	}) {
-		return sl, false
-	}
-	if !target {
-		d.errorf(n, join(path, "target"), "missing")
-	}
-	if !rate {
-		d.errorf(n, join(path, "rate"), "missing")
-	}
-	return sl, target && rate && sl.Target != "" && sl.Rate > 0
+		return ok
+	})
+	return sl, ok
 }
 
 // validity decodes the validity mapping into v and returns the node of its
 // cpu_budget, or nil.
 func (d *decoder) validity(v *Validity, n *yaml.Node) *yaml.Node {
 	var budget *yaml.Node
-	d.mapping(n, "validity", func(key string, k, val *yaml.Node) {
-		f := join("validity", key)
-		var ok bool
-		var r float64
+	d.Fields(n, "validity", nil, func(key, f string, k, val *yaml.Node) bool {
+		ok := false
 		switch key {
 		case "max_error_ratio":
-			if r, ok = d.percent(val, f, false, 1); ok {
-				v.MaxErrorRatio = r
-			}
+			ok = keep(&v.MaxErrorRatio)(d.percent(val, f, false, 1))
 		case "max_lag_p99":
-			if t, ok := d.duration(val, f); ok {
-				v.MaxLagP99 = t
-			}
+			ok = keep(&v.MaxLagP99)(d.duration(val, f))
 		case "min_achieved":
-			if r, ok = d.percent(val, f, true, 1); ok {
-				v.MinAchieved = r
-			}
+			ok = keep(&v.MinAchieved)(d.percent(val, f, true, 1))
 		case "cpu_budget":
-			if r, ok = d.percent(val, f, true, 1); ok {
-				v.CPUBudget, budget = r, val
+			if ok = keep(&v.CPUBudget)(d.percent(val, f, true, 1)); ok {
+				budget = val
 			}
 		case "max_trend":
-			if r, ok = d.percent(val, f, true, 100); ok {
-				v.MaxTrend = r
-			}
+			ok = keep(&v.MaxTrend)(d.percent(val, f, true, 100))
 		case "samples_for":
-			if q, ok := d.samplesFor(val, f); ok {
-				v.SamplesFor = q
-			}
+			ok = keep(&v.SamplesFor)(d.samplesFor(val, f))
 		default:
-			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend"))
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "max_error_ratio", "max_lag_p99", "min_achieved", "cpu_budget", "max_trend", "samples_for"))
 		}
+		return ok
 	})
 	return budget
 }
@@ -261,8 +242,7 @@ func (d *decoder) samplesFor(n *yaml.Node, field string) (float64, bool) {
 
 // cpus decodes the cpus field: load and targets, each a CPU list.
 func (d *decoder) cpus(c *CPUs, n *yaml.Node) {
-	d.mapping(n, "cpus", func(key string, k, val *yaml.Node) {
-		f := join("cpus", key)
+	d.Fields(n, "cpus", nil, func(key, f string, k, val *yaml.Node) bool {
 		var dst *string
 		switch key {
 		case "load":
@@ -271,17 +251,18 @@ func (d *decoder) cpus(c *CPUs, n *yaml.Node) {
 			dst, c.targetsLine = &c.Targets, val.Line
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "load", "targets"))
-			return
+			return false
 		}
 		s, ok := d.text(val, f)
 		if !ok {
-			return
+			return false
 		}
 		list, err := load.ParseCPUList(s)
 		if err != nil {
 			d.errorf(val, f, "%v; expected a CPU list such as 0 or 2-3", err)
-			return
+			return false
 		}
 		*dst = load.FormatCPUList(slices.Sorted(slices.Values(list)))
+		return true
 	})
 }

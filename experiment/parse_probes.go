@@ -25,8 +25,8 @@ var queryNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 // process.cpu_budget is the same setting and must not differ.
 func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 	p := &s.Probes
-	d.mapping(n, "probes", func(key string, k, v *yaml.Node) {
-		f := join("probes", key)
+	d.Fields(n, "probes", nil, func(key, f string, k, v *yaml.Node) bool {
+		ok := true
 		switch key {
 		case "metrics":
 			p.Metrics = d.metrics(v, f)
@@ -37,41 +37,45 @@ func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 		case "pprof":
 			p.Pprof = d.pprof(v, f)
 		case "traces":
-			p.Traces, _ = d.boolean(v, f)
+			p.Traces, ok = d.boolean(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "metrics", "prometheus", "process", "pprof", "traces"))
+			ok = false
 		}
+		return ok
 	})
 }
 
-// optional returns n's mapping, treating null (as in "metrics:") as an
-// empty one: the probe on with its defaults.
-func optional(n *yaml.Node) *yaml.Node {
-	if n = yamlfile.Deref(n); n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
-		return &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
+// probe reads the fields of the probe n with yamlfile's Fields, null (as
+// in "metrics:") being an empty mapping: the probe on with its defaults.
+// It reports whether the probe is on: n is null or a mapping.
+func (d *decoder) probe(n *yaml.Node, path string, required []string, f func(key, field string, k, v *yaml.Node) bool) bool {
+	if yamlfile.Deref(n).ShortTag() == "!!null" {
+		n = &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
 	}
-	return n
+	d.Fields(n, path, required, f)
+	return yamlfile.IsMapping(n)
 }
 
 // metrics decodes the metrics probe.
 func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 	m := &Metrics{Interval: DefaultMetricsInterval, Window: DefaultMetricsWindow}
 	var window *yaml.Node
-	if !d.mapping(optional(n), path, func(key string, k, v *yaml.Node) {
-		switch f := join(path, key); key {
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "interval":
-			if t, ok := d.duration(v, f); ok {
-				m.Interval = t
-			}
+			ok = keep(&m.Interval)(d.duration(v, f))
 		case "window":
-			if t, ok := d.duration(v, f); ok {
-				m.Window, window = t, v
+			if ok = keep(&m.Window)(d.duration(v, f)); ok {
+				window = v
 			}
 		case "urls":
-			m.URLs = d.urls(v, f)
+			m.URLs, ok = items(d, v, f, "URL", d.url)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls"))
 		}
+		return ok
 	}) {
 		return nil
 	}
@@ -81,93 +85,96 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 	return m
 }
 
-// urls decodes a non-empty list of URLs.
-func (d *decoder) urls(n *yaml.Node, path string) []string {
-	var out []string
-	d.list(n, path, "URL", func(i int, item *yaml.Node) {
-		if u, ok := d.url(item, index(path, i)); ok {
-			out = append(out, u)
+// items decodes the non-empty list n, called what in errors, with item,
+// and reports whether every item was good.
+func items[T any](d *decoder, n *yaml.Node, path, what string, item func(*yaml.Node, string) (T, bool)) ([]T, bool) {
+	var out []T
+	good := true
+	if !d.List(n, path, what, func(i int, n *yaml.Node) {
+		v, ok := item(n, index(path, i))
+		if ok {
+			out = append(out, v)
 		}
-	})
-	return out
+		good = good && ok
+	}) {
+		return nil, false
+	}
+	return out, good
 }
 
 // prometheus decodes the prometheus probe: url and queries are required.
 func (d *decoder) prometheus(n *yaml.Node, path string) *Prometheus {
 	p := &Prometheus{Step: DefaultPrometheusStep}
-	var url, queries bool
-	if !d.mapping(optional(n), path, func(key string, k, v *yaml.Node) {
-		switch f := join(path, key); key {
+	if !d.probe(n, path, []string{"url", "queries"}, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "url":
-			p.URL, _ = d.url(v, f)
-			url = true
+			p.URL, ok = d.url(v, f)
 		case "step":
-			if t, ok := d.duration(v, f); ok {
-				p.Step = t
-			}
+			ok = keep(&p.Step)(d.duration(v, f))
 		case "queries":
-			queries = true
-			p.Queries = map[string]string{}
-			entries := 0
-			d.mapping(v, f, func(name string, k, v *yaml.Node) {
-				entries++
-				qf := join(f, name)
-				if !queryNameRE.MatchString(name) {
-					d.errorf(k, qf, "%q is not a query name: use letters, digits and '_', starting with a letter or '_'", name)
-					return
-				}
-				if q, ok := d.text(v, qf); ok {
-					p.Queries[name] = q
-				}
-			})
-			if yamlfile.Deref(v).Kind == yaml.MappingNode && entries == 0 {
-				d.errorf(v, f, "expected at least one query, such as p99: 'histogram_quantile(0.99, ...)'")
-			}
+			p.Queries, ok = d.queries(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "url", "step", "queries"))
 		}
+		return ok
 	}) {
 		return nil
 	}
-	if !url {
-		d.errorf(n, join(path, "url"), "missing")
-	}
-	if !queries {
-		d.errorf(n, join(path, "queries"), "missing")
-	}
 	return p
+}
+
+// queries decodes the queries of the prometheus probe, a mapping of
+// names to PromQL, and reports whether each was good.
+func (d *decoder) queries(n *yaml.Node, path string) (map[string]string, bool) {
+	q := map[string]string{}
+	good := d.Fields(n, path, nil, func(name, f string, k, v *yaml.Node) bool {
+		if !queryNameRE.MatchString(name) {
+			d.errorf(k, f, "%q is not a query name: use letters, digits and '_', starting with a letter or '_'", name)
+			return false
+		}
+		text, ok := d.text(v, f)
+		if ok {
+			q[name] = text
+		}
+		return ok
+	})
+	if good && len(q) == 0 {
+		d.errorf(n, path, "expected at least one query, such as p99: 'histogram_quantile(0.99, ...)'")
+		good = false
+	}
+	return q, good
 }
 
 // process decodes the process probe. Its cpu_budget and validity's,
 // budget when given, must agree; either sets both.
 func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node) *Process {
 	p := &Process{CPUBudget: s.Validity.CPUBudget}
-	if !d.mapping(optional(n), path, func(key string, k, v *yaml.Node) {
-		switch f := join(path, key); key {
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "cpu_budget":
-			r, ok := d.percent(v, f, true, 1)
+			var r float64
+			r, ok = d.percent(v, f, true, 1)
 			switch {
 			case !ok:
 			case budget != nil && r != s.Validity.CPUBudget:
 				d.errorf(v, f, "%s differs from validity.cpu_budget, %s (line %d): give it once", pct(r), pct(s.Validity.CPUBudget), budget.Line)
+				ok = false
 			default:
 				p.CPUBudget, s.Validity.CPUBudget = r, r
 			}
 		case "pids":
-			d.list(v, f, "PID", func(i int, item *yaml.Node) {
-				if pid, ok := d.integer(item, index(f, i), 1, 1<<22); ok {
-					p.PIDs = append(p.PIDs, int(pid))
-				}
+			p.PIDs, ok = items(d, v, f, "PID", func(n *yaml.Node, f string) (int, bool) {
+				pid, ok := d.integer(n, f, 1, 1<<22)
+				return int(pid), ok
 			})
 		case "names":
-			d.list(v, f, "name", func(i int, item *yaml.Node) {
-				if name, ok := d.text(item, index(f, i)); ok {
-					p.Names = append(p.Names, name)
-				}
-			})
+			p.Names, ok = items(d, v, f, "name", d.text)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "cpu_budget", "pids", "names"))
 		}
+		return ok
 	}) {
 		return nil
 	}
@@ -177,23 +184,28 @@ func (d *decoder) process(s *Spec, n *yaml.Node, path string, budget *yaml.Node)
 // pprof decodes the pprof probe.
 func (d *decoder) pprof(n *yaml.Node, path string) *Pprof {
 	p := &Pprof{At: DefaultPprofAt, Seconds: DefaultPprofSeconds}
-	if !d.mapping(optional(n), path, func(key string, k, v *yaml.Node) {
-		switch f := join(path, key); key {
+	if !d.probe(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
+		ok := false
+		switch key {
 		case "at":
-			if r, ok := d.percent(v, f, true, 1); ok && r >= 1 {
+			var r float64
+			if r, ok = d.percent(v, f, true, 1); ok && r >= 1 {
 				d.errorf(v, f, "%s leaves no time to profile: give less than 100%%", v.Value)
+				ok = false
 			} else if ok {
 				p.At = r
 			}
 		case "seconds":
-			if n, ok := d.integer(v, f, 1, 3600); ok {
-				p.Seconds = int(n)
+			var s int64
+			if s, ok = d.integer(v, f, 1, 3600); ok {
+				p.Seconds = int(s)
 			}
 		case "url":
-			p.URL, _ = d.url(v, f)
+			p.URL, ok = d.url(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "at", "seconds", "url"))
 		}
+		return ok
 	}) {
 		return nil
 	}

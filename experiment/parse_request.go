@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/load"
 )
 
 // path decodes the scalar n as the path and query of a URL.
@@ -32,25 +34,26 @@ func (d *decoder) path(n *yaml.Node, field string) (string, bool) {
 func (d *decoder) headers(n *yaml.Node, path string) map[string]string {
 	h := map[string]string{}
 	seen := map[string]bool{}
-	d.mapping(n, path, func(key string, k, v *yaml.Node) {
-		f := join(path, key)
+	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
 		ck := http.CanonicalHeaderKey(key)
 		dup := seen[ck]
 		seen[ck] = true
 		val, ok := d.str(v, f)
 		switch {
-		case !isToken(key):
+		case !load.IsToken(key):
 			d.errorf(k, f, "invalid header name")
 		case dup:
 			d.errorf(k, f, "duplicate header %s", ck)
 		case !ok:
-		case !validHeaderValue(val):
+		case !load.ValidHeaderValue(val):
 			d.errorf(v, f, "invalid value %q", val)
 		case ck == "Host" && val == "":
 			d.errorf(v, f, "empty")
 		default:
 			h[ck] = val
+			return true
 		}
+		return false
 	})
 	if len(h) == 0 {
 		return nil
@@ -58,29 +61,5 @@ func (d *decoder) headers(n *yaml.Node, path string) map[string]string {
 	return h
 }
 
-// isToken reports whether s is a non-empty HTTP token (RFC 9110), as
-// methods and header names are.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether s can be sent as a header value: no
-// control characters but tab.
-func validHeaderValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// isToken reports whether s is an HTTP token; see load.IsToken.
+var isToken = load.IsToken

@@ -21,37 +21,40 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	var over []entry
 	var overScope scope
 	var named bool
-	if !d.mapping(n, path, func(key string, k, val *yaml.Node) {
+	d.Fields(n, path, []string{"name"}, func(key, f string, k, val *yaml.Node) bool {
 		keys[key] = k
-		f := join(path, key)
+		ok := false
 		switch key {
 		case "name":
-			v.Name, named = d.name(val, f)
+			v.Name, ok = d.name(val, f)
+			named = ok
 		case "graph":
 			v.Graph, v.Topology = d.topology(val, f)
+			ok = v.Topology != nil
 		case "target":
-			v.Target, _ = d.url(val, f)
+			v.Target, ok = d.url(val, f)
 		case "start":
-			v.Start, _ = d.command(val, f)
+			v.Start, ok = d.command(val, f)
 		case "setup":
-			v.Setup, _ = d.command(val, f)
+			v.Setup, ok = d.command(val, f)
 		case "teardown":
-			v.Teardown, _ = d.command(val, f)
+			v.Teardown, ok = d.command(val, f)
 		case "ready":
-			v.Ready, _ = d.url(val, f)
+			v.Ready, ok = d.url(val, f)
 		case "ready_timeout":
-			if t, ok := d.duration(val, f); ok {
-				v.ReadyTimeout = t
-			}
+			ok = keep(&v.ReadyTimeout)(d.duration(val, f))
 		case "load":
 			overScope = scope{line: k.Line, path: f}
-			over, _ = d.entries(val, f, overScope)
+			over, ok = d.entries(val, f, overScope)
 		case "expect":
 			v.Expect = d.percentilesOr(val, f, "percentile", d.unreported(f, "latlab reports"))
+			ok = true
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, variantKeys...))
 		}
-	}) {
+		return ok
+	})
+	if !yamlfile.IsMapping(n) {
 		return v, 0, false
 	}
 	graph, target := keys["graph"], keys["target"]
@@ -77,9 +80,6 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 		}
 		slices.Sort(v.Overrides)
 		v.Load = d.buildLoad(merge(base, over), baseScope, baseScope.line > 0)
-	}
-	if keys["name"] == nil {
-		d.errorf(n, join(path, "name"), "missing")
 	}
 	if !named {
 		return v, 0, false

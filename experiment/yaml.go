@@ -69,6 +69,18 @@ func (d *decoder) oneOf(n *yaml.Node, field string, allowed ...string) (string, 
 	return d.OneOf(n, field, allowed...)
 }
 
+// keep returns a func that stores v in *dst when ok and reports ok, for
+// a field decoded as keep(&dst)(d.duration(v, f)): a bad value leaves the
+// field as it was, its default.
+func keep[T any](dst *T) func(v T, ok bool) bool {
+	return func(v T, ok bool) bool {
+		if ok {
+			*dst = v
+		}
+		return ok
+	}
+}
+
 // nameRE matches the names of experiments and variants.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 

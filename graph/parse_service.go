@@ -48,8 +48,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 	bad := map[string]bool{}        // fields with a problem
 	var loadJob *yaml.Node
 	named := false
-	if !d.Mapping(n, path, func(key string, k, v *yaml.Node) {
-		field := path + "." + key
+	d.Fields(n, path, []string{"name"}, func(key, field string, k, v *yaml.Node) bool {
 		order = append(order, key)
 		keys[key] = k
 		ok := true
@@ -87,13 +86,13 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 			s.Resources, ok = d.resources(v, field)
 		default:
 			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, serviceKeys...))
+			ok = false
 		}
 		bad[key] = !ok
-	}) {
+		return ok
+	})
+	if !yamlfile.IsMapping(n) {
 		return nil, nil
-	}
-	if keys["name"] == nil {
-		d.Errorf(n, path+".name", "missing")
 	}
 	if keys["script"] != nil && keys["calls"] != nil {
 		d.Errorf(keys["calls"], path+".calls", "give script or calls, not both")

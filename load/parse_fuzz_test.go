@@ -66,22 +66,22 @@ func checkSyntaxError(t *testing.T, data []byte, err error, breaks ...string) {
 func checkRequest(t *testing.T, req *Request) {
 	t.Helper()
 	switch {
-	case !isToken(req.Method):
+	case !IsToken(req.Method):
 		t.Fatalf("invalid method %q", req.Method)
 	case req.URL == nil || !req.URL.IsAbs() || req.URL.Host == "" ||
 		req.URL.Scheme != "http" && req.URL.Scheme != "https":
 		t.Fatalf("URL %v is not absolute http or https", req.URL)
 	case req.Header == nil:
 		t.Fatal("nil Header")
-	case !validHeaderValue(req.Host):
+	case !ValidHeaderValue(req.Host):
 		t.Fatalf("invalid Host %q", req.Host)
 	}
 	for k, vs := range req.Header {
-		if !isToken(k) || k != http.CanonicalHeaderKey(k) || k == "Host" || len(vs) == 0 {
+		if !IsToken(k) || k != http.CanonicalHeaderKey(k) || k == "Host" || len(vs) == 0 {
 			t.Fatalf("bad header %q: %q", k, vs)
 		}
 		for _, v := range vs {
-			if !validHeaderValue(v) {
+			if !ValidHeaderValue(v) {
 				t.Fatalf("header %q: invalid value %q", k, v)
 			}
 		}

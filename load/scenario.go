@@ -132,7 +132,7 @@ func (st *step) build(v Vars) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isToken(method) {
+	if !IsToken(method) {
 		return nil, st.method.errorf("invalid method %q", method)
 	}
 	req := &Request{Method: method, URL: st.u, Header: st.header}
@@ -156,7 +156,7 @@ func (st *step) build(v Vars) (*Request, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !validHeaderValue(s) {
+			if !ValidHeaderValue(s) {
 				return nil, h.val.errorf("invalid value %q", s)
 			}
 			req.Header[h.key] = []string{s}
@@ -166,7 +166,7 @@ func (st *step) build(v Vars) (*Request, error) {
 		if req.Host, err = st.host.str(&v); err != nil {
 			return nil, err
 		}
-		if req.Host == "" || !validHeaderValue(req.Host) {
+		if req.Host == "" || !ValidHeaderValue(req.Host) {
 			return nil, st.host.errorf("invalid Host %q", req.Host)
 		}
 	}

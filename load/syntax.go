@@ -15,9 +15,9 @@ import (
 // FILE:LINE: FIELD: MSG.
 type SyntaxError = yamlfile.SyntaxError
 
-// isToken reports whether s is a non-empty HTTP token (RFC 9110), as
+// IsToken reports whether s is a non-empty HTTP token (RFC 9110), as
 // methods and header names are.
-func isToken(s string) bool {
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -38,9 +38,9 @@ func isTokenByte(c byte) bool {
 	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-// validHeaderValue reports whether s can be sent as a header value: no
+// ValidHeaderValue reports whether s can be sent as a header value: no
 // control characters but tab.
-func validHeaderValue(s string) bool {
+func ValidHeaderValue(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' && c != '\t' || c == 0x7f {
 			return false
@@ -155,7 +155,7 @@ func (d *decoder) headers(st *step, n *yaml.Node, path string) bool {
 			slices.ContainsFunc(st.dyn, func(h dynHeader) bool { return h.key == ck })
 		p, ok := d.part(v, field, "headers."+key)
 		switch {
-		case !isToken(key):
+		case !IsToken(key):
 			d.Errorf(k, field, "invalid header name")
 		case dup:
 			d.Errorf(k, field, "duplicate header")
@@ -166,7 +166,7 @@ func (d *decoder) headers(st *step, n *yaml.Node, path string) bool {
 		case p.tmpl != nil:
 			st.dyn = append(st.dyn, dynHeader{ck, p})
 			return
-		case !validHeaderValue(p.text):
+		case !ValidHeaderValue(p.text):
 			d.Errorf(v, field, "invalid value %q", p.text)
 		default:
 			st.header[ck] = []string{p.text}

@@ -63,7 +63,7 @@ func ParseTargets(name string, data []byte, readBody func(path string) ([]byte, 
 			if len(f) != 2 {
 				return fail(n, "target", "expected \"METHOD URL\", got %q", line)
 			}
-			if !isToken(f[0]) {
+			if !IsToken(f[0]) {
 				return fail(n, "method", "invalid method %q", f[0])
 			}
 			u, msg := parseURL(f[1])
@@ -92,9 +92,9 @@ func ParseTargets(name string, data []byte, readBody func(path string) ([]byte, 
 			switch {
 			case !ok || k == "":
 				return fail(n, "header", "expected \"Name: value\", got %q", line)
-			case !isToken(k):
+			case !IsToken(k):
 				return fail(n, "header", "invalid name %q", k)
-			case !validHeaderValue(v):
+			case !ValidHeaderValue(v):
 				return fail(n, "header", "invalid value %q", v)
 			case http.CanonicalHeaderKey(k) != "Host":
 				cur.Header.Add(k, v)
@@ -128,7 +128,7 @@ func fields(s string) []string {
 // ends in ':', which no token contains.
 func isRequestLine(line string) bool {
 	f := fields(line)
-	return len(f) == 2 && isToken(f[0]) && f[1][0] != ':'
+	return len(f) == 2 && IsToken(f[0]) && f[1][0] != ':'
 }
 
 // readRelative returns a function that reads files relative to the folder

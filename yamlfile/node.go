@@ -38,3 +38,6 @@ func Describe(n *yaml.Node) string {
 	}
 	return "an unknown node"
 }
+
+// IsMapping reports whether n, followed through aliases, is a mapping.
+func IsMapping(n *yaml.Node) bool { return Deref(n).Kind == yaml.MappingNode }
