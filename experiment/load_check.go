@@ -1,6 +1,11 @@
 package experiment
 
-import "github.com/latlab/latlab/yamlfile"
+import (
+	"slices"
+
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/yamlfile"
+)
 
 // checkLoad checks that the fields given fit together. Fields the mode
 // needs but that are missing are reported at the mode, or at base when the
@@ -33,7 +38,7 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]
 		}
 		d.errorf(eb.k, eb.path(), "cannot be used with %s (line %d)%s", ea.key, ea.k.Line, why)
 	}
-	if e, ok := given["mode"]; !ok || string(l.Mode) == yamlfile.Deref(e.v).Value {
+	if e, ok := given["mode"]; !ok || slices.Contains(load.Modes, l.Mode) && string(l.Mode) == yamlfile.Deref(e.v).Value {
 		const onlyOpen = "only open mode takes "
 		switch l.Mode {
 		case Open:
@@ -66,7 +71,4 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]
 		}
 	}
 	conflict("body", "body_file", "")
-	if l.HTTP2 && l.H2C {
-		conflict("http2", "h2c", "")
-	}
 }

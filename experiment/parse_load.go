@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/load"
-	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -127,21 +127,25 @@ func excludes(e entry) []string {
 	return nil
 }
 
-// buildLoad decodes es, the fields of a load. Fields it requires but lacks
-// are reported at the mode that requires them, or at base, the spec's load.
-// Without check it decodes the fields given and nothing more.
+// buildLoad decodes es, the fields of a load, and reports the problems
+// load.Settings.Validate finds in it at the fields they name. Fields it
+// requires but lacks are reported at the mode that requires them, or at
+// base, the spec's load. Without check it decodes and validates the fields
+// given and nothing more.
 func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	l := Load(load.Defaults())
 	given := map[string]entry{}
 	dropped := map[string]bool{}
+	items := map[string][]int{}
 	for _, e := range es {
 		if e.v == nil {
 			dropped[e.key] = true
 			continue
 		}
 		given[e.key] = e
-		d.loadField(&l, e)
+		d.loadField(&l, e, items)
 	}
+	d.validate(&l, given, items, base)
 	if !check {
 		return l
 	}
@@ -154,38 +158,52 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	return l
 }
 
-// loadField decodes e into l.
-func (d *decoder) loadField(l *Load, e entry) {
+// validate reports each problem of l that load.Settings.Validate finds at
+// the field it names, given: at the item of a list, whose index in the
+// spec items gives by the item's index in l, or at the field's value.
+func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]int, base scope) {
+	for _, p := range load.Problems(l.settings().Validate()) {
+		e, ok := given[p.Option]
+		switch {
+		case !ok:
+			d.addf(base.line, join(base.path, p.Option), "%s", p.Msg)
+		case p.Item > 0:
+			i := items[p.Option][p.Item-1]
+			d.errorf(yamlfile.Deref(e.v).Content[i], index(e.path(), i), "%s", p.Msg)
+		default:
+			d.errorf(e.v, e.path(), "%s", p.Msg)
+		}
+	}
+}
+
+// loadField decodes e into l: its syntax only, leaving what its value may
+// be to load.Settings.Validate. items keeps, for each list, the index in
+// the spec of each item it decoded.
+func (d *decoder) loadField(l *Load, e entry, items map[string][]int) {
 	f, v := e.path(), e.v
 	switch e.key {
 	case "mode":
-		if m, ok := d.oneOf(v, f, string(Open), string(Closed), string(Ramp), string(Sequential)); ok {
+		if m, ok := d.text(v, f); ok {
 			l.Mode = Mode(m)
 		}
 	case "rates":
 		d.list(v, f, "rate", func(i int, n *yaml.Node) {
-			if r, ok := d.positive(n, index(f, i)); ok {
-				if slices.Contains(l.Rates, r) {
-					d.errorf(n, index(f, i), "duplicate rate %g", r)
-					return
-				}
-				l.Rates = append(l.Rates, r)
+			if r, ok := d.Number(n, index(f, i)); ok && r > 1e9 {
+				d.errorf(n, index(f, i), "%s is more than 1e9", n.Value)
+			} else if ok {
+				l.Rates, items[e.key] = append(l.Rates, r), append(items[e.key], i)
 			}
 		})
 	case "concurrency":
 		d.list(v, f, "concurrency", func(i int, n *yaml.Node) {
-			if c, ok := d.integer(n, index(f, i), 1, 1000000); ok {
-				if slices.Contains(l.Concurrency, int(c)) {
-					d.errorf(n, index(f, i), "duplicate concurrency %d", c)
-					return
-				}
-				l.Concurrency = append(l.Concurrency, int(c))
+			if c, ok := d.integer(n, index(f, i), math.MinInt32, 1000000); ok {
+				l.Concurrency, items[e.key] = append(l.Concurrency, int(c)), append(items[e.key], i)
 			}
 		})
 	case "ramp":
 		l.Ramp = d.ramp(v, f)
 	case "arrivals":
-		l.Arrivals, _ = d.oneOf(v, f, load.ConstantArrivals, load.PoissonArrivals)
+		l.Arrivals, _ = d.text(v, f)
 	case "max_in_flight":
 		n, _ := d.integer(v, f, 1, 1000000)
 		l.MaxInFlight = int(n)
@@ -218,13 +236,7 @@ func (d *decoder) loadField(l *Load, e entry) {
 	case "scenario":
 		l.Scenario, l.settings().Inputs().Scenario = d.scenario(v, f)
 	case "success":
-		if s, ok := d.text(v, f); ok {
-			if _, err := record.ParseCodeSet(s); err != nil {
-				d.errorf(v, f, "%v", err)
-			} else {
-				l.Success = s
-			}
-		}
+		l.Success, _ = d.text(v, f)
 	case "timeout":
 		if t, ok := d.duration(v, f); ok {
 			l.Timeout = t
@@ -233,11 +245,11 @@ func (d *decoder) loadField(l *Load, e entry) {
 		n, _ := d.integer(v, f, 1, 1000000)
 		l.Connections = int(n)
 	case "streams":
-		if n, ok := d.integer(v, f, 1, 10000); ok {
+		if n, ok := d.integer(v, f, math.MinInt32, 10000); ok {
 			l.Streams = int(n)
 		}
 	case "client":
-		if c, ok := d.oneOf(v, f, load.LeanClient, load.NetHTTPClient); ok {
+		if c, ok := d.text(v, f); ok {
 			l.Client = c
 		}
 	case "no_keepalive":
@@ -251,21 +263,25 @@ func (d *decoder) loadField(l *Load, e entry) {
 	}
 }
 
-// ramp decodes a ramp mapping: burst and every, both required.
+// ramp decodes a ramp mapping: burst and every, both required. It returns
+// nil when either is missing or does not decode.
 func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 	r := &RampStep{}
-	var burst, every bool
+	var burst, every, bad bool
 	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		var ok bool
 		switch f := join(path, key); key {
 		case "burst":
-			b, _ := d.integer(v, f, 1, 1000000)
+			var b int64
+			b, ok = d.integer(v, f, math.MinInt32, 1000000)
 			r.Burst, burst = int(b), true
 		case "every":
-			r.Every, _ = d.duration(v, f)
+			r.Every, ok = d.duration(v, f)
 			every = true
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "burst", "every"))
 		}
+		bad = bad || !ok
 	})
 	if !ok {
 		return nil
@@ -275,6 +291,9 @@ func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 	}
 	if !every {
 		d.errorf(n, join(path, "every"), "missing")
+	}
+	if bad || !burst || !every {
+		return nil
 	}
 	return r
 }

@@ -1,81 +1,111 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 )
 
-// Validate returns the first option of s that is wrong on its own, as an
-// *OptionError naming it by its spec key ("max_in_flight"), or nil: the
-// levels first, then the limits, the transport and the samples. It
-// does not judge how the options fit together or the requests they apply
-// to (see Check), nor read files (see Transport).
+// Validate returns every option of s that is wrong on its own, each as an
+// *OptionError naming it by its spec key ("max_in_flight") and, for a
+// level, by its item, joined by errors.Join in this order: the levels
+// first, then the limits, the transport and the samples; or nil. First
+// picks the first. It does not judge how the options fit together or the
+// requests they apply to (see Check), nor read files (see Transport).
 func (s *Settings) Validate() error {
-	bad := func(option, format string, a ...any) error {
-		return &OptionError{Option: option, Msg: fmt.Sprintf(format, a...)}
+	var errs []error
+	bad := func(option string, item int, format string, a ...any) {
+		errs = append(errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
 	}
 	if !isMode(s.Mode) {
-		return bad("mode", "want open, closed, ramp or sequential, got %q", s.Mode)
+		bad("mode", 0, "want open, closed, ramp or sequential, got %q", s.Mode)
 	}
-	for _, c := range s.Concurrency {
-		if c < 1 {
-			return bad("concurrency", "want at least 1, got %d", c)
+	for i, c := range s.Concurrency {
+		switch {
+		case c < 1:
+			bad("concurrency", i+1, "want at least 1, got %d", c)
+		case slices.Contains(s.Concurrency[:i], c):
+			bad("concurrency", i+1, "duplicate concurrency %d", c)
 		}
 	}
 	switch s.Arrivals {
 	case "", ConstantArrivals, PoissonArrivals:
 	default:
-		return bad("arrivals", "want constant or poisson, got %q", s.Arrivals)
+		bad("arrivals", 0, "want constant or poisson, got %q", s.Arrivals)
 	}
-	for _, r := range s.Rates {
-		if math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0 {
-			return bad("rates", "want a positive rate, got %g", r)
+	for i, r := range s.Rates {
+		switch {
+		case math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0:
+			bad("rates", i+1, "want a positive rate, got %g", r)
+		case slices.Contains(s.Rates[:i], r):
+			bad("rates", i+1, "duplicate rate %g", r)
 		}
 	}
 	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
-		return bad("ramp", "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
+		bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
 	}
-	switch {
-	case s.MaxInFlight < 0:
-		return bad("max_in_flight", "want at least 1, got %d", s.MaxInFlight)
-	case s.Requests < 0:
-		return bad("requests", "want a positive number of requests, got %d", s.Requests)
-	case s.Duration < 0:
-		return positive("duration", s.Duration)
-	case s.Warmup < 0:
-		return positive("warmup", s.Warmup)
-	case s.Interval <= 0:
-		return positive("interval", s.Interval)
+	if s.MaxInFlight < 0 {
+		bad("max_in_flight", 0, "want at least 1, got %d", s.MaxInFlight)
+	}
+	if s.Requests < 0 {
+		bad("requests", 0, "want a positive number of requests, got %d", s.Requests)
+	}
+	for _, d := range []struct {
+		option string
+		d, min time.Duration
+	}{{"duration", s.Duration, 0}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
+		if d.d < d.min {
+			bad(d.option, 0, "want a positive duration, got %s", d.d)
+		}
 	}
 	if _, err := s.codes(); err != nil {
-		return bad("success", "%v", err)
+		bad("success", 0, "%v", err)
 	}
-	switch {
-	case s.Timeout <= 0:
-		return positive("timeout", s.Timeout)
-	case s.Connections < 0:
-		return bad("connections", "want at least 1, got %d", s.Connections)
-	case s.Streams < 1:
-		return bad("streams", "want at least 1, got %d", s.Streams)
-	case s.HTTP2 && s.H2C:
-		return bad("h2c", "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
+	if s.Timeout <= 0 {
+		bad("timeout", 0, "want a positive duration, got %s", s.Timeout)
+	}
+	if s.Connections < 0 {
+		bad("connections", 0, "want at least 1, got %d", s.Connections)
+	}
+	if s.Streams < 1 {
+		bad("streams", 0, "want at least 1, got %d", s.Streams)
+	}
+	if s.HTTP2 && s.H2C {
+		bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
 	}
 	switch s.Client {
 	case "", LeanClient, NetHTTPClient:
 	default:
-		return bad("client", "want lean or nethttp, got %q", s.Client)
+		bad("client", 0, "want lean or nethttp, got %q", s.Client)
 	}
 	if s.Samples < 0 {
-		return bad("samples", "want 0 or more, got %d", s.Samples)
+		bad("samples", 0, "want 0 or more, got %d", s.Samples)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// positive returns the error of a duration option that must be positive.
-func positive(option string, d time.Duration) error {
-	return &OptionError{Option: option, Msg: fmt.Sprintf("want a positive duration, got %s", d)}
+// Problems returns the problems err joins, err being an error of
+// Validate, in their order.
+func Problems(err error) []*OptionError {
+	var out []*OptionError
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if oe, ok := e.(*OptionError); ok {
+				out = append(out, oe)
+			}
+		}
+	}
+	return out
+}
+
+// First returns the first problem of err, an error of Validate, or nil.
+func First(err error) error {
+	if ps := Problems(err); len(ps) > 0 {
+		return ps[0]
+	}
+	return err
 }
 
 // isMode reports whether m is one of Modes, or "" (open).

@@ -52,6 +52,39 @@ func TestSettingsValidate(t *testing.T) {
 	}
 }
 
+// TestSettingsValidateEvery holds that Validate names every problem, in
+// its order, each list item by its place, and First the first of them.
+func TestSettingsValidateEvery(t *testing.T) {
+	s := Defaults()
+	s.Concurrency = []int{4, 0, 4}
+	s.Rates = []float64{5, 5, -1}
+	s.Arrivals, s.Streams, s.Client = "uniform", 0, "curl"
+	err := s.Validate()
+	var got []string
+	for _, p := range Problems(err) {
+		got = append(got, p.Error())
+	}
+	want := []string{
+		"concurrency[1]: want at least 1, got 0",
+		"concurrency[2]: duplicate concurrency 4",
+		`arrivals: want constant or poisson, got "uniform"`,
+		"rates[1]: duplicate rate 5",
+		"rates[2]: want a positive rate, got -1",
+		"streams: want at least 1, got 0",
+		`client: want lean or nethttp, got "curl"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if first := First(err); first == nil || first.Error() != want[0] {
+		t.Errorf("First = %v, want %s", first, want[0])
+	}
+	valid := Defaults()
+	if err := valid.Validate(); err != nil || First(err) != nil || Problems(err) != nil {
+		t.Errorf("defaults: %v, want no problem", err)
+	}
+}
+
 func TestSettingsModel(t *testing.T) {
 	ramp := Defaults()
 	ramp.Mode, ramp.Ramp = ModeRamp, &RampStep{Burst: 5, Every: time.Second}
