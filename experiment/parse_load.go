@@ -45,10 +45,6 @@ func specKeys(t reflect.Type) []string {
 	return keys
 }
 
-// requestKeys are the fields that describe the request when no targets or
-// scenario file does.
-var requestKeys = []string{"path", "method", "headers", "body", "body_file"}
-
 // entries reads the fields of the load mapping n at sc.
 func (d *decoder) entries(n *yaml.Node, path string, sc scope) ([]entry, bool) {
 	var es []entry
@@ -89,42 +85,23 @@ func merge(base, over []entry) []entry {
 	return append(out, over...)
 }
 
-// excludes returns the fields that cannot stand beside e.
+// excludes returns the fields that cannot stand beside e (see
+// load.Excludes); beside a mode, the level fields it does not take.
 func excludes(e entry) []string {
-	switch e.key {
-	case "rates":
-		return []string{"concurrency", "ramp"}
-	case "concurrency":
-		return []string{"rates", "arrivals", "max_in_flight"}
-	case "ramp":
-		return []string{"rates", "arrivals", "max_in_flight"}
-	case "mode":
-		switch yamlfile.Deref(e.v).Value {
-		case string(Open):
-			return []string{"concurrency", "ramp"}
-		case string(Closed):
-			return []string{"rates", "ramp", "arrivals", "max_in_flight"}
-		case string(Ramp):
-			return []string{"rates", "arrivals", "max_in_flight"}
-		case string(Sequential):
-			return []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
-		}
-	case "body":
-		return []string{"body_file", "targets", "scenario"}
-	case "body_file":
-		return []string{"body", "targets", "scenario"}
-	case "path", "method", "headers":
-		return []string{"targets", "scenario"}
-	case "targets":
-		return append([]string{"scenario"}, requestKeys...)
-	case "scenario":
-		return append([]string{"targets"}, requestKeys...)
-	case "http2":
-		return []string{"h2c"}
-	case "h2c":
-		return []string{"http2"}
+	if e.key != "mode" {
+		return load.Excludes(e.key)
 	}
-	return nil
+	m := Mode(yamlfile.Deref(e.v).Value)
+	if !slices.Contains(load.Modes, m) {
+		return nil
+	}
+	var out []string
+	for _, o := range load.LevelOptions {
+		if !m.Takes(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // buildLoad decodes es, the fields of a load, and reports the problems
@@ -145,11 +122,11 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 		given[e.key] = e
 		d.loadField(&l, e, items)
 	}
-	d.validate(&l, given, items, base)
+	wrong := d.validate(&l, given, items, base)
 	if !check {
 		return l
 	}
-	d.checkLoad(&l, given, dropped, base)
+	d.checkLoad(&l, given, dropped, wrong, base)
 	if _, ok := given["duration"]; !ok {
 		if _, ok := given["requests"]; !ok {
 			l.settings().Limit()
@@ -160,9 +137,12 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 
 // validate reports each problem of l that load.Settings.Validate finds at
 // the field it names, given: at the item of a list, whose index in the
-// spec items gives by the item's index in l, or at the field's value.
-func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]int, base scope) {
+// spec items gives by the item's index in l, or at the field's value. It
+// returns the fields it reported.
+func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]int, base scope) map[string]bool {
+	wrong := map[string]bool{}
 	for _, p := range load.Problems(l.settings().Validate()) {
+		wrong[p.Option] = true
 		e, ok := given[p.Option]
 		switch {
 		case !ok:
@@ -174,6 +154,7 @@ func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]i
 			d.errorf(e.v, e.path(), "%s", p.Msg)
 		}
 	}
+	return wrong
 }
 
 // loadField decodes e into l: its syntax only, leaving what its value may

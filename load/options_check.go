@@ -37,7 +37,7 @@ func (s *Settings) Validate() error {
 	}
 	for i, r := range s.Rates {
 		switch {
-		case math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0:
+		case !s.rateOK(r):
 			bad("rates", i+1, "want a positive rate, got %g", r)
 		case slices.Contains(s.Rates[:i], r):
 			bad("rates", i+1, "duplicate rate %g", r)
@@ -108,5 +108,66 @@ func First(err error) error {
 	return err
 }
 
+// rateOK reports whether r can be an open loop's rate under s: finite
+// and above 0, or 0 when s.Stages ramp up from it.
+func (s *Settings) rateOK(r float64) bool {
+	return !math.IsInf(r, 0) && !math.IsNaN(r) && (r > 0 || r == 0 && len(s.Stages) > 0)
+}
+
 // isMode reports whether m is one of Modes, or "" (open).
 func isMode(m Mode) bool { return m == "" || slices.Contains(Modes, m) }
+
+// LevelOptions are the options, by spec key, that give a mode its levels
+// and their shape; each mode takes some of them (see Mode.Takes).
+var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
+
+// RequestOptions are the options, by spec key, that describe the request
+// when no targets or scenario file gives the requests.
+var RequestOptions = []string{"path", "method", "headers", "body", "body_file"}
+
+// Takes reports whether mode m takes option, one of LevelOptions: open
+// mode takes rates, arrivals and max_in_flight, closed mode concurrency,
+// ramp mode concurrency and ramp, and sequential mode none of them.
+func (m Mode) Takes(option string) bool {
+	switch m {
+	case ModeOpen, "":
+		return slices.Contains([]string{"rates", "arrivals", "max_in_flight"}, option)
+	case ModeClosed:
+		return option == "concurrency"
+	case ModeRamp:
+		return option == "concurrency" || option == "ramp"
+	}
+	return false
+}
+
+// Excludes returns the options, by spec key, that cannot be given beside
+// option: beside rates, concurrency or ramp, the level options that no
+// mode taking option takes (the options of a mode's levels); targets and
+// scenario with each other and with RequestOptions, since the file gives
+// the requests; body with body_file; and http2 (over TLS) with h2c.
+func Excludes(option string) []string {
+	var out []string
+	switch {
+	case option == "rates" || option == "concurrency" || option == "ramp":
+		for _, o := range LevelOptions {
+			if !slices.ContainsFunc(Modes, func(m Mode) bool { return m.Takes(option) && m.Takes(o) }) {
+				out = append(out, o)
+			}
+		}
+	case option == "targets":
+		out = append([]string{"scenario"}, RequestOptions...)
+	case option == "scenario":
+		out = append([]string{"targets"}, RequestOptions...)
+	case option == "body":
+		out = []string{"body_file", "targets", "scenario"}
+	case option == "body_file":
+		out = []string{"body", "targets", "scenario"}
+	case slices.Contains(RequestOptions, option):
+		out = []string{"targets", "scenario"}
+	case option == "http2":
+		out = []string{"h2c"}
+	case option == "h2c":
+		out = []string{"http2"}
+	}
+	return out
+}

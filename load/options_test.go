@@ -174,3 +174,42 @@ func TestSettingsRequest(t *testing.T) {
 		t.Errorf("with path and body file: %+v, base %s", got, base)
 	}
 }
+
+// TestExcludes holds which options cannot stand beside each other, and
+// which level options each mode takes.
+func TestExcludes(t *testing.T) {
+	for option, want := range map[string][]string{
+		"rates":       {"concurrency", "ramp"},
+		"concurrency": {"rates", "arrivals", "max_in_flight"},
+		"ramp":        {"rates", "arrivals", "max_in_flight"},
+		"arrivals":    nil,
+		"body":        {"body_file", "targets", "scenario"},
+		"body_file":   {"body", "targets", "scenario"},
+		"method":      {"targets", "scenario"},
+		"targets":     {"scenario", "path", "method", "headers", "body", "body_file"},
+		"scenario":    {"targets", "path", "method", "headers", "body", "body_file"},
+		"http2":       {"h2c"},
+		"h2c":         {"http2"},
+		"timeout":     nil,
+	} {
+		if diff := cmp.Diff(want, Excludes(option)); diff != "" {
+			t.Errorf("Excludes(%s) (-want +got):\n%s", option, diff)
+		}
+	}
+	for m, want := range map[Mode][]string{
+		ModeOpen:       {"rates", "arrivals", "max_in_flight"},
+		ModeClosed:     {"concurrency"},
+		ModeRamp:       {"concurrency", "ramp"},
+		ModeSequential: nil,
+	} {
+		var got []string
+		for _, o := range LevelOptions {
+			if m.Takes(o) {
+				got = append(got, o)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s takes (-want +got):\n%s", m, diff)
+		}
+	}
+}
