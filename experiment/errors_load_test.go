@@ -94,7 +94,19 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "duration negative",
 			spec: loadBase + "  duration: -1s\n",
-			want: "spec.yaml:8: load.duration: -1s is not positive",
+			want: "spec.yaml:8: load.duration: want a positive duration, got -1s",
+		},
+		{
+			name: "durations zero",
+			spec: loadBase + "  duration: 0s\n  interval: 0s\n  timeout: -2s\n",
+			want: "spec.yaml:8: load.duration: want a positive duration, got 0s\n" +
+				"spec.yaml:9: load.interval: want a positive duration, got 0s\n" +
+				"spec.yaml:10: load.timeout: want a positive duration, got -2s",
+		},
+		{
+			name: "ramp every zero",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n  ramp: {burst: 5, every: 0s}\n",
+			want: "spec.yaml:7: load.ramp: want a burst of at least 1 and a positive period, got 5 and 0s",
 		},
 		{
 			name: "duration not a duration",

@@ -113,16 +113,16 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	l := Load(load.Defaults())
 	given := map[string]entry{}
 	dropped := map[string]bool{}
-	items := map[string][]int{}
+	dec := decoding{items: map[string][]int{}}
 	for _, e := range es {
 		if e.v == nil {
 			dropped[e.key] = true
 			continue
 		}
 		given[e.key] = e
-		d.loadField(&l, e, items)
+		d.loadField(&l, e, &dec)
 	}
-	wrong := d.validate(&l, given, items, base)
+	wrong := d.validate(&l, given, dec, base)
 	if !check {
 		return l
 	}
@@ -135,20 +135,28 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	return l
 }
 
+// decoding is what buildLoad keeps of a load as it decodes it: for each
+// list, the index in the spec of each item decoded, and the fields
+// decoded whose 0 would otherwise mean none (see load.Settings.Validate).
+type decoding struct {
+	items    map[string][]int
+	explicit []string
+}
+
 // validate reports each problem of l that load.Settings.Validate finds at
 // the field it names, given: at the item of a list, whose index in the
-// spec items gives by the item's index in l, or at the field's value. It
-// returns the fields it reported.
-func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]int, base scope) map[string]bool {
+// spec dec.items gives by the item's index in l, or at the field's value.
+// It returns the fields it reported.
+func (d *decoder) validate(l *Load, given map[string]entry, dec decoding, base scope) map[string]bool {
 	wrong := map[string]bool{}
-	for _, p := range load.Problems(l.settings().Validate()) {
+	for _, p := range load.Problems(l.settings().Validate(dec.explicit...)) {
 		wrong[p.Option] = true
 		e, ok := given[p.Option]
 		switch {
 		case !ok:
 			d.addf(base.line, join(base.path, p.Option), "%s", p.Msg)
 		case p.Item > 0:
-			i := items[p.Option][p.Item-1]
+			i := dec.items[p.Option][p.Item-1]
 			d.errorf(yamlfile.Deref(e.v).Content[i], index(e.path(), i), "%s", p.Msg)
 		default:
 			d.errorf(e.v, e.path(), "%s", p.Msg)
@@ -158,9 +166,8 @@ func (d *decoder) validate(l *Load, given map[string]entry, items map[string][]i
 }
 
 // loadField decodes e into l: its syntax only, leaving what its value may
-// be to load.Settings.Validate. items keeps, for each list, the index in
-// the spec of each item it decoded.
-func (d *decoder) loadField(l *Load, e entry, items map[string][]int) {
+// be to load.Settings.Validate. dec keeps what validating l needs.
+func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	f, v := e.path(), e.v
 	switch e.key {
 	case "mode":
@@ -172,13 +179,13 @@ func (d *decoder) loadField(l *Load, e entry, items map[string][]int) {
 			if r, ok := d.Number(n, index(f, i)); ok && r > 1e9 {
 				d.errorf(n, index(f, i), "%s is more than 1e9", n.Value)
 			} else if ok {
-				l.Rates, items[e.key] = append(l.Rates, r), append(items[e.key], i)
+				l.Rates, dec.items[e.key] = append(l.Rates, r), append(dec.items[e.key], i)
 			}
 		})
 	case "concurrency":
 		d.list(v, f, "concurrency", func(i int, n *yaml.Node) {
 			if c, ok := d.integer(n, index(f, i), math.MinInt32, 1000000); ok {
-				l.Concurrency, items[e.key] = append(l.Concurrency, int(c)), append(items[e.key], i)
+				l.Concurrency, dec.items[e.key] = append(l.Concurrency, int(c)), append(dec.items[e.key], i)
 			}
 		})
 	case "ramp":
@@ -189,11 +196,13 @@ func (d *decoder) loadField(l *Load, e entry, items map[string][]int) {
 		n, _ := d.integer(v, f, 1, 1000000)
 		l.MaxInFlight = int(n)
 	case "duration":
-		l.Duration, _ = d.duration(v, f)
+		if t, ok := d.Span(v, f, maxDuration); ok {
+			l.Duration, dec.explicit = t, append(dec.explicit, e.key)
+		}
 	case "requests":
 		l.Requests, _ = d.integer(v, f, 1, 1e12)
 	case "interval":
-		if iv, ok := d.duration(v, f); ok {
+		if iv, ok := d.Span(v, f, maxDuration); ok {
 			l.Interval = iv
 		}
 	case "path":
@@ -219,7 +228,7 @@ func (d *decoder) loadField(l *Load, e entry, items map[string][]int) {
 	case "success":
 		l.Success, _ = d.text(v, f)
 	case "timeout":
-		if t, ok := d.duration(v, f); ok {
+		if t, ok := d.Span(v, f, maxDuration); ok {
 			l.Timeout = t
 		}
 	case "connections":
@@ -257,7 +266,7 @@ func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 			b, ok = d.integer(v, f, math.MinInt32, 1000000)
 			r.Burst, burst = int(b), true
 		case "every":
-			r.Every, ok = d.duration(v, f)
+			r.Every, ok = d.Span(v, f, maxDuration)
 			every = true
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "burst", "every"))

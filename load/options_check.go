@@ -12,9 +12,11 @@ import (
 // *OptionError naming it by its spec key ("max_in_flight") and, for a
 // level, by its item, joined by errors.Join in this order: the levels
 // first, then the limits, the transport and the samples; or nil. First
-// picks the first. It does not judge how the options fit together or the
+// picks the first. given names, by spec key, the options given
+// explicitly: a duration given must be positive, where one left 0 means
+// no limit. It does not judge how the options fit together or the
 // requests they apply to (see Check), nor read files (see Transport).
-func (s *Settings) Validate() error {
+func (s *Settings) Validate(given ...string) error {
 	var errs []error
 	bad := func(option string, item int, format string, a ...any) {
 		errs = append(errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
@@ -52,10 +54,14 @@ func (s *Settings) Validate() error {
 	if s.Requests < 0 {
 		bad("requests", 0, "want a positive number of requests, got %d", s.Requests)
 	}
+	var least time.Duration // of a duration
+	if slices.Contains(given, "duration") {
+		least = 1
+	}
 	for _, d := range []struct {
 		option string
 		d, min time.Duration
-	}{{"duration", s.Duration, 0}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
+	}{{"duration", s.Duration, least}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
 		if d.d < d.min {
 			bad(d.option, 0, "want a positive duration, got %s", d.d)
 		}

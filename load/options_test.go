@@ -83,6 +83,10 @@ func TestSettingsValidateEvery(t *testing.T) {
 	if err := valid.Validate(); err != nil || First(err) != nil || Problems(err) != nil {
 		t.Errorf("defaults: %v, want no problem", err)
 	}
+	// A duration of 0 means none, unless it was given.
+	if err := valid.Validate("duration"); err == nil || err.Error() != "duration: want a positive duration, got 0s" {
+		t.Errorf("a duration of 0 given: %v, want its problem", err)
+	}
 }
 
 func TestSettingsModel(t *testing.T) {

@@ -31,10 +31,11 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	if err := f.mode(set); err != nil {
 		return load.Config{}, "", err
 	}
-	err = load.First(f.Validate())
-	if set("duration") && f.Duration == 0 && !isOption(err, "rates", "ramp", "max_in_flight", "requests") {
-		return load.Config{}, "", usagef("-d: want a positive duration, got %s", f.Duration) // given, where 0 means none
+	var given []string
+	if set("duration") {
+		given = append(given, "duration")
 	}
+	err = load.First(f.Validate(given...))
 	if err != nil && !isOption(err, "samples") { // --samples is judged with -o (see openDB)
 		return load.Config{}, "", optionError(err)
 	}
