@@ -121,7 +121,14 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "requests zero",
 			spec: loadBase + "  requests: 0\n",
-			want: "spec.yaml:8: load.requests: 0 is less than 1",
+			want: "spec.yaml:8: load.requests: want a positive number of requests, got 0",
+		},
+		{
+			name: "limits zero or negative",
+			spec: loadBase + "  max_in_flight: -3\n  connections: 0\n  requests: 2000000000000\n",
+			want: "spec.yaml:8: load.max_in_flight: want at least 1, got -3\n" +
+				"spec.yaml:9: load.connections: want at least 1, got 0\n" +
+				"spec.yaml:10: load.requests: 2000000000000 is more than 1000000000000",
 		},
 		{
 			name: "path without slash",

@@ -137,7 +137,7 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 
 // decoding is what buildLoad keeps of a load as it decodes it: for each
 // list, the index in the spec of each item decoded, and the fields
-// decoded whose 0 would otherwise mean none (see load.Settings.Validate).
+// decoded whose 0 means none when left out (see load.Settings.Validate).
 type decoding struct {
 	items    map[string][]int
 	explicit []string
@@ -193,14 +193,17 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	case "arrivals":
 		l.Arrivals, _ = d.text(v, f)
 	case "max_in_flight":
-		n, _ := d.integer(v, f, 1, 1000000)
-		l.MaxInFlight = int(n)
+		if n, ok := d.integer(v, f, math.MinInt32, 1000000); ok {
+			l.MaxInFlight, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
 	case "duration":
 		if t, ok := d.Span(v, f, maxDuration); ok {
 			l.Duration, dec.explicit = t, append(dec.explicit, e.key)
 		}
 	case "requests":
-		l.Requests, _ = d.integer(v, f, 1, 1e12)
+		if n, ok := d.integer(v, f, math.MinInt64, 1e12); ok {
+			l.Requests, dec.explicit = n, append(dec.explicit, e.key)
+		}
 	case "interval":
 		if iv, ok := d.Span(v, f, maxDuration); ok {
 			l.Interval = iv
@@ -232,8 +235,9 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 			l.Timeout = t
 		}
 	case "connections":
-		n, _ := d.integer(v, f, 1, 1000000)
-		l.Connections = int(n)
+		if n, ok := d.integer(v, f, math.MinInt32, 1000000); ok {
+			l.Connections, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
 	case "streams":
 		if n, ok := d.integer(v, f, math.MinInt32, 10000); ok {
 			l.Streams = int(n)

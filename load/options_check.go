@@ -13,13 +13,20 @@ import (
 // level, by its item, joined by errors.Join in this order: the levels
 // first, then the limits, the transport and the samples; or nil. First
 // picks the first. given names, by spec key, the options given
-// explicitly: a duration given must be positive, where one left 0 means
-// no limit. It does not judge how the options fit together or the
+// explicitly whose 0 must then be refused, where left out it means none
+// or the default: duration, requests, max_in_flight and connections. It
+// does not judge how the options fit together or the
 // requests they apply to (see Check), nor read files (see Transport).
 func (s *Settings) Validate(given ...string) error {
 	var errs []error
 	bad := func(option string, item int, format string, a ...any) {
 		errs = append(errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
+	}
+	least := func(option string) int64 { // of an option whose 0 means none
+		if slices.Contains(given, option) {
+			return 1
+		}
+		return 0
 	}
 	if !isMode(s.Mode) {
 		bad("mode", 0, "want open, closed, ramp or sequential, got %q", s.Mode)
@@ -48,20 +55,16 @@ func (s *Settings) Validate(given ...string) error {
 	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
 		bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
 	}
-	if s.MaxInFlight < 0 {
+	if int64(s.MaxInFlight) < least("max_in_flight") {
 		bad("max_in_flight", 0, "want at least 1, got %d", s.MaxInFlight)
 	}
-	if s.Requests < 0 {
+	if s.Requests < least("requests") {
 		bad("requests", 0, "want a positive number of requests, got %d", s.Requests)
-	}
-	var least time.Duration // of a duration
-	if slices.Contains(given, "duration") {
-		least = 1
 	}
 	for _, d := range []struct {
 		option string
 		d, min time.Duration
-	}{{"duration", s.Duration, least}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
+	}{{"duration", s.Duration, time.Duration(least("duration"))}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
 		if d.d < d.min {
 			bad(d.option, 0, "want a positive duration, got %s", d.d)
 		}
@@ -72,7 +75,7 @@ func (s *Settings) Validate(given ...string) error {
 	if s.Timeout <= 0 {
 		bad("timeout", 0, "want a positive duration, got %s", s.Timeout)
 	}
-	if s.Connections < 0 {
+	if int64(s.Connections) < least("connections") {
 		bad("connections", 0, "want at least 1, got %d", s.Connections)
 	}
 	if s.Streams < 1 {

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,9 +84,14 @@ func TestSettingsValidateEvery(t *testing.T) {
 	if err := valid.Validate(); err != nil || First(err) != nil || Problems(err) != nil {
 		t.Errorf("defaults: %v, want no problem", err)
 	}
-	// A duration of 0 means none, unless it was given.
-	if err := valid.Validate("duration"); err == nil || err.Error() != "duration: want a positive duration, got 0s" {
-		t.Errorf("a duration of 0 given: %v, want its problem", err)
+	// A duration, request count, cap or connection limit of 0 means none,
+	// unless it was given.
+	got = nil
+	for _, p := range Problems(valid.Validate("duration", "requests", "max_in_flight", "connections")) {
+		got = append(got, p.Option)
+	}
+	if want := []string{"max_in_flight", "requests", "duration", "connections"}; !slices.Equal(got, want) {
+		t.Errorf("0 given: problems of %v, want %v", got, want)
 	}
 }
 
