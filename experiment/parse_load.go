@@ -157,7 +157,7 @@ func (d *decoder) validate(l *Load, given map[string]entry, dec decoding, base s
 			d.addf(base.line, join(base.path, p.Option), "%s", p.Msg)
 		case p.Item > 0:
 			i := dec.items[p.Option][p.Item-1]
-			d.errorf(yamlfile.Deref(e.v).Content[i], index(e.path(), i), "%s", p.Msg)
+			d.errorf(yamlfile.Deref(yamlfile.Deref(e.v).Content[i]), index(e.path(), i), "%s", p.Msg)
 		default:
 			d.errorf(e.v, e.path(), "%s", p.Msg)
 		}
