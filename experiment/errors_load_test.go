@@ -256,6 +256,23 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			want: "spec.yaml:5: load.streams: want at least 1, got 0",
 		},
 		{
+			name: "names empty or not finite",
+			spec: loadBase + "  client: ''\n  arrivals: ''\n  mode: ''\n",
+			want: "spec.yaml:8: load.client: empty\n" +
+				"spec.yaml:9: load.arrivals: empty\n" +
+				"spec.yaml:10: load.mode: empty",
+		},
+		{
+			name: "rate infinite",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [.inf]\n",
+			want: "spec.yaml:5: load.rates[0]: expected a finite number, got .inf",
+		},
+		{
+			name: "h2c before http2",
+			spec: loadBase + "  h2c: true\n  http2: true\n",
+			want: "spec.yaml:8: load.h2c: HTTP/2 over cleartext cannot be used with http2 (over TLS)",
+		},
+		{
 			name: "variant load unknown field",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {pth: /}\n",
 			want: "spec.yaml:8: variants[0].load.pth: unknown field; did you mean path?",
