@@ -18,7 +18,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "mode unknown",
 			spec: loadBase + "  mode: fast\n",
-			want: "spec.yaml:8: load.mode: expected open, closed, ramp or sequential, got \"fast\"",
+			want: "spec.yaml:8: load.mode: want open, closed, ramp or sequential, got \"fast\"",
 		},
 		{
 			name: "open without rates",
@@ -34,8 +34,8 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			name: "rates not numbers",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [100, fast, -5, .nan]\n",
 			want: "spec.yaml:5: load.rates[1]: expected a number, got \"fast\"\n" +
-				"spec.yaml:5: load.rates[2]: -5 is not a number above 0 and at most 1e9\n" +
-				"spec.yaml:5: load.rates[3]: .nan is not a number above 0 and at most 1e9",
+				"spec.yaml:5: load.rates[3]: expected a finite number, got .nan\n" +
+				"spec.yaml:5: load.rates[2]: want a positive rate, got -5",
 		},
 		{
 			name: "rates repeated",
@@ -56,8 +56,8 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "concurrency not whole",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: closed\n  concurrency: [0, 1.5, 10, 10]\n",
-			want: "spec.yaml:6: load.concurrency[0]: 0 is less than 1\n" +
-				"spec.yaml:6: load.concurrency[1]: 1.5 is not a whole number in range\n" +
+			want: "spec.yaml:6: load.concurrency[1]: 1.5 is not a whole number in range\n" +
+				"spec.yaml:6: load.concurrency[0]: want at least 1, got 0\n" +
 				"spec.yaml:6: load.concurrency[3]: duplicate concurrency 10",
 		},
 		{
@@ -94,7 +94,19 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "duration negative",
 			spec: loadBase + "  duration: -1s\n",
-			want: "spec.yaml:8: load.duration: -1s is not positive",
+			want: "spec.yaml:8: load.duration: want a positive duration, got -1s",
+		},
+		{
+			name: "durations zero",
+			spec: loadBase + "  duration: 0s\n  interval: 0s\n  timeout: -2s\n",
+			want: "spec.yaml:8: load.duration: want a positive duration, got 0s\n" +
+				"spec.yaml:9: load.interval: want a positive duration, got 0s\n" +
+				"spec.yaml:10: load.timeout: want a positive duration, got -2s",
+		},
+		{
+			name: "ramp every zero",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n  ramp: {burst: 5, every: 0s}\n",
+			want: "spec.yaml:7: load.ramp: want a burst of at least 1 and a positive period, got 5 and 0s",
 		},
 		{
 			name: "duration not a duration",
@@ -109,7 +121,14 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "requests zero",
 			spec: loadBase + "  requests: 0\n",
-			want: "spec.yaml:8: load.requests: 0 is less than 1",
+			want: "spec.yaml:8: load.requests: want a positive number of requests, got 0",
+		},
+		{
+			name: "limits zero or negative",
+			spec: loadBase + "  max_in_flight: -3\n  connections: 0\n  requests: 2000000000000\n",
+			want: "spec.yaml:8: load.max_in_flight: want at least 1, got -3\n" +
+				"spec.yaml:9: load.connections: want at least 1, got 0\n" +
+				"spec.yaml:10: load.requests: 2000000000000 is more than 1000000000000",
 		},
 		{
 			name: "path without slash",
@@ -174,17 +193,17 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "http2 and h2c",
 			spec: loadBase + "  http2: true\n  h2c: true\n",
-			want: "spec.yaml:9: load.h2c: cannot be used with http2 (line 8)",
+			want: "spec.yaml:9: load.h2c: HTTP/2 over cleartext cannot be used with http2 (over TLS)",
 		},
 		{
 			name: "client unknown",
 			spec: loadBase + "  client: curl\n",
-			want: "spec.yaml:8: load.client: expected lean or nethttp, got \"curl\"",
+			want: "spec.yaml:8: load.client: want lean or nethttp, got \"curl\"",
 		},
 		{
 			name: "streams zero",
 			spec: loadBase + "  streams: 0\n",
-			want: "spec.yaml:8: load.streams: 0 is less than 1",
+			want: "spec.yaml:8: load.streams: want at least 1, got 0",
 		},
 		{
 			name: "insecure not a boolean",
@@ -200,6 +219,58 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			name: "variant mode without concurrency",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    load:\n      mode: closed\n",
 			want: "spec.yaml:9: variants[0].load.concurrency: missing: closed mode needs concurrency (workers)",
+		},
+		{
+			name: "rates after one that does not decode",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [fast, 100, 100]\n",
+			want: "spec.yaml:5: load.rates[0]: expected a number, got \"fast\"\n" +
+				"spec.yaml:5: load.rates[2]: duplicate rate 100",
+		},
+		{
+			name: "rates one a line",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates:\n    - 0\n    - 2e9\n    - 5\n    - 5\n",
+			want: "spec.yaml:6: load.rates[0]: want a positive rate, got 0\n" +
+				"spec.yaml:7: load.rates[1]: 2e9 is more than 1e9\n" +
+				"spec.yaml:9: load.rates[3]: duplicate rate 5",
+		},
+		{
+			name: "ramp burst zero",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: ramp\n  concurrency: [300]\n  ramp: {burst: 0, every: 30s}\n",
+			want: "spec.yaml:7: load.ramp: want a burst of at least 1 and a positive period, got 0 and 30s",
+		},
+		{
+			name: "every problem of a load",
+			spec: loadBase + "  arrivals: uniform\n  streams: 0\n  client: curl\n",
+			want: "spec.yaml:8: load.arrivals: want constant or poisson, got \"uniform\"\n" +
+				"spec.yaml:9: load.streams: want at least 1, got 0\n" +
+				"spec.yaml:10: load.client: want lean or nethttp, got \"curl\"",
+		},
+		{
+			name: "variant load value",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {rates: [0]}\n",
+			want: "spec.yaml:8: variants[0].load.rates[0]: want a positive rate, got 0",
+		},
+		{
+			name: "spec load problem under a variant's overrides",
+			spec: "version: 1\nname: t\nload:\n  rates: [100]\n  streams: 0\nvariants:\n  - name: a\n    target: http://127.0.0.1:9000/\n    load: {rates: [200]}\n",
+			want: "spec.yaml:5: load.streams: want at least 1, got 0",
+		},
+		{
+			name: "names empty or not finite",
+			spec: loadBase + "  client: ''\n  arrivals: ''\n  mode: ''\n",
+			want: "spec.yaml:8: load.client: empty\n" +
+				"spec.yaml:9: load.arrivals: empty\n" +
+				"spec.yaml:10: load.mode: empty",
+		},
+		{
+			name: "rate infinite",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [.inf]\n",
+			want: "spec.yaml:5: load.rates[0]: expected a finite number, got .inf",
+		},
+		{
+			name: "h2c before http2",
+			spec: loadBase + "  h2c: true\n  http2: true\n",
+			want: "spec.yaml:8: load.h2c: HTTP/2 over cleartext cannot be used with http2 (over TLS)",
 		},
 		{
 			name: "variant load unknown field",

@@ -282,7 +282,7 @@ func TestParseSpecErrors(t *testing.T) {
 				"spec.yaml:2: name: \"t t\" is not a name: use up to 63 letters, digits, '.', '_' and '-', starting with a letter or digit\n" +
 				"spec.yaml:5: variants[0].graph: testdata/specs/graphs/nope.yaml: no such file or directory\n" +
 				"spec.yaml:6: variants[1].name: duplicate variant \"a\" (also at line 4)\n" +
-				"spec.yaml:9: load.rates[0]: 0 is not a number above 0 and at most 1e9\n" +
+				"spec.yaml:9: load.rates[0]: want a positive rate, got 0\n" +
 				"spec.yaml:10: load.duration: expected a duration such as 10s, got 5\n" +
 				"spec.yaml:11: runs: -1 is less than 1",
 		},
@@ -344,7 +344,7 @@ func TestParseSpecGraphProblems(t *testing.T) {
 		`spec.yaml:2: name: "t t" is not a name: use up to 63 letters, digits, '.', '_' and '-', starting with a letter or digit`,
 		g + `:3: services[0].port: expected a whole number, got "x"`,
 		g + ":4: services[0].script[0].sleep: expected a duration such as 10s, got 10",
-		"spec.yaml:6: load.rates[0]: 0 is not a number above 0 and at most 1e9",
+		"spec.yaml:6: load.rates[0]: want a positive rate, got 0",
 	}
 	joined, ok := err.(interface{ Unwrap() []error })
 	if !ok || len(joined.Unwrap()) != len(want) || err.Error() != strings.Join(want, "\n") {

@@ -1,12 +1,20 @@
 package experiment
 
-import "github.com/latlab/latlab/yamlfile"
+import (
+	"slices"
 
-// checkLoad checks that the fields given fit together. Fields the mode
-// needs but that are missing are reported at the mode, or at base when the
-// mode is the default; fields a variant dropped are not, since what
-// dropped them is reported.
-func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]bool, base scope) {
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/yamlfile"
+)
+
+// checkLoad checks that the fields given fit together: the level fields
+// the mode takes (see load.Mode.Takes) and needs, and the fields that
+// cannot stand beside each other (see load.Excludes), but those wrong,
+// already reported, on their own. Fields the mode needs but that are
+// missing are reported at the mode, or at base when the mode is the
+// default; fields a variant dropped are not, since what dropped them is
+// reported.
+func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped, wrong map[string]bool, base scope) {
 	has := func(key string) bool { _, ok := given[key]; return ok }
 	needs := func(key, msg string) {
 		line, path := base.line, base.path
@@ -15,11 +23,6 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]
 		}
 		if !has(key) && !dropped[key] {
 			d.addf(min(line, d.lines), join(path, key), "missing: %s", msg)
-		}
-	}
-	refuse := func(key, msg string) {
-		if e, ok := given[key]; ok {
-			d.errorf(e.k, e.path(), "%s", msg)
 		}
 	}
 	conflict := func(a, b, why string) {
@@ -33,40 +36,58 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped map[string]
 		}
 		d.errorf(eb.k, eb.path(), "cannot be used with %s (line %d)%s", ea.key, ea.k.Line, why)
 	}
-	if e, ok := given["mode"]; !ok || string(l.Mode) == yamlfile.Deref(e.v).Value {
-		const onlyOpen = "only open mode takes "
+	if e, ok := given["mode"]; !ok || slices.Contains(load.Modes, l.Mode) && string(l.Mode) == yamlfile.Deref(e.v).Value {
 		switch l.Mode {
 		case Open:
 			needs("rates", "open mode needs rates (requests per second)")
-			refuse("concurrency", "open mode takes rates, not concurrency; give mode: closed for a closed loop")
 		case Closed:
 			needs("concurrency", "closed mode needs concurrency (workers)")
-			refuse("rates", "closed mode takes concurrency, not rates; give mode: open for an open loop")
 		case Ramp:
 			needs("concurrency", "ramp mode needs concurrency (workers to ramp up to)")
 			needs("ramp", "ramp mode needs ramp: {burst, every}")
-			refuse("rates", "ramp mode takes concurrency, not rates")
-		case Sequential:
-			const msg = "sequential mode sends one request at a time: it takes neither rates nor concurrency"
-			refuse("rates", msg)
-			refuse("concurrency", msg)
 		}
-		if l.Mode != Ramp {
-			refuse("ramp", "only ramp mode takes a ramp")
-		}
-		if l.Mode != Open {
-			refuse("arrivals", onlyOpen+"arrivals")
-			refuse("max_in_flight", onlyOpen+"max_in_flight")
+		for _, key := range load.LevelOptions {
+			if e, ok := given[key]; ok && !l.Mode.Takes(key) {
+				d.errorf(e.k, e.path(), "%s", refusal(l.Mode, key))
+			}
 		}
 	}
-	conflict("targets", "scenario", "")
+	for i, a := range loadKeys {
+		if slices.Contains(load.LevelOptions, a) || wrong[a] {
+			continue
+		}
+		for _, b := range load.Excludes(a) {
+			if slices.Index(loadKeys, b) > i && !wrong[b] {
+				conflict(a, b, gives(a, b))
+			}
+		}
+	}
+}
+
+// refusal says why mode m does not take key, one of load.LevelOptions.
+func refusal(m Mode, key string) string {
+	switch {
+	case m == Sequential && (key == "rates" || key == "concurrency"):
+		return "sequential mode sends one request at a time: it takes neither rates nor concurrency"
+	case m == Open && key == "concurrency":
+		return "open mode takes rates, not concurrency; give mode: closed for a closed loop"
+	case m == Closed && key == "rates":
+		return "closed mode takes concurrency, not rates; give mode: open for an open loop"
+	case m == Ramp && key == "rates":
+		return "ramp mode takes concurrency, not rates"
+	case key == "ramp":
+		return "only ramp mode takes a ramp"
+	}
+	return "only open mode takes " + key
+}
+
+// gives returns why a and b cannot stand beside each other when one of
+// them is a file that gives the requests, or "".
+func gives(a, b string) string {
 	for _, src := range []string{"targets", "scenario"} {
-		for _, k := range requestKeys {
-			conflict(src, k, ": the "+src+" file gives the requests")
+		if a == src && slices.Contains(load.RequestOptions, b) || b == src && slices.Contains(load.RequestOptions, a) {
+			return ": the " + src + " file gives the requests"
 		}
 	}
-	conflict("body", "body_file", "")
-	if l.HTTP2 && l.H2C {
-		conflict("http2", "h2c", "")
-	}
+	return ""
 }

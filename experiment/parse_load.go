@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/load"
-	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -44,10 +44,6 @@ func specKeys(t reflect.Type) []string {
 	}
 	return keys
 }
-
-// requestKeys are the fields that describe the request when no targets or
-// scenario file does.
-var requestKeys = []string{"path", "method", "headers", "body", "body_file"}
 
 // entries reads the fields of the load mapping n at sc.
 func (d *decoder) entries(n *yaml.Node, path string, sc scope) ([]entry, bool) {
@@ -89,63 +85,48 @@ func merge(base, over []entry) []entry {
 	return append(out, over...)
 }
 
-// excludes returns the fields that cannot stand beside e.
+// excludes returns the fields that cannot stand beside e (see
+// load.Excludes); beside a mode, the level fields it does not take.
 func excludes(e entry) []string {
-	switch e.key {
-	case "rates":
-		return []string{"concurrency", "ramp"}
-	case "concurrency":
-		return []string{"rates", "arrivals", "max_in_flight"}
-	case "ramp":
-		return []string{"rates", "arrivals", "max_in_flight"}
-	case "mode":
-		switch yamlfile.Deref(e.v).Value {
-		case string(Open):
-			return []string{"concurrency", "ramp"}
-		case string(Closed):
-			return []string{"rates", "ramp", "arrivals", "max_in_flight"}
-		case string(Ramp):
-			return []string{"rates", "arrivals", "max_in_flight"}
-		case string(Sequential):
-			return []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
-		}
-	case "body":
-		return []string{"body_file", "targets", "scenario"}
-	case "body_file":
-		return []string{"body", "targets", "scenario"}
-	case "path", "method", "headers":
-		return []string{"targets", "scenario"}
-	case "targets":
-		return append([]string{"scenario"}, requestKeys...)
-	case "scenario":
-		return append([]string{"targets"}, requestKeys...)
-	case "http2":
-		return []string{"h2c"}
-	case "h2c":
-		return []string{"http2"}
+	if e.key != "mode" {
+		return load.Excludes(e.key)
 	}
-	return nil
+	m := Mode(yamlfile.Deref(e.v).Value)
+	if !slices.Contains(load.Modes, m) {
+		return nil
+	}
+	var out []string
+	for _, o := range load.LevelOptions {
+		if !m.Takes(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
-// buildLoad decodes es, the fields of a load. Fields it requires but lacks
-// are reported at the mode that requires them, or at base, the spec's load.
-// Without check it decodes the fields given and nothing more.
+// buildLoad decodes es, the fields of a load, and reports the problems
+// load.Settings.Validate finds in it at the fields they name. Fields it
+// requires but lacks are reported at the mode that requires them, or at
+// base, the spec's load. Without check it decodes and validates the fields
+// given and nothing more.
 func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	l := Load(load.Defaults())
 	given := map[string]entry{}
 	dropped := map[string]bool{}
+	dec := decoding{items: map[string][]int{}}
 	for _, e := range es {
 		if e.v == nil {
 			dropped[e.key] = true
 			continue
 		}
 		given[e.key] = e
-		d.loadField(&l, e)
+		d.loadField(&l, e, &dec)
 	}
+	wrong := d.validate(&l, given, dec, base)
 	if !check {
 		return l
 	}
-	d.checkLoad(&l, given, dropped, base)
+	d.checkLoad(&l, given, dropped, wrong, base)
 	if _, ok := given["duration"]; !ok {
 		if _, ok := given["requests"]; !ok {
 			l.settings().Limit()
@@ -154,47 +135,77 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 	return l
 }
 
-// loadField decodes e into l.
-func (d *decoder) loadField(l *Load, e entry) {
+// decoding is what buildLoad keeps of a load as it decodes it: for each
+// list, the index in the spec of each item decoded, and the fields
+// decoded whose 0 means none when left out (see load.Settings.Validate).
+type decoding struct {
+	items    map[string][]int
+	explicit []string
+}
+
+// validate reports each problem of l that load.Settings.Validate finds at
+// the field it names, given: at the item of a list, whose index in the
+// spec dec.items gives by the item's index in l, or at the field's value.
+// It returns the fields it reported.
+func (d *decoder) validate(l *Load, given map[string]entry, dec decoding, base scope) map[string]bool {
+	wrong := map[string]bool{}
+	for _, p := range load.Problems(l.settings().Validate(dec.explicit...)) {
+		wrong[p.Option] = true
+		e, ok := given[p.Option]
+		switch {
+		case !ok:
+			d.addf(base.line, join(base.path, p.Option), "%s", p.Msg)
+		case p.Item > 0:
+			i := dec.items[p.Option][p.Item-1]
+			d.errorf(yamlfile.Deref(yamlfile.Deref(e.v).Content[i]), index(e.path(), i), "%s", p.Msg)
+		default:
+			d.errorf(e.v, e.path(), "%s", p.Msg)
+		}
+	}
+	return wrong
+}
+
+// loadField decodes e into l: its syntax only, leaving what its value may
+// be to load.Settings.Validate. dec keeps what validating l needs.
+func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	f, v := e.path(), e.v
 	switch e.key {
 	case "mode":
-		if m, ok := d.oneOf(v, f, string(Open), string(Closed), string(Ramp), string(Sequential)); ok {
+		if m, ok := d.text(v, f); ok {
 			l.Mode = Mode(m)
 		}
 	case "rates":
 		d.list(v, f, "rate", func(i int, n *yaml.Node) {
-			if r, ok := d.positive(n, index(f, i)); ok {
-				if slices.Contains(l.Rates, r) {
-					d.errorf(n, index(f, i), "duplicate rate %g", r)
-					return
-				}
-				l.Rates = append(l.Rates, r)
+			if r, ok := d.Number(n, index(f, i)); ok && r > 1e9 {
+				d.errorf(n, index(f, i), "%s is more than 1e9", n.Value)
+			} else if ok {
+				l.Rates, dec.items[e.key] = append(l.Rates, r), append(dec.items[e.key], i)
 			}
 		})
 	case "concurrency":
 		d.list(v, f, "concurrency", func(i int, n *yaml.Node) {
-			if c, ok := d.integer(n, index(f, i), 1, 1000000); ok {
-				if slices.Contains(l.Concurrency, int(c)) {
-					d.errorf(n, index(f, i), "duplicate concurrency %d", c)
-					return
-				}
-				l.Concurrency = append(l.Concurrency, int(c))
+			if c, ok := d.integer(n, index(f, i), math.MinInt32, 1000000); ok {
+				l.Concurrency, dec.items[e.key] = append(l.Concurrency, int(c)), append(dec.items[e.key], i)
 			}
 		})
 	case "ramp":
 		l.Ramp = d.ramp(v, f)
 	case "arrivals":
-		l.Arrivals, _ = d.oneOf(v, f, load.ConstantArrivals, load.PoissonArrivals)
+		l.Arrivals, _ = d.text(v, f)
 	case "max_in_flight":
-		n, _ := d.integer(v, f, 1, 1000000)
-		l.MaxInFlight = int(n)
+		if n, ok := d.integer(v, f, math.MinInt32, 1000000); ok {
+			l.MaxInFlight, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
 	case "duration":
-		l.Duration, _ = d.duration(v, f)
+		if t, ok := d.Span(v, f, maxDuration); ok {
+			l.Duration, dec.explicit = t, append(dec.explicit, e.key)
+		}
 	case "requests":
-		l.Requests, _ = d.integer(v, f, 1, 1e12)
+		if n, ok := d.integer(v, f, math.MinInt64, 1e12); ok {
+			l.Requests, dec.explicit = n, append(dec.explicit, e.key)
+		}
 	case "interval":
-		if iv, ok := d.duration(v, f); ok {
+		if iv, ok := d.Span(v, f, maxDuration); ok {
 			l.Interval = iv
 		}
 	case "path":
@@ -218,26 +229,21 @@ func (d *decoder) loadField(l *Load, e entry) {
 	case "scenario":
 		l.Scenario, l.settings().Inputs().Scenario = d.scenario(v, f)
 	case "success":
-		if s, ok := d.text(v, f); ok {
-			if _, err := record.ParseCodeSet(s); err != nil {
-				d.errorf(v, f, "%v", err)
-			} else {
-				l.Success = s
-			}
-		}
+		l.Success, _ = d.text(v, f)
 	case "timeout":
-		if t, ok := d.duration(v, f); ok {
+		if t, ok := d.Span(v, f, maxDuration); ok {
 			l.Timeout = t
 		}
 	case "connections":
-		n, _ := d.integer(v, f, 1, 1000000)
-		l.Connections = int(n)
+		if n, ok := d.integer(v, f, math.MinInt32, 1000000); ok {
+			l.Connections, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
 	case "streams":
-		if n, ok := d.integer(v, f, 1, 10000); ok {
+		if n, ok := d.integer(v, f, math.MinInt32, 10000); ok {
 			l.Streams = int(n)
 		}
 	case "client":
-		if c, ok := d.oneOf(v, f, load.LeanClient, load.NetHTTPClient); ok {
+		if c, ok := d.text(v, f); ok {
 			l.Client = c
 		}
 	case "no_keepalive":
@@ -251,21 +257,25 @@ func (d *decoder) loadField(l *Load, e entry) {
 	}
 }
 
-// ramp decodes a ramp mapping: burst and every, both required.
+// ramp decodes a ramp mapping: burst and every, both required. It returns
+// nil when either is missing or does not decode.
 func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 	r := &RampStep{}
-	var burst, every bool
+	var burst, every, bad bool
 	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		var ok bool
 		switch f := join(path, key); key {
 		case "burst":
-			b, _ := d.integer(v, f, 1, 1000000)
+			var b int64
+			b, ok = d.integer(v, f, math.MinInt32, 1000000)
 			r.Burst, burst = int(b), true
 		case "every":
-			r.Every, _ = d.duration(v, f)
+			r.Every, ok = d.Span(v, f, maxDuration)
 			every = true
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "burst", "every"))
 		}
+		bad = bad || !ok
 	})
 	if !ok {
 		return nil
@@ -275,6 +285,9 @@ func (d *decoder) ramp(n *yaml.Node, path string) *RampStep {
 	}
 	if !every {
 		d.errorf(n, join(path, "every"), "missing")
+	}
+	if bad || !burst || !every {
+		return nil
 	}
 	return r
 }

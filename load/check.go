@@ -5,15 +5,22 @@ import (
 	"os"
 )
 
-// An OptionError says why an option does not fit the requests it would
-// apply to. Option is the option's name without dashes ("http2"), as a
-// command line flag or a spec field gives it.
+// An OptionError says why an option is wrong (see Settings.Validate) or
+// does not fit the requests it would apply to (see Check). Option is the
+// option's name without dashes ("http2"), as a command line flag or a spec
+// field gives it.
 type OptionError struct {
 	Option string
+	Item   int // the item at fault of a list (Rates, Concurrency), counting from 1; 0 means the option as a whole
 	Msg    string
 }
 
-func (e *OptionError) Error() string { return e.Option + ": " + e.Msg }
+func (e *OptionError) Error() string {
+	if e.Item > 0 {
+		return fmt.Sprintf("%s[%d]: %s", e.Option, e.Item-1, e.Msg)
+	}
+	return e.Option + ": " + e.Msg
+}
 
 // Check finds, before anything is sent, the options that cannot work with
 // src's requests: HTTP/2 over TLS (o.HTTP2) to an http URL, h2c to an https
@@ -30,9 +37,9 @@ func Check(src Source, o Options, tf TLSFiles) error {
 	for _, req := range sample(src) {
 		switch s := req.URL.Scheme; {
 		case o.HTTP2 && s != "https":
-			return &OptionError{"http2", fmt.Sprintf("HTTP/2 over TLS needs an https URL, got %s (h2c is HTTP/2 over cleartext http)", req.URL.Redacted())}
+			return &OptionError{Option: "http2", Msg: fmt.Sprintf("HTTP/2 over TLS needs an https URL, got %s (h2c is HTTP/2 over cleartext http)", req.URL.Redacted())}
 		case o.H2C && s != "http":
-			return &OptionError{"h2c", fmt.Sprintf("h2c is HTTP/2 over cleartext and needs an http URL, got %s (HTTP/2 over TLS is http2)", req.URL.Redacted())}
+			return &OptionError{Option: "h2c", Msg: fmt.Sprintf("h2c is HTTP/2 over cleartext and needs an http URL, got %s (HTTP/2 over TLS is http2)", req.URL.Redacted())}
 		case s == "https":
 			https = true
 		}
@@ -41,13 +48,13 @@ func Check(src Source, o Options, tf TLSFiles) error {
 		fi, err := os.Stat(o.UnixSocket)
 		switch {
 		case err != nil:
-			return &OptionError{"unix-socket", err.Error()}
+			return &OptionError{Option: "unix-socket", Msg: err.Error()}
 		case fi.Mode()&os.ModeSocket == 0:
-			return &OptionError{"unix-socket", o.UnixSocket + " is not a unix socket"}
+			return &OptionError{Option: "unix-socket", Msg: o.UnixSocket + " is not a unix socket"}
 		}
 	}
 	if opt := tf.option(); opt != "" && !https {
-		return &OptionError{opt, "TLS settings apply to https URLs, and every request is http"}
+		return &OptionError{Option: opt, Msg: "TLS settings apply to https URLs, and every request is http"}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package load
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/latlab/latlab/record"
 )
@@ -12,7 +11,7 @@ import (
 func (s *Settings) Model(rate float64, workers int) (Model, error) {
 	switch s.Mode {
 	case ModeOpen, "":
-		if math.IsInf(rate, 0) || math.IsNaN(rate) || rate < 0 || rate == 0 && len(s.Stages) == 0 {
+		if !s.rateOK(rate) {
 			return nil, fmt.Errorf("open mode needs a rate above 0, got %g", rate)
 		}
 		return Open{Pacer: s.Pacer(rate), MaxInFlight: s.MaxInFlight}, nil

@@ -1,82 +1,182 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"time"
 )
 
-// Validate returns the first option of s that is wrong on its own, as an
-// *OptionError naming it by its spec key ("max_in_flight"), or nil: the
-// levels first, then the limits, the transport and the samples. It
-// does not judge how the options fit together or the requests they apply
-// to (see Check), nor read files (see Transport).
-func (s *Settings) Validate() error {
-	bad := func(option, format string, a ...any) error {
-		return &OptionError{Option: option, Msg: fmt.Sprintf(format, a...)}
+// Validate returns every option of s that is wrong on its own, each as an
+// *OptionError naming it by its spec key ("max_in_flight") and, for a
+// level, by its item, joined by errors.Join in this order: the levels
+// first, then the limits, the transport and the samples; or nil. First
+// picks the first. given names, by spec key, the options given
+// explicitly whose 0 must then be refused, where left out it means none
+// or the default: duration, requests, max_in_flight and connections. It
+// does not judge how the options fit together or the
+// requests they apply to (see Check), nor read files (see Transport).
+func (s *Settings) Validate(given ...string) error {
+	var errs []error
+	bad := func(option string, item int, format string, a ...any) {
+		errs = append(errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
+	}
+	least := func(option string) int64 { // of an option whose 0 means none
+		if slices.Contains(given, option) {
+			return 1
+		}
+		return 0
 	}
 	if !isMode(s.Mode) {
-		return bad("mode", "want open, closed, ramp or sequential, got %q", s.Mode)
+		bad("mode", 0, "want open, closed, ramp or sequential, got %q", s.Mode)
 	}
-	for _, c := range s.Concurrency {
-		if c < 1 {
-			return bad("concurrency", "want at least 1, got %d", c)
+	for i, c := range s.Concurrency {
+		switch {
+		case c < 1:
+			bad("concurrency", i+1, "want at least 1, got %d", c)
+		case slices.Contains(s.Concurrency[:i], c):
+			bad("concurrency", i+1, "duplicate concurrency %d", c)
 		}
 	}
 	switch s.Arrivals {
 	case "", ConstantArrivals, PoissonArrivals:
 	default:
-		return bad("arrivals", "want constant or poisson, got %q", s.Arrivals)
+		bad("arrivals", 0, "want constant or poisson, got %q", s.Arrivals)
 	}
-	for _, r := range s.Rates {
-		if math.IsInf(r, 0) || math.IsNaN(r) || r < 0 || r == 0 && len(s.Stages) == 0 {
-			return bad("rates", "want a positive rate, got %g", r)
+	for i, r := range s.Rates {
+		switch {
+		case !s.rateOK(r):
+			bad("rates", i+1, "want a positive rate, got %g", r)
+		case slices.Contains(s.Rates[:i], r):
+			bad("rates", i+1, "duplicate rate %g", r)
 		}
 	}
 	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
-		return bad("ramp", "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
+		bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
 	}
-	switch {
-	case s.MaxInFlight < 0:
-		return bad("max_in_flight", "want at least 1, got %d", s.MaxInFlight)
-	case s.Requests < 0:
-		return bad("requests", "want a positive number of requests, got %d", s.Requests)
-	case s.Duration < 0:
-		return positive("duration", s.Duration)
-	case s.Warmup < 0:
-		return positive("warmup", s.Warmup)
-	case s.Interval <= 0:
-		return positive("interval", s.Interval)
+	if int64(s.MaxInFlight) < least("max_in_flight") {
+		bad("max_in_flight", 0, "want at least 1, got %d", s.MaxInFlight)
+	}
+	if s.Requests < least("requests") {
+		bad("requests", 0, "want a positive number of requests, got %d", s.Requests)
+	}
+	for _, d := range []struct {
+		option string
+		d, min time.Duration
+	}{{"duration", s.Duration, time.Duration(least("duration"))}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
+		if d.d < d.min {
+			bad(d.option, 0, "want a positive duration, got %s", d.d)
+		}
 	}
 	if _, err := s.codes(); err != nil {
-		return bad("success", "%v", err)
+		bad("success", 0, "%v", err)
 	}
-	switch {
-	case s.Timeout <= 0:
-		return positive("timeout", s.Timeout)
-	case s.Connections < 0:
-		return bad("connections", "want at least 1, got %d", s.Connections)
-	case s.Streams < 1:
-		return bad("streams", "want at least 1, got %d", s.Streams)
-	case s.HTTP2 && s.H2C:
-		return bad("h2c", "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
+	if s.Timeout <= 0 {
+		bad("timeout", 0, "want a positive duration, got %s", s.Timeout)
+	}
+	if int64(s.Connections) < least("connections") {
+		bad("connections", 0, "want at least 1, got %d", s.Connections)
+	}
+	if s.Streams < 1 {
+		bad("streams", 0, "want at least 1, got %d", s.Streams)
+	}
+	if s.HTTP2 && s.H2C {
+		bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
 	}
 	switch s.Client {
 	case "", LeanClient, NetHTTPClient:
 	default:
-		return bad("client", "want lean or nethttp, got %q", s.Client)
+		bad("client", 0, "want lean or nethttp, got %q", s.Client)
 	}
 	if s.Samples < 0 {
-		return bad("samples", "want 0 or more, got %d", s.Samples)
+		bad("samples", 0, "want 0 or more, got %d", s.Samples)
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// positive returns the error of a duration option that must be positive.
-func positive(option string, d time.Duration) error {
-	return &OptionError{Option: option, Msg: fmt.Sprintf("want a positive duration, got %s", d)}
+// Problems returns the problems err joins, err being an error of
+// Validate, in their order.
+func Problems(err error) []*OptionError {
+	var out []*OptionError
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if oe, ok := e.(*OptionError); ok {
+				out = append(out, oe)
+			}
+		}
+	}
+	return out
+}
+
+// First returns the first problem of err, an error of Validate, or nil.
+func First(err error) error {
+	if ps := Problems(err); len(ps) > 0 {
+		return ps[0]
+	}
+	return err
+}
+
+// rateOK reports whether r can be an open loop's rate under s: finite
+// and above 0, or 0 when s.Stages ramp up from it.
+func (s *Settings) rateOK(r float64) bool {
+	return !math.IsInf(r, 0) && !math.IsNaN(r) && (r > 0 || r == 0 && len(s.Stages) > 0)
 }
 
 // isMode reports whether m is one of Modes, or "" (open).
 func isMode(m Mode) bool { return m == "" || slices.Contains(Modes, m) }
+
+// LevelOptions are the options, by spec key, that give a mode its levels
+// and their shape; each mode takes some of them (see Mode.Takes).
+var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
+
+// RequestOptions are the options, by spec key, that describe the request
+// when no targets or scenario file gives the requests.
+var RequestOptions = []string{"path", "method", "headers", "body", "body_file"}
+
+// Takes reports whether mode m takes option, one of LevelOptions: open
+// mode takes rates, arrivals and max_in_flight, closed mode concurrency,
+// ramp mode concurrency and ramp, and sequential mode none of them.
+func (m Mode) Takes(option string) bool {
+	switch m {
+	case ModeOpen, "":
+		return slices.Contains([]string{"rates", "arrivals", "max_in_flight"}, option)
+	case ModeClosed:
+		return option == "concurrency"
+	case ModeRamp:
+		return option == "concurrency" || option == "ramp"
+	}
+	return false
+}
+
+// Excludes returns the options, by spec key, that cannot be given beside
+// option: beside rates, concurrency or ramp, the level options that no
+// mode taking option takes (the options of a mode's levels); targets and
+// scenario with each other and with RequestOptions, since the file gives
+// the requests; body with body_file; and http2 (over TLS) with h2c.
+func Excludes(option string) []string {
+	var out []string
+	switch {
+	case option == "rates" || option == "concurrency" || option == "ramp":
+		for _, o := range LevelOptions {
+			if !slices.ContainsFunc(Modes, func(m Mode) bool { return m.Takes(option) && m.Takes(o) }) {
+				out = append(out, o)
+			}
+		}
+	case option == "targets":
+		out = append([]string{"scenario"}, RequestOptions...)
+	case option == "scenario":
+		out = append([]string{"targets"}, RequestOptions...)
+	case option == "body":
+		out = []string{"body_file", "targets", "scenario"}
+	case option == "body_file":
+		out = []string{"body", "targets", "scenario"}
+	case slices.Contains(RequestOptions, option):
+		out = []string{"targets", "scenario"}
+	case option == "http2":
+		out = []string{"h2c"}
+	case option == "h2c":
+		out = []string{"http2"}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -49,6 +50,48 @@ func TestSettingsValidate(t *testing.T) {
 		case tt.option != "" && oe.Option != tt.option:
 			t.Errorf("error %q names %s, want %s", err, oe.Option, tt.option)
 		}
+	}
+}
+
+// TestSettingsValidateEvery holds that Validate names every problem, in
+// its order, each list item by its place, and First the first of them.
+func TestSettingsValidateEvery(t *testing.T) {
+	s := Defaults()
+	s.Concurrency = []int{4, 0, 4}
+	s.Rates = []float64{5, 5, -1}
+	s.Arrivals, s.Streams, s.Client = "uniform", 0, "curl"
+	err := s.Validate()
+	var got []string
+	for _, p := range Problems(err) {
+		got = append(got, p.Error())
+	}
+	want := []string{
+		"concurrency[1]: want at least 1, got 0",
+		"concurrency[2]: duplicate concurrency 4",
+		`arrivals: want constant or poisson, got "uniform"`,
+		"rates[1]: duplicate rate 5",
+		"rates[2]: want a positive rate, got -1",
+		"streams: want at least 1, got 0",
+		`client: want lean or nethttp, got "curl"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if first := First(err); first == nil || first.Error() != want[0] {
+		t.Errorf("First = %v, want %s", first, want[0])
+	}
+	valid := Defaults()
+	if err := valid.Validate(); err != nil || First(err) != nil || Problems(err) != nil {
+		t.Errorf("defaults: %v, want no problem", err)
+	}
+	// A duration, request count, cap or connection limit of 0 means none,
+	// unless it was given.
+	got = nil
+	for _, p := range Problems(valid.Validate("duration", "requests", "max_in_flight", "connections")) {
+		got = append(got, p.Option)
+	}
+	if want := []string{"max_in_flight", "requests", "duration", "connections"}; !slices.Equal(got, want) {
+		t.Errorf("0 given: problems of %v, want %v", got, want)
 	}
 }
 
@@ -139,5 +182,44 @@ func TestSettingsRequest(t *testing.T) {
 	got = s.Request(base)
 	if got.URL.String() != "http://127.0.0.1:9000/p?r=2" || string(got.Body) != "from file" || base.Path != "/own" {
 		t.Errorf("with path and body file: %+v, base %s", got, base)
+	}
+}
+
+// TestExcludes holds which options cannot stand beside each other, and
+// which level options each mode takes.
+func TestExcludes(t *testing.T) {
+	for option, want := range map[string][]string{
+		"rates":       {"concurrency", "ramp"},
+		"concurrency": {"rates", "arrivals", "max_in_flight"},
+		"ramp":        {"rates", "arrivals", "max_in_flight"},
+		"arrivals":    nil,
+		"body":        {"body_file", "targets", "scenario"},
+		"body_file":   {"body", "targets", "scenario"},
+		"method":      {"targets", "scenario"},
+		"targets":     {"scenario", "path", "method", "headers", "body", "body_file"},
+		"scenario":    {"targets", "path", "method", "headers", "body", "body_file"},
+		"http2":       {"h2c"},
+		"h2c":         {"http2"},
+		"timeout":     nil,
+	} {
+		if diff := cmp.Diff(want, Excludes(option)); diff != "" {
+			t.Errorf("Excludes(%s) (-want +got):\n%s", option, diff)
+		}
+	}
+	for m, want := range map[Mode][]string{
+		ModeOpen:       {"rates", "arrivals", "max_in_flight"},
+		ModeClosed:     {"concurrency"},
+		ModeRamp:       {"concurrency", "ramp"},
+		ModeSequential: nil,
+	} {
+		var got []string
+		for _, o := range LevelOptions {
+			if m.Takes(o) {
+				got = append(got, o)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s takes (-want +got):\n%s", m, diff)
+		}
 	}
 }

@@ -119,6 +119,18 @@ func number(n *yaml.Node) (float64, bool) {
 // Duration decodes the scalar n as a positive duration of at most hi,
 // written with a unit, such as 10s or 1m30s.
 func (d *Decoder) Duration(n *yaml.Node, field string, hi time.Duration) (time.Duration, bool) {
+	v, ok := d.Span(n, field, hi)
+	if ok && v <= 0 {
+		d.Errorf(n, field, "%s is not positive", Deref(n).Value)
+		return 0, false
+	}
+	return v, ok
+}
+
+// Span decodes the scalar n as a duration of at most hi, written with a
+// unit, such as 10s, 0s or -1s: whether it may be 0 or negative is the
+// caller's to judge.
+func (d *Decoder) Span(n *yaml.Node, field string, hi time.Duration) (time.Duration, bool) {
 	n = Deref(n)
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
 		d.Errorf(n, field, "expected a duration such as 10s, got %s", Got(n))
@@ -128,8 +140,6 @@ func (d *Decoder) Duration(n *yaml.Node, field string, hi time.Duration) (time.D
 	switch {
 	case err != nil:
 		d.Errorf(n, field, "%q is not a duration such as 10s or 1m30s", n.Value)
-	case v <= 0:
-		d.Errorf(n, field, "%s is not positive", n.Value)
 	case v > hi:
 		d.Errorf(n, field, "%s is more than %s", n.Value, strings.TrimSuffix(strings.TrimSuffix(hi.String(), "0s"), "0m"))
 	default:

@@ -12,13 +12,13 @@ import (
 // the run, so the attack is refused before anything is sent.
 func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 	if f.Targets != "" || f.Scenario != "" {
-		file := "--targets"
+		file := "targets"
 		if f.Scenario != "" {
-			file = "--scenario"
+			file = "scenario"
 		}
-		for _, fl := range []string{"method", "header", "body", "body-file"} {
-			if set(fl) {
-				return usagef("%s: the %s file gives the requests; drop %s", flagName(fl), file, flagName(fl))
+		for _, option := range load.Excludes(file) {
+			if fl := requestFlag(option); fl != "" && set(fl) {
+				return usagef("%s: the --%s file gives the requests; drop %s", flagName(fl), file, flagName(fl))
 			}
 		}
 	}
@@ -46,6 +46,20 @@ func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 		return usageError{err}
 	}
 	return nil
+}
+
+// requestFlag returns the flag of option, one of load.RequestOptions, or
+// "" when it has none.
+func requestFlag(option string) string {
+	switch option {
+	case "method", "body":
+		return option
+	case "headers":
+		return "header"
+	case "body_file":
+		return "body-file"
+	}
+	return ""
 }
 
 // flagName spells a flag as the user may have typed it.

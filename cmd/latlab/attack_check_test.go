@@ -34,6 +34,7 @@ func TestAttackRefusedBeforeLoad(t *testing.T) {
 		{"header with targets", []string{"--targets", targets, "-H", "X-Test: 1"}, []string{"-H", "--targets file"}},
 		{"method with scenario", []string{"--scenario", scenario, "-m", "POST"}, []string{"-m", "--scenario file"}},
 		{"body with targets", []string{"--targets", targets, "-b", "x"}, []string{"-b", "--targets file"}},
+		{"body file with scenario", []string{"--scenario", scenario, "--body-file", targets}, []string{"--body-file", "--scenario file"}},
 		{"streams without HTTP/2", []string{plain.URL, "--streams", "10"}, []string{"--streams", "--http2"}},
 		{"client with h2c", []string{plain.URL, "--h2c", "--client", "nethttp"}, []string{"--client", "HTTP/1.1"}},
 		{"no keep-alive with http2", []string{secure.URL, "--http2", "-k", "--no-keepalive"}, []string{"--no-keepalive"}},

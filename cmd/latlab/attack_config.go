@@ -25,16 +25,17 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 	}
 	// -c and --arrivals are judged before how the flags combine; the
 	// rates wait for --stages, under which a start of 0 is fine.
-	if err := f.Validate(); isOption(err, "concurrency", "arrivals") {
+	if err := load.First(f.Validate()); isOption(err, "concurrency", "arrivals") {
 		return load.Config{}, "", optionError(err)
 	}
 	if err := f.mode(set); err != nil {
 		return load.Config{}, "", err
 	}
-	err = f.Validate()
-	if set("duration") && f.Duration == 0 && !isOption(err, "rates", "ramp", "max_in_flight", "requests") {
-		return load.Config{}, "", usagef("-d: want a positive duration, got %s", f.Duration) // given, where 0 means none
+	var given []string
+	if set("duration") {
+		given = append(given, "duration")
 	}
+	err = load.First(f.Validate(given...))
 	if err != nil && !isOption(err, "samples") { // --samples is judged with -o (see openDB)
 		return load.Config{}, "", optionError(err)
 	}
