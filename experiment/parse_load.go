@@ -211,7 +211,7 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	case "path":
 		l.Path, _ = d.path(v, f)
 	case "method":
-		if m, ok := d.text(v, f); ok && !isToken(m) {
+		if m, ok := d.text(v, f); ok && !load.IsToken(m) {
 			d.errorf(v, f, "%q is not an HTTP method", m)
 		} else if ok {
 			l.Method = strings.ToUpper(m)

@@ -60,6 +60,3 @@ func (d *decoder) headers(n *yaml.Node, path string) map[string]string {
 	}
 	return h
 }
-
-// isToken reports whether s is an HTTP token; see load.IsToken.
-var isToken = load.IsToken
