@@ -38,8 +38,8 @@ type Experiment struct {
 	Levels         []analysis.LevelResult // variant × level, variants in spec order
 	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
 	Knees          []analysis.Knee        // one per variant when an SLO is given
-	Violations     []Violation            // SLO limits broken, in Levels order
-	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
+	Violations     []analysis.Violation   // SLO limits broken, in Levels order
+	Expectations   []analysis.Expectation // the spec's expect: against Levels, in Levels order
 	Warnings       []string
 	// Notes come before everything else: what the runs cannot show and
 	// why, such as flagged runs on a busy machine (FlaggedNote) or a
@@ -156,13 +156,13 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if r.Runs.NoResult > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
 	}
-	if !sloEmpty(opt.SLO) {
+	if !opt.SLO.IsZero() {
 		for _, v := range r.variants {
 			r.Knees = append(r.Knees, analysis.KneeOf(r.Levels, v, r.SLO))
 		}
-		r.Violations = r.violations()
+		r.Violations = analysis.Violations(r.Levels, exp.Runs, r.SLO, r.Strict)
 	}
-	r.Expectations = r.expectations()
+	r.Expectations = analysis.Expectations(r.Levels, exp.Design)
 	return r, nil
 }
 

@@ -249,8 +249,8 @@ func (r *Experiment) JSON() ExperimentJSON {
 		}
 		out.Overheads = append(out.Overheads, oj)
 	}
-	if !sloEmpty(r.SLO) {
-		s := &SLOJSON{SLO: FormatSLO(r.SLO), Strict: r.Strict, Met: len(r.Violations) == 0, Violations: []ViolationJSON{}}
+	if !r.SLO.IsZero() {
+		s := &SLOJSON{SLO: r.SLO.String(), Strict: r.Strict, Met: len(r.Violations) == 0, Violations: []ViolationJSON{}}
 		for _, v := range r.Violations {
 			s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
 				Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})

@@ -70,7 +70,7 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 				val, lo, hi := math.NaN(), math.NaN(), math.NaN()
 				if len(c.Values) > 0 {
 					val = c.Median
-					lo, hi = cellBand(c)
+					lo, hi = c.Band()
 					ciRuns = ciRuns || c.CIOK
 				}
 				addBar(&lat.Series[i], val, lo, hi)

@@ -3,7 +3,6 @@ package report
 import (
 	"html/template"
 	"math"
-	"slices"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
@@ -39,7 +38,7 @@ func (r *Experiment) rateSection() htmlSection {
 				if len(c.Values) == 0 {
 					continue
 				}
-				lo, hi := cellBand(c)
+				lo, hi := c.Band()
 				ciRuns = ciRuns || c.CIOK
 				sp.s.Points = append(sp.s.Points, plot.Point{X: lx, Y: c.Median})
 				sp.s.Lo, sp.s.Hi = append(sp.s.Lo, lo), append(sp.s.Hi, hi)
@@ -176,18 +175,6 @@ func levelX(l analysis.Level) float64 {
 		return l.Rate
 	}
 	return float64(l.Concurrency)
-}
-
-// cellBand is the band drawn around a median over runs: its 95% CI, or
-// the range of the runs when there are too few for one.
-func cellBand(c analysis.Cell) (lo, hi float64) {
-	if c.CIOK {
-		return c.Lo, c.Hi
-	}
-	if len(c.Values) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return slices.Min(c.Values), slices.Max(c.Values)
 }
 
 // errorRange is the range of the error ratios of the runs counted at l.

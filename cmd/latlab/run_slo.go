@@ -28,7 +28,7 @@ func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, s
 		return nil, err
 	}
 	if len(r.Violations) > 0 {
-		return fmt.Errorf("SLO %s broken in %d row(s)", report.FormatSLO(slo), len(r.Violations)), nil
+		return fmt.Errorf("SLO %s broken in %d row(s)", slo, len(r.Violations)), nil
 	}
 	return nil, nil
 }
