@@ -76,3 +76,41 @@ func judgeLevel(out []Violation, l LevelResult, limit string, max float64, vals 
 	}
 	return out
 }
+
+// An SLOVerdict is an experiment's levels judged against an SLO: each
+// variant's knee and every limit a level breaks. The zero value judges
+// nothing and is met.
+type SLOVerdict struct {
+	SLO    SLO
+	Strict bool // judged on the medians, not the lower bounds of their 95% CIs
+	// Knees are one per variant, in the order JudgeSLO was given them;
+	// none without an SLO.
+	Knees      []Knee
+	Violations []Violation // in levels' order
+}
+
+// JudgeSLO judges levels against slo: the knee of each of variants
+// (KneeOf) and the limits broken (Violations, on runs' error ratios).
+func JudgeSLO(levels []LevelResult, runs []Run, variants []string, slo SLO, strict bool) SLOVerdict {
+	v := SLOVerdict{SLO: slo, Strict: strict}
+	if slo.IsZero() {
+		return v
+	}
+	for _, name := range variants {
+		v.Knees = append(v.Knees, KneeOf(levels, name, slo))
+	}
+	v.Violations = Violations(levels, runs, slo, strict)
+	return v
+}
+
+// Met reports whether no level breaks the SLO.
+func (v SLOVerdict) Met() bool { return len(v.Violations) == 0 }
+
+// Err returns an error naming the SLO and how many rows break it, nil
+// when it is met.
+func (v SLOVerdict) Err() error {
+	if v.Met() {
+		return nil
+	}
+	return fmt.Errorf("SLO %s broken in %d row(s)", v.SLO, len(v.Violations))
+}

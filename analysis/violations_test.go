@@ -102,4 +102,15 @@ func TestViolations(t *testing.T) {
 	if got := Violations(levels, runs, SLO{}, false); len(got) != 0 {
 		t.Errorf("the zero SLO is broken: %+v", got)
 	}
+
+	v := JudgeSLO(levels, runs, []string{"c", "a"}, slo, false)
+	if len(v.Knees) != 2 || v.Knees[0].Variant != "c" || v.Knees[1].Variant != "a" || len(v.Violations) != 6 || v.Met() {
+		t.Errorf("JudgeSLO: knees %+v, %d violations, met %v; want c's and a's, 6, false", v.Knees, len(v.Violations), v.Met())
+	}
+	if err := v.Err(); err == nil || err.Error() != "SLO p50<10ms,errors<1% broken in 6 row(s)" {
+		t.Errorf("Err() = %v", err)
+	}
+	if v := JudgeSLO(levels, runs, []string{"a"}, SLO{}, true); v.Knees != nil || !v.Met() || v.Err() != nil {
+		t.Errorf("JudgeSLO without an SLO: %+v, want no knees and met", v)
+	}
 }

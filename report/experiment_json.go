@@ -249,14 +249,14 @@ func (r *Experiment) JSON() ExperimentJSON {
 		}
 		out.Overheads = append(out.Overheads, oj)
 	}
-	if !r.SLO.IsZero() {
-		s := &SLOJSON{SLO: r.SLO.String(), Strict: r.Strict, Met: len(r.Violations) == 0, Violations: []ViolationJSON{}}
-		for _, v := range r.Violations {
+	if !r.Verdict.SLO.IsZero() {
+		s := &SLOJSON{SLO: r.Verdict.SLO.String(), Strict: r.Verdict.Strict, Met: r.Verdict.Met(), Violations: []ViolationJSON{}}
+		for _, v := range r.Verdict.Violations {
 			s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
 				Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})
 		}
 		out.SLO = s
-		for _, k := range r.Knees {
+		for _, k := range r.Verdict.Knees {
 			kj := KneeJSON{Variant: k.Variant, Met: k.Met}
 			if k.Met {
 				kj.Rate, kj.Concurrency = &k.Level.Rate, &k.Level.Concurrency

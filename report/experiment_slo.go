@@ -13,12 +13,12 @@ import (
 // WriteViolations writes the SLO's broken limits as a table, one row per
 // variant × level × limit; nothing when there are none.
 func (r *Experiment) WriteViolations(w io.Writer) error {
-	if len(r.Violations) == 0 {
+	if len(r.Verdict.Violations) == 0 {
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tlevel\tlimit\tmedian\tjudged")
-	for _, v := range r.Violations {
+	for _, v := range r.Verdict.Violations {
 		judged := v.Judged
 		if !math.IsNaN(v.Bound) {
 			judged += " " + sloValue(v.Bound, v.Limit)

@@ -32,7 +32,7 @@ func TestExperimentSLOStrict(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		r := newFixture(t, exp, ExperimentOptions{SLO: slo, Strict: strict})
 		var got []string
-		for _, v := range r.Violations {
+		for _, v := range r.Verdict.Violations {
 			got = append(got, v.Variant+" "+v.Level.String()+" "+v.Judged)
 		}
 		var want []string

@@ -151,16 +151,16 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 }
 
 func (r *Experiment) sloText(b *strings.Builder) {
-	if r.SLO.IsZero() {
+	if r.Verdict.SLO.IsZero() {
 		return
 	}
 	judged := "the 95% CI's lower bound (below 6 runs, the lowest run)"
-	if r.Strict {
+	if r.Verdict.Strict {
 		judged = "the median over runs (strict)"
 	}
-	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", r.SLO.String(), judged)
+	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", r.Verdict.SLO.String(), judged)
 	b.WriteString("Knee: the highest level meeting it on medians, counting up from the lowest\n")
-	for _, k := range r.Knees {
+	for _, k := range r.Verdict.Knees {
 		switch {
 		case !k.Met && k.Failed != nil:
 			fmt.Fprintf(b, "  %s: fails at the lowest level, %s\n", k.Variant, k.Failed)
@@ -172,11 +172,11 @@ func (r *Experiment) sloText(b *strings.Builder) {
 			fmt.Fprintf(b, "  %s: meets it up to %s, fails at %s\n", k.Variant, k.Level, k.Failed)
 		}
 	}
-	if len(r.Violations) == 0 {
+	if len(r.Verdict.Violations) == 0 {
 		b.WriteString("Violations: none\n")
 		return
 	}
-	fmt.Fprintf(b, "Violations: %d\n", len(r.Violations))
+	fmt.Fprintf(b, "Violations: %d\n", len(r.Verdict.Violations))
 	var v strings.Builder
 	_ = r.WriteViolations(&v)
 	for line := range strings.Lines(v.String()) {

@@ -193,7 +193,7 @@ func (r *Experiment) errorRange(l analysis.LevelResult) (lo, hi float64) {
 // sloRules are the SLO's latency limits, drawn on latency plots.
 func (r *Experiment) sloRules() []plot.Rule {
 	var out []plot.Rule
-	for _, l := range r.SLO.Latency {
+	for _, l := range r.Verdict.SLO.Latency {
 		if l.Name == "p50" || l.Name == "p99" {
 			out = append(out, plot.Rule{Y: l.Latency.Seconds(), Label: "SLO " + l.Name + " < " + l.Latency.String()})
 		}

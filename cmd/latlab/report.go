@@ -212,14 +212,14 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	} else if err = os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
 		err = fmt.Errorf("writing the report: %w", err)
 	}
-	if err != nil || len(r.Violations) == 0 {
+	if err != nil || r.Verdict.Met() {
 		return err
 	}
 	if format != "text" || f.output != "" { // else the report on stdout shows them
 		fmt.Fprintf(stderr, "SLO %s broken:\n", slo)
 		_ = r.WriteViolations(stderr)
 	}
-	return fmt.Errorf("SLO %s broken in %d row(s)", slo, len(r.Violations))
+	return r.Verdict.Err()
 }
 
 // resolveFormat checks --format, --table and -o against each other and
