@@ -27,3 +27,12 @@ func (c Cell) Band() (lo, hi float64) {
 	}
 	return slices.Min(c.Values), slices.Max(c.Values)
 }
+
+// ErrorBand is the range of the error ratios of the runs counted at l;
+// NaN without any.
+func (l LevelResult) ErrorBand() (lo, hi float64) {
+	if len(l.ErrorRatios) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	return slices.Min(l.ErrorRatios), slices.Max(l.ErrorRatios)
+}

@@ -60,10 +60,10 @@ func TestExpectations(t *testing.T) {
 		{Name: "a", Expect: []Percentile{ms("p50", 0.5, 3), ms("p75", 0.75, 3)}},
 		{Name: "b"},
 	}}
-	within, _ := judgedLevel("a", 100, judgedCell(0, 1, 2, 3, 4, 5, 6, 7), 1, 0)
-	na, _ := judgedLevel("a", 200, judgedCell(1, 5), 8, 0)
-	none, _ := judgedLevel("a", 300, Cell{Stat: Stats[0]}, 10, 0)
-	other, _ := judgedLevel("b", 100, judgedCell(0, 1), 10, 0)
+	within := judgedLevel("a", 100, judgedCell(0, 1, 2, 3, 4, 5, 6, 7), 1, 0)
+	na := judgedLevel("a", 200, judgedCell(1, 5), 8, 0)
+	none := judgedLevel("a", 300, Cell{Stat: Stats[0]}, 10, 0)
+	other := judgedLevel("b", 100, judgedCell(0, 1), 10, 0)
 	type row struct{ Variant, Level, Name, Verdict, Interval, Note string }
 	var got []row
 	for _, e := range Expectations([]LevelResult{within, na, none, other}, design) {

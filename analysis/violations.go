@@ -21,17 +21,12 @@ type Violation struct {
 }
 
 // Violations judges every level of levels against slo, in levels' order
-// and the SLO's within a level; runs are those levels aggregate, read for
-// their error ratios. By default a limit is broken only when the 95% CI
+// and the SLO's within a level. By default a limit is broken only when the 95% CI
 // of the median lies wholly past it (with fewer than 6 runs, when every
 // counted run is past it); with strict, when the median is. A level
 // without counted runs, or a quantile n/a in any counted run, breaks it
 // too: a gate must not pass on no data.
-func Violations(levels []LevelResult, runs []Run, slo SLO, strict bool) []Violation {
-	errs := map[int64]float64{}
-	for _, r := range runs {
-		errs[r.ID] = r.ErrorRatio
-	}
+func Violations(levels []LevelResult, slo SLO, strict bool) []Violation {
 	var out []Violation
 	for _, l := range levels {
 		for _, lim := range slo.Latency {
@@ -43,11 +38,7 @@ func Violations(levels []LevelResult, runs []Run, slo SLO, strict bool) []Violat
 			out = judgeLevel(out, l, lim.limit(), lim.Latency.Seconds(), vals, na, strict)
 		}
 		if e := slo.Errors; e != nil {
-			var vals []float64
-			for _, id := range l.RunIDs {
-				vals = append(vals, errs[id])
-			}
-			out = judgeLevel(out, l, errorsLimit(*e), *e, vals, "", strict)
+			out = judgeLevel(out, l, errorsLimit(*e), *e, l.ErrorRatios, "", strict)
 		}
 	}
 	return out
@@ -90,8 +81,8 @@ type SLOVerdict struct {
 }
 
 // JudgeSLO judges levels against slo: the knee of each of variants
-// (KneeOf) and the limits broken (Violations, on runs' error ratios).
-func JudgeSLO(levels []LevelResult, runs []Run, variants []string, slo SLO, strict bool) SLOVerdict {
+// (KneeOf) and the limits broken (Violations).
+func JudgeSLO(levels []LevelResult, variants []string, slo SLO, strict bool) SLOVerdict {
 	v := SLOVerdict{SLO: slo, Strict: strict}
 	if slo.IsZero() {
 		return v
@@ -99,7 +90,7 @@ func JudgeSLO(levels []LevelResult, runs []Run, variants []string, slo SLO, stri
 	for _, name := range variants {
 		v.Knees = append(v.Knees, KneeOf(levels, name, slo))
 	}
-	v.Violations = Violations(levels, runs, slo, strict)
+	v.Violations = Violations(levels, slo, strict)
 	return v
 }
 

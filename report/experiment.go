@@ -155,7 +155,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if r.Runs.NoResult > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
 	}
-	r.Verdict = analysis.JudgeSLO(r.Levels, exp.Runs, r.variants, opt.SLO, opt.Strict)
+	r.Verdict = analysis.JudgeSLO(r.Levels, r.variants, opt.SLO, opt.Strict)
 	r.Expectations = analysis.Expectations(r.Levels, exp.Design)
 	return r, nil
 }

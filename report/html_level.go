@@ -76,7 +76,7 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 				addBar(&lat.Series[i], val, lo, hi)
 			}
 			errs.Categories = append(errs.Categories, v)
-			lo, hi := r.errorRange(l)
+			lo, hi := l.ErrorBand()
 			addBar(&errs.Series[0], l.ErrorRatio, lo, hi)
 		}
 	}

@@ -43,7 +43,7 @@ func (r *Experiment) rateSection() htmlSection {
 				sp.s.Points = append(sp.s.Points, plot.Point{X: lx, Y: c.Median})
 				sp.s.Lo, sp.s.Hi = append(sp.s.Lo, lo), append(sp.s.Hi, hi)
 			}
-			lo, hi := r.errorRange(l)
+			lo, hi := l.ErrorBand()
 			er.Points = append(er.Points, plot.Point{X: lx, Y: l.ErrorRatio})
 			er.Lo, er.Hi = append(er.Lo, lo), append(er.Hi, hi)
 		}
@@ -175,19 +175,6 @@ func levelX(l analysis.Level) float64 {
 		return l.Rate
 	}
 	return float64(l.Concurrency)
-}
-
-// errorRange is the range of the error ratios of the runs counted at l.
-func (r *Experiment) errorRange(l analysis.LevelResult) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, id := range l.RunIDs {
-		e := r.runs[id].ErrorRatio
-		lo, hi = min(lo, e), max(hi, e)
-	}
-	if len(l.RunIDs) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return lo, hi
 }
 
 // sloRules are the SLO's latency limits, drawn on latency plots.
