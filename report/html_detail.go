@@ -79,46 +79,21 @@ func (r *Experiment) distributionSection(d *Detail) (htmlSection, bool) {
 }
 
 // representatives picks, for each variant at the detail level, the run
-// drawn over time: the counted run with the median p50 (the lower of the
-// two middle ones), else the first run stored at that level.
+// drawn over time (analysis.Representative).
 func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
 	var out []*analysis.RunDetail
 	for _, v := range r.variants {
-		var counted, any []*analysis.RunDetail
 		var ids []int64
 		for _, l := range r.Levels {
 			if l.Variant == v && l.Level == d.Level {
 				ids = l.RunIDs
 			}
 		}
-		for i := range d.Runs {
-			run := &d.Runs[i]
-			if run.Variant != v || run.Level != d.Level {
-				continue
-			}
-			any = append(any, run)
-			if slices.Contains(ids, run.ID) {
-				counted = append(counted, run)
-			}
+		if run := analysis.Representative(d.Runs, v, d.Level, ids); run != nil {
+			out = append(out, run)
 		}
-		pick := counted
-		if len(pick) == 0 {
-			pick = any
-		}
-		if len(pick) == 0 {
-			continue
-		}
-		slices.SortStableFunc(pick, func(a, b *analysis.RunDetail) int { return cmp.Compare(runP50(a.Run), runP50(b.Run)) })
-		out = append(out, pick[(len(pick)-1)/2])
 	}
 	return out
-}
-
-func runP50(run analysis.Run) float64 {
-	if v, ok := analysis.Get(run.Latency, "p50"); ok && v.OK {
-		return v.Latency.Seconds()
-	}
-	return math.Inf(1)
 }
 
 // timeSection draws each representative run over time: latency
