@@ -146,7 +146,7 @@ type SLOJSON struct {
 	Violations []ViolationJSON `json:"violations"`
 }
 
-// ViolationJSON is one broken limit; see Violation.
+// ViolationJSON is one broken limit; see analysis.Violation.
 type ViolationJSON struct {
 	Variant     string   `json:"variant"`
 	Rate        float64  `json:"rate"`
@@ -171,8 +171,8 @@ type KneeJSON struct {
 }
 
 // ExpectationJSON is one percentile of a variant's expect: at one level;
-// see Expectation. The interval is what the verdict was judged on: the
-// 95% CI of the median ("95% CI"), else the range of the runs.
+// see analysis.Expectation. The interval is what the verdict was judged
+// on: the 95% CI of the median ("95% CI"), else the range of the runs.
 type ExpectationJSON struct {
 	Variant         string   `json:"variant"`
 	Rate            float64  `json:"rate"`
