@@ -97,6 +97,9 @@ type LevelResult struct {
 	Latency    []Cell  // in Stats order
 	Service    []Cell  // in Stats order
 	Warnings   []string
+
+	// ErrorRatios are the error ratios of the runs counted, in plan order.
+	ErrorRatios []float64
 }
 
 // Cell returns the latency cell of the Stat called name.
@@ -162,7 +165,7 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	for _, r := range counted {
 		errs, rates = append(errs, r.ErrorRatio), append(rates, r.Achieved)
 	}
-	lr.ErrorRatio, lr.Achieved = Median(errs), Median(rates)
+	lr.ErrorRatios, lr.ErrorRatio, lr.Achieved = errs, Median(errs), Median(rates)
 	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency })
 	lr.Service = cells(counted, func(r Run) []Value { return r.Service })
 	name := variant + " " + level.String()

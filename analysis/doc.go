@@ -2,8 +2,10 @@
 // percentiles per run read from the HDR histograms, medians across runs
 // with distribution-free confidence intervals, the overhead of a variant
 // against a baseline with a confidence interval and a p-value, Holm's
-// correction across a table, and the knee: the highest rate that meets an
-// SLO.
+// correction across a table, the knee: the highest rate that meets an
+// SLO, and every verdict a report lays out: the limits of an SLO a level
+// breaks (Violations), the spec's expect: against what was measured
+// (Expectations), and one attack judged against an SLO (JudgeAttack).
 //
 // Every number follows the measurement semantics in the README ("What every
 // number means"). A quantile q read from fewer than 1/(1−q) samples is n/a,

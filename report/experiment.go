@@ -32,15 +32,14 @@ type ExperimentOptions struct {
 type Experiment struct {
 	Exp            *analysis.Experiment
 	Baseline       string
-	SLO            analysis.SLO
-	Strict         bool
 	IncludeFlagged bool
 	Levels         []analysis.LevelResult // variant × level, variants in spec order
 	Overheads      []analysis.Comparison  // against Baseline, Holm-corrected
-	Knees          []analysis.Knee        // one per variant when an SLO is given
-	Violations     []Violation            // SLO limits broken, in Levels order
-	Expectations   []Expectation          // the spec's expect: against Levels, in Levels order
-	Warnings       []string
+	// Verdict is the SLO judged: each variant's knee and the limits
+	// broken, in Levels order; the zero value without an SLO.
+	Verdict      analysis.SLOVerdict
+	Expectations []analysis.Expectation // the spec's expect: against Levels, in Levels order
+	Warnings     []string
 	// Notes come before everything else: what the runs cannot show and
 	// why, such as flagged runs on a busy machine (FlaggedNote) or a
 	// design with too few runs for intervals. The caller sets them.
@@ -96,7 +95,7 @@ func (c RunCounts) String() string {
 // baseline and judges the SLO. It fails when opt.Baseline names no variant
 // of exp.
 func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment, error) {
-	r := &Experiment{Exp: exp, SLO: opt.SLO, Strict: opt.Strict, IncludeFlagged: opt.IncludeFlagged,
+	r := &Experiment{Exp: exp, IncludeFlagged: opt.IncludeFlagged,
 		runs: map[int64]analysis.Run{}}
 	r.variants = variantOrder(exp)
 	r.Baseline = opt.Baseline
@@ -156,13 +155,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if r.Runs.NoResult > 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
 	}
-	if !sloEmpty(opt.SLO) {
-		for _, v := range r.variants {
-			r.Knees = append(r.Knees, analysis.KneeOf(r.Levels, v, r.SLO))
-		}
-		r.Violations = r.violations()
-	}
-	r.Expectations = r.expectations()
+	r.Verdict = analysis.JudgeSLO(r.Levels, r.variants, opt.SLO, opt.Strict)
+	r.Expectations = analysis.Expectations(r.Levels, exp.Design)
 	return r, nil
 }
 

@@ -12,47 +12,6 @@ import (
 	"github.com/latlab/latlab/analysis"
 )
 
-// TestExpectJudge judges made-up cells: on the 95% CI from 6 runs, on the
-// range of the runs below, never on the median alone.
-func TestExpectJudge(t *testing.T) {
-	ms := func(xs ...float64) []float64 {
-		for i := range xs {
-			xs[i] /= 1e3
-		}
-		return xs
-	}
-	tests := []struct {
-		name     string
-		values   []float64
-		expected float64 // ms
-		want     string
-		interval string
-	}{
-		{"inside the CI", ms(1, 2, 3, 4, 5, 6, 7), 4.5, VerdictWithin, "95% CI"},
-		{"CI above", ms(1, 2, 3, 4, 5, 6, 7), 0.5, VerdictAbove, "95% CI"},
-		{"CI below", ms(1, 2, 3, 4, 5, 6, 7), 7.5, VerdictBelow, "95% CI"},
-		{"median off, range covers", ms(1, 2, 3), 2.9, VerdictWithin, "range of 3 runs"},
-		{"range above", ms(1, 2, 3), 0.9, VerdictAbove, "range of 3 runs"},
-		{"range below", ms(1, 2, 3), 3.1, VerdictBelow, "range of 3 runs"},
-		{"one run, equal", ms(2), 2, VerdictWithin, "1 run"},
-		{"one run, above", ms(2), 1, VerdictAbove, "1 run"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := analysis.Cell{Stat: analysis.Stats[0], Values: tt.values}
-			c.Median, c.Lo, c.Hi, c.CIOK = analysis.MedianCI(c.Values)
-			e := Expectation{Expected: tt.expected / 1e3}
-			e.judge(c)
-			if e.Verdict != tt.want || e.Interval() != tt.interval {
-				t.Errorf("verdict %s on %q [%g, %g]; want %s on %q", e.Verdict, e.Interval(), e.Lo, e.Hi, tt.want, tt.interval)
-			}
-			if e.Measured != c.Median || e.Runs != len(tt.values) {
-				t.Errorf("measured %g of %d runs; want the median %g of %d", e.Measured, e.Runs, c.Median, len(tt.values))
-			}
-		})
-	}
-}
-
 // TestExpectations checks the fixture's expect: against its levels: a row
 // per level and percentile, the measured side the level's own cell, the
 // verdict what the interval says, and a percentile latlab does not read
@@ -72,7 +31,7 @@ func TestExpectations(t *testing.T) {
 		}
 		c, read := level.Cell(e.Name)
 		if !read {
-			if e.Verdict != VerdictNA || !strings.Contains(e.Note, e.Name) || !math.IsNaN(e.Measured) {
+			if e.Verdict != analysis.VerdictNA || !strings.Contains(e.Note, e.Name) || !math.IsNaN(e.Measured) {
 				t.Errorf("%s %s %s: verdict %s, note %q, measured %g; want n/a naming it", e.Variant, e.Level, e.Name, e.Verdict, e.Note, e.Measured)
 			}
 			continue
@@ -81,12 +40,12 @@ func TestExpectations(t *testing.T) {
 			t.Errorf("%s %s %s: measured %g of %d runs (CI %v); want the cell's %g of %d (CI %v)", e.Variant, e.Level, e.Name,
 				e.Measured, e.Runs, e.CIOK, c.Median, len(c.Values), c.CIOK)
 		}
-		verdict := VerdictWithin
+		verdict := analysis.VerdictWithin
 		switch {
 		case e.Lo > e.Expected:
-			verdict = VerdictAbove
+			verdict = analysis.VerdictAbove
 		case e.Hi < e.Expected:
-			verdict = VerdictBelow
+			verdict = analysis.VerdictBelow
 		}
 		if e.Verdict != verdict || !(e.Lo <= e.Measured && e.Measured <= e.Hi) {
 			t.Errorf("%s %s %s: %s with %g in [%g, %g] against %g; want %s", e.Variant, e.Level, e.Name, e.Verdict, e.Measured, e.Lo, e.Hi, e.Expected, verdict)
@@ -102,7 +61,7 @@ func TestExpectations(t *testing.T) {
 	if diff := cmp.Diff(wantRows, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	for _, v := range []string{VerdictWithin, VerdictAbove, VerdictBelow} {
+	for _, v := range []string{analysis.VerdictWithin, analysis.VerdictAbove, analysis.VerdictBelow} {
 		if !seen[v] {
 			t.Errorf("no row judged %s: the fixture should cover every verdict", v)
 		}

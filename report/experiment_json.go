@@ -146,7 +146,7 @@ type SLOJSON struct {
 	Violations []ViolationJSON `json:"violations"`
 }
 
-// ViolationJSON is one broken limit; see Violation.
+// ViolationJSON is one broken limit; see analysis.Violation.
 type ViolationJSON struct {
 	Variant     string   `json:"variant"`
 	Rate        float64  `json:"rate"`
@@ -171,8 +171,8 @@ type KneeJSON struct {
 }
 
 // ExpectationJSON is one percentile of a variant's expect: at one level;
-// see Expectation. The interval is what the verdict was judged on: the
-// 95% CI of the median ("95% CI"), else the range of the runs.
+// see analysis.Expectation. The interval is what the verdict was judged
+// on: the 95% CI of the median ("95% CI"), else the range of the runs.
 type ExpectationJSON struct {
 	Variant         string   `json:"variant"`
 	Rate            float64  `json:"rate"`
@@ -249,14 +249,14 @@ func (r *Experiment) JSON() ExperimentJSON {
 		}
 		out.Overheads = append(out.Overheads, oj)
 	}
-	if !sloEmpty(r.SLO) {
-		s := &SLOJSON{SLO: FormatSLO(r.SLO), Strict: r.Strict, Met: len(r.Violations) == 0, Violations: []ViolationJSON{}}
-		for _, v := range r.Violations {
+	if !r.Verdict.SLO.IsZero() {
+		s := &SLOJSON{SLO: r.Verdict.SLO.String(), Strict: r.Verdict.Strict, Met: r.Verdict.Met(), Violations: []ViolationJSON{}}
+		for _, v := range r.Verdict.Violations {
 			s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
 				Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})
 		}
 		out.SLO = s
-		for _, k := range r.Knees {
+		for _, k := range r.Verdict.Knees {
 			kj := KneeJSON{Variant: k.Variant, Met: k.Met}
 			if k.Met {
 				kj.Rate, kj.Concurrency = &k.Level.Rate, &k.Level.Concurrency

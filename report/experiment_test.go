@@ -167,7 +167,7 @@ func golden(t *testing.T, name, got string) {
 
 func TestExperimentGolden(t *testing.T) {
 	exp := fixture(t)
-	slo, err := ParseSLO("p50<330µs,p99<600µs,errors<0.5%")
+	slo, err := analysis.ParseSLO("p50<330µs,p99<600µs,errors<0.5%")
 	if err != nil {
 		t.Fatal(err)
 	}

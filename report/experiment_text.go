@@ -88,7 +88,7 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 func cellText(c analysis.Cell) string {
 	if len(c.Values) == 0 {
 		if c.NA > 0 && c.NA < c.Runs {
-			return naText(c)
+			return c.NAText()
 		}
 		return "n/a"
 	}
@@ -100,15 +100,6 @@ func cellText(c analysis.Cell) string {
 		s += " [" + units.Seconds(c.Lo) + ", " + units.Seconds(c.Hi) + "]"
 	}
 	return s
-}
-
-// naText says in how many of a cell's runs its quantile is n/a: "n/a in
-// every run", "n/a in 2 of 5 runs".
-func naText(c analysis.Cell) string {
-	if c.NA == c.Runs {
-		return "n/a in every run"
-	}
-	return fmt.Sprintf("n/a in %d of %d runs", c.NA, c.Runs)
 }
 
 // runsText says how many runs a row stands on: "6", or "2 of 3" when
@@ -160,16 +151,16 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 }
 
 func (r *Experiment) sloText(b *strings.Builder) {
-	if sloEmpty(r.SLO) {
+	if r.Verdict.SLO.IsZero() {
 		return
 	}
 	judged := "the 95% CI's lower bound (below 6 runs, the lowest run)"
-	if r.Strict {
+	if r.Verdict.Strict {
 		judged = "the median over runs (strict)"
 	}
-	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", FormatSLO(r.SLO), judged)
+	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", r.Verdict.SLO.String(), judged)
 	b.WriteString("Knee: the highest level meeting it on medians, counting up from the lowest\n")
-	for _, k := range r.Knees {
+	for _, k := range r.Verdict.Knees {
 		switch {
 		case !k.Met && k.Failed != nil:
 			fmt.Fprintf(b, "  %s: fails at the lowest level, %s\n", k.Variant, k.Failed)
@@ -181,11 +172,11 @@ func (r *Experiment) sloText(b *strings.Builder) {
 			fmt.Fprintf(b, "  %s: meets it up to %s, fails at %s\n", k.Variant, k.Level, k.Failed)
 		}
 	}
-	if len(r.Violations) == 0 {
+	if len(r.Verdict.Violations) == 0 {
 		b.WriteString("Violations: none\n")
 		return
 	}
-	fmt.Fprintf(b, "Violations: %d\n", len(r.Violations))
+	fmt.Fprintf(b, "Violations: %d\n", len(r.Verdict.Violations))
 	var v strings.Builder
 	_ = r.WriteViolations(&v)
 	for line := range strings.Lines(v.String()) {

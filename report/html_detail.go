@@ -79,46 +79,21 @@ func (r *Experiment) distributionSection(d *Detail) (htmlSection, bool) {
 }
 
 // representatives picks, for each variant at the detail level, the run
-// drawn over time: the counted run with the median p50 (the lower of the
-// two middle ones), else the first run stored at that level.
+// drawn over time (analysis.Representative).
 func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
 	var out []*analysis.RunDetail
 	for _, v := range r.variants {
-		var counted, any []*analysis.RunDetail
 		var ids []int64
 		for _, l := range r.Levels {
 			if l.Variant == v && l.Level == d.Level {
 				ids = l.RunIDs
 			}
 		}
-		for i := range d.Runs {
-			run := &d.Runs[i]
-			if run.Variant != v || run.Level != d.Level {
-				continue
-			}
-			any = append(any, run)
-			if slices.Contains(ids, run.ID) {
-				counted = append(counted, run)
-			}
+		if run := analysis.Representative(d.Runs, v, d.Level, ids); run != nil {
+			out = append(out, run)
 		}
-		pick := counted
-		if len(pick) == 0 {
-			pick = any
-		}
-		if len(pick) == 0 {
-			continue
-		}
-		slices.SortStableFunc(pick, func(a, b *analysis.RunDetail) int { return cmp.Compare(runP50(a.Run), runP50(b.Run)) })
-		out = append(out, pick[(len(pick)-1)/2])
 	}
 	return out
-}
-
-func runP50(run analysis.Run) float64 {
-	if v, ok := analysis.Get(run.Latency, "p50"); ok && v.OK {
-		return v.Latency.Seconds()
-	}
-	return math.Inf(1)
 }
 
 // timeSection draws each representative run over time: latency
@@ -207,49 +182,18 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median; " +
 			"such a run is flagged trend and averaging it with its siblings hides a target falling behind."}}
 	t := htmlTable{Head: []string{"variant", "level", "runs fitted", "rising", "falling", "median slope / 1k requests", "median rise over a run"}}
-	type key struct {
-		v string
-		l analysis.Level
-	}
-	groups := map[key][]analysis.Trend{}
-	var order []key
-	for _, run := range d.Runs {
-		if !run.TrendOK {
-			continue
-		}
-		k := key{run.Variant, run.Level}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], run.Trend)
-	}
-	if len(order) == 0 {
+	sums := analysis.SummarizeTrends(d.Runs, r.variants)
+	if len(sums) == 0 {
 		return s, false
 	}
-	slices.SortStableFunc(order, func(a, b key) int {
-		return cmp.Or(cmp.Compare(slices.Index(r.variants, a.v), slices.Index(r.variants, b.v)), a.l.Compare(b.l))
-	})
-	for _, k := range order {
-		ts := groups[k]
-		var rising, falling int
-		var slopes, rises []float64
-		for _, tr := range ts {
-			if tr.Rising(analysis.DefaultMaxTrend) {
-				rising++
-			}
-			if tr.Hi < 0 {
-				falling++
-			}
-			slopes = append(slopes, tr.Slope*1000)
-			rises = append(rises, tr.Rise/tr.Median)
-		}
-		rc := htmlCell{Text: fmt.Sprint(rising), Class: "num"}
-		if rising > 0 {
+	for _, sum := range sums {
+		rc := htmlCell{Text: fmt.Sprint(sum.Rising), Class: "num"}
+		if sum.Rising > 0 {
 			rc.Class = "num bad"
 		}
-		t.Rows = append(t.Rows, []htmlCell{{Text: k.v}, {Text: k.l.String(), Class: "num"}, {Text: fmt.Sprint(len(ts)), Class: "num"},
-			rc, {Text: fmt.Sprint(falling), Class: "num"}, {Text: units.Signed(analysis.Median(slopes)), Class: "num"},
-			{Text: fmt.Sprintf("%+.1f%% of the median", 100*analysis.Median(rises)), Class: "num"}})
+		t.Rows = append(t.Rows, []htmlCell{{Text: sum.Variant}, {Text: sum.Level.String(), Class: "num"}, {Text: fmt.Sprint(sum.Runs), Class: "num"},
+			rc, {Text: fmt.Sprint(sum.Falling), Class: "num"}, {Text: units.Signed(sum.Slope * 1000), Class: "num"},
+			{Text: fmt.Sprintf("%+.1f%% of the median", 100*sum.Rise), Class: "num"}})
 	}
 	s.Tables = append(s.Tables, t)
 	for _, run := range reps {

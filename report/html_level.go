@@ -70,13 +70,13 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 				val, lo, hi := math.NaN(), math.NaN(), math.NaN()
 				if len(c.Values) > 0 {
 					val = c.Median
-					lo, hi = cellBand(c)
+					lo, hi = c.Band()
 					ciRuns = ciRuns || c.CIOK
 				}
 				addBar(&lat.Series[i], val, lo, hi)
 			}
 			errs.Categories = append(errs.Categories, v)
-			lo, hi := r.errorRange(l)
+			lo, hi := l.ErrorBand()
 			addBar(&errs.Series[0], l.ErrorRatio, lo, hi)
 		}
 	}

@@ -73,8 +73,8 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 		v.Facts = append(v.Facts, htmlFact{"Host", fmt.Sprintf("%s, latlab %s", orDash(p.Host), orDash(p.LatlabVersion))})
 	}
 	v.Facts = append(v.Facts, htmlFact{"Runs", r.Runs.String()}, htmlFact{"Baseline", orDash(r.Baseline)})
-	if !sloEmpty(r.SLO) {
-		v.Facts = append(v.Facts, htmlFact{"SLO", FormatSLO(r.SLO)})
+	if !r.Verdict.SLO.IsZero() {
+		v.Facts = append(v.Facts, htmlFact{"SLO", r.Verdict.SLO.String()})
 	}
 	if len(r.Levels) == 0 {
 		v.Sections = append(v.Sections, htmlSection{ID: "summary", Title: "Summary", Intro: []string{"No run has a result yet."}})
@@ -92,7 +92,7 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 	if len(r.Expectations) > 0 {
 		v.Sections = append(v.Sections, r.expectSection())
 	}
-	if !sloEmpty(r.SLO) {
+	if !r.Verdict.SLO.IsZero() {
 		v.Sections = append(v.Sections, r.sloSection())
 	}
 	v.Sections = append(v.Sections, r.rateSection())
@@ -182,7 +182,7 @@ func (r *Experiment) expectSection() htmlSection {
 	for _, e := range r.Expectations {
 		m := expectMeasured(e)
 		verdict := htmlCell{Text: e.Verdict, Title: e.Note}
-		if e.Verdict == VerdictNA {
+		if e.Verdict == analysis.VerdictNA {
 			verdict.Class = "dim"
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: e.Variant}, {Text: e.Level.String(), Class: "num"}, {Text: e.Name},
@@ -201,7 +201,7 @@ func (r *Experiment) expectSection() htmlSection {
 func (r *Experiment) sloSection() htmlSection {
 	var b strings.Builder
 	r.sloText(&b)
-	s := htmlSection{ID: "slo", Title: "SLO " + FormatSLO(r.SLO)}
+	s := htmlSection{ID: "slo", Title: "SLO " + r.Verdict.SLO.String()}
 	for line := range strings.SplitSeq(strings.TrimSpace(b.String()), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			s.Intro = append(s.Intro, line)

@@ -3,7 +3,6 @@ package report
 import (
 	"html/template"
 	"math"
-	"slices"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
@@ -39,12 +38,12 @@ func (r *Experiment) rateSection() htmlSection {
 				if len(c.Values) == 0 {
 					continue
 				}
-				lo, hi := cellBand(c)
+				lo, hi := c.Band()
 				ciRuns = ciRuns || c.CIOK
 				sp.s.Points = append(sp.s.Points, plot.Point{X: lx, Y: c.Median})
 				sp.s.Lo, sp.s.Hi = append(sp.s.Lo, lo), append(sp.s.Hi, hi)
 			}
-			lo, hi := r.errorRange(l)
+			lo, hi := l.ErrorBand()
 			er.Points = append(er.Points, plot.Point{X: lx, Y: l.ErrorRatio})
 			er.Lo, er.Hi = append(er.Lo, lo), append(er.Hi, hi)
 		}
@@ -178,35 +177,10 @@ func levelX(l analysis.Level) float64 {
 	return float64(l.Concurrency)
 }
 
-// cellBand is the band drawn around a median over runs: its 95% CI, or
-// the range of the runs when there are too few for one.
-func cellBand(c analysis.Cell) (lo, hi float64) {
-	if c.CIOK {
-		return c.Lo, c.Hi
-	}
-	if len(c.Values) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return slices.Min(c.Values), slices.Max(c.Values)
-}
-
-// errorRange is the range of the error ratios of the runs counted at l.
-func (r *Experiment) errorRange(l analysis.LevelResult) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, id := range l.RunIDs {
-		e := r.runs[id].ErrorRatio
-		lo, hi = min(lo, e), max(hi, e)
-	}
-	if len(l.RunIDs) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return lo, hi
-}
-
 // sloRules are the SLO's latency limits, drawn on latency plots.
 func (r *Experiment) sloRules() []plot.Rule {
 	var out []plot.Rule
-	for _, l := range r.SLO.Latency {
+	for _, l := range r.Verdict.SLO.Latency {
 		if l.Name == "p50" || l.Name == "p99" {
 			out = append(out, plot.Rule{Y: l.Latency.Seconds(), Label: "SLO " + l.Name + " < " + l.Latency.String()})
 		}

@@ -234,7 +234,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if f.format == "json" {
 		err = report.WriteAttackJSON(stdout, res, verdict)
 	} else if err = report.Attack(stdout, res, target); err == nil && verdict != nil {
-		err = verdict.WriteText(stdout)
+		err = report.WriteAttackSLO(stdout, verdict)
 	}
 	if err != nil {
 		return fmt.Errorf("writing result: %w", err)

@@ -30,36 +30,34 @@ func (s *sloFlags) parse(set bool, def analysis.SLO) (analysis.SLO, error) {
 	slo := def
 	if set {
 		var err error
-		if slo, err = report.ParseSLO(s.slo); err != nil {
+		if slo, err = analysis.ParseSLO(s.slo); err != nil {
 			return slo, usagef("--slo: %v", err)
 		}
 	}
-	if s.strict && noSLO(slo) {
+	if s.strict && slo.IsZero() {
 		return slo, usagef("--slo-strict: there is no SLO to judge; give one with --slo")
 	}
 	return slo, nil
 }
 
-func noSLO(slo analysis.SLO) bool { return len(slo.Latency) == 0 && slo.Errors == nil }
-
 // judge judges res against slo; nil when there is no SLO.
-func (s *sloFlags) judge(res *record.Result, slo analysis.SLO) *report.AttackSLO {
-	if noSLO(slo) {
+func (s *sloFlags) judge(res *record.Result, slo analysis.SLO) *analysis.AttackSLO {
+	if slo.IsZero() {
 		return nil
 	}
-	return report.JudgeAttack(res, slo, s.strict)
+	return analysis.JudgeAttack(res, slo, s.strict)
 }
 
 // attackVerdict ends an attack judged against an SLO: nil when it meets
 // it, else an error naming the broken limits (exit code 1), with their
 // rows on stderr when the verdict went to stdout inside JSON rather than
 // as text.
-func attackVerdict(v *report.AttackSLO, format string, stderr io.Writer) error {
+func attackVerdict(v *analysis.AttackSLO, format string, stderr io.Writer) error {
 	if v == nil || v.Met() {
 		return nil
 	}
 	if format == "json" {
-		_ = v.WriteViolations(stderr)
+		_ = report.WriteAttackViolations(stderr, v)
 	}
 	return v.Err()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -143,7 +144,7 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return err
 	}
-	slo, err := report.ParseSLO(f.slo)
+	slo, err := analysis.ParseSLO(f.slo)
 	if err != nil {
 		return usagef("--slo: %v", err)
 	}
@@ -165,7 +166,7 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 			return err
 		}
 	}
-	if f.sloStrict && noSLO(slo) {
+	if f.sloStrict && slo.IsZero() {
 		return usagef("--slo-strict: there is no SLO to judge; give one with --slo or the spec's slo:")
 	}
 	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
@@ -211,14 +212,14 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	} else if err = os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
 		err = fmt.Errorf("writing the report: %w", err)
 	}
-	if err != nil || len(r.Violations) == 0 {
+	if err != nil || r.Verdict.Met() {
 		return err
 	}
 	if format != "text" || f.output != "" { // else the report on stdout shows them
-		fmt.Fprintf(stderr, "SLO %s broken:\n", report.FormatSLO(slo))
+		fmt.Fprintf(stderr, "SLO %s broken:\n", slo)
 		_ = r.WriteViolations(stderr)
 	}
-	return fmt.Errorf("SLO %s broken in %d row(s)", report.FormatSLO(slo), len(r.Violations))
+	return r.Verdict.Err()
 }
 
 // resolveFormat checks --format, --table and -o against each other and

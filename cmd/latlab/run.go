@@ -150,7 +150,7 @@ median itself. An interrupted run still exits 130.`,
 			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
 				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
 			var broken error
-			if !noSLO(slo) {
+			if !slo.IsZero() {
 				// After a Ctrl-C too: judge what was measured.
 				if broken, err = runVerdict(context.WithoutCancel(ctx), db, out.Experiment.ID, slo, gate.strict, stdout); err != nil {
 					return err

@@ -27,10 +27,7 @@ func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, s
 	if err := r.WriteSLO(w); err != nil {
 		return nil, err
 	}
-	if len(r.Violations) > 0 {
-		return fmt.Errorf("SLO %s broken in %d row(s)", report.FormatSLO(slo), len(r.Violations)), nil
-	}
-	return nil, nil
+	return r.Verdict.Err(), nil
 }
 
 // storedSLO returns the SLO of the spec that experiment exp of the

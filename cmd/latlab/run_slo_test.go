@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
 
@@ -139,7 +138,7 @@ func TestStoredSLO(t *testing.T) {
 	tests := []struct {
 		name    string
 		spec    string
-		want    string // as report.FormatSLO writes it
+		want    string // as analysis.SLO.String writes it
 		wantErr string
 	}{
 		{"spec", sloSpec("http://127.0.0.1:9", "{p99.0: 50ms, p100: 1s, errors: 1%}"), "p99<50ms,max<1s,errors<1%", ""},
@@ -160,7 +159,7 @@ func TestStoredSLO(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := report.FormatSLO(got); s != tt.want {
+			if s := got.String(); s != tt.want {
 				t.Errorf("SLO %q, want %q", s, tt.want)
 			}
 		})
