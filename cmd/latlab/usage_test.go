@@ -123,6 +123,7 @@ func TestBadCommandLine(t *testing.T) {
 		{"unknown command", []string{"atack"}, `unknown command "atack"`},
 		{"version with an argument", []string{"version", "x"}, `"x"`},
 		{"unknown root flag", []string{"--bogus"}, "unknown flag: --bogus"},
+		{"serve on a bad CPU list", []string{"serve", "--listen", "127.0.0.1:0", "--cpus", "abc"}, `--cpus: `},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
