@@ -207,15 +207,11 @@ func (p *barPlan) fitLegend() bool {
 		if s.Name == "" || p.counts[i] == 0 {
 			continue
 		}
-		name := cut(s.Name, legendMaxName)
-		l.entries = append(l.entries, legendEntry{name, p.colors[i], &barSwatch})
-		l.w = max(l.w, textWidth(name, fontTick))
+		l.add(s.Name, p.colors[i], &barSwatch)
 	}
-	if len(l.entries) == 0 {
+	if !l.size() {
 		return false
 	}
-	l.w += 3*legendPad + legendSwatch
-	l.h = 2*legendPad + float64(len(l.entries))*legendRow - 4
 	a := p.area
 	aw, ah := a.x1-a.x0, a.y1-a.y0
 	l.x, l.y = a.x1-8-l.w, a.y0+8
