@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -61,22 +60,11 @@ type BarSeries struct {
 // width, height, role="img" and aria-label set, like Chart.WriteSVG. Its
 // data-points attribute counts the bars drawn and data-series the series
 // with a bar. A nil Bars draws as an empty one.
-func (c *Bars) WriteSVG(w io.Writer) error {
-	var b bytes.Buffer
-	c.render(&b)
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("writing svg: %w", err)
-	}
-	return nil
-}
+func (c *Bars) WriteSVG(w io.Writer) error { return writeSVG(w, c.render) }
 
 // SVG returns what WriteSVG writes. Text in it is escaped, so an
 // html/template caller may wrap it in template.HTML.
-func (c *Bars) SVG() string {
-	var b bytes.Buffer
-	c.render(&b)
-	return b.String()
-}
+func (c *Bars) SVG() string { return svgString(c.render) }
 
 // render draws c into b.
 func (c *Bars) render(b *bytes.Buffer) {
