@@ -101,6 +101,19 @@ func count(t testing.TB, db *DB, q string, args ...any) int64 {
 	return n
 }
 
+// oneRun opens a new database holding one experiment, of name and spec,
+// with res and points as its one done run, and returns it and the run's id.
+func oneRun(tb testing.TB, name, spec string, res *record.Result, points []ProbePoint) (*DB, int64) {
+	tb.Helper()
+	db, _ := openTemp(tb)
+	exp := newExperiment(tb, db, name, spec)
+	id, err := db.WriteRun(context.Background(), exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, points, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, id
+}
+
 // startChild starts this test binary again, running only the test named
 // test with env added to its environment and its stderr ours, and returns
 // it and the lines of its stdout.
