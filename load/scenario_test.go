@@ -1,7 +1,6 @@
 package load
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -166,12 +165,7 @@ func TestParseScenarioErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseScenario(%q) = %d steps, want error %q", tt.in, s.Len(), tt.want)
 			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("ParseScenario(%q) error:\n got %s\nwant %s", tt.in, got, tt.want)
-			}
-			if se := (*SyntaxError)(nil); !errors.As(err, &se) {
-				t.Errorf("error is %T, want *SyntaxError", err)
-			}
+			wantSyntaxError(t, "ParseScenario", tt.in, err, tt.want)
 		})
 	}
 }

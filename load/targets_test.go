@@ -137,13 +137,20 @@ func TestParseTargetsErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseTargets(%q) = %d targets, want error %q", tt.in, len(reqs), tt.want)
 			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("ParseTargets(%q) error:\n got %s\nwant %s", tt.in, got, tt.want)
-			}
-			if se := (*SyntaxError)(nil); !errors.As(err, &se) {
-				t.Errorf("error is %T, want *SyntaxError", err)
-			}
+			wantSyntaxError(t, "ParseTargets", tt.in, err, tt.want)
 		})
+	}
+}
+
+// wantSyntaxError checks that err, what fn returned for in, is a
+// *SyntaxError that reads want.
+func wantSyntaxError(t *testing.T, fn, in string, err error, want string) {
+	t.Helper()
+	if got := err.Error(); got != want {
+		t.Errorf("%s(%q) error:\n got %s\nwant %s", fn, in, got, want)
+	}
+	if se := (*SyntaxError)(nil); !errors.As(err, &se) {
+		t.Errorf("error is %T, want *SyntaxError", err)
 	}
 }
 
