@@ -13,23 +13,10 @@ import (
 func (d Diff) Why() string {
 	switch d.Reason {
 	case ReasonFlagged:
-		var sides []string
-		if d.N == 0 && d.LeftOut > 0 {
-			sides = append(sides, fmt.Sprintf("all %d runs of the variant", d.LeftOut))
-		}
-		if d.BaselineN == 0 && d.BaselineLeftOut > 0 {
-			sides = append(sides, fmt.Sprintf("all %d runs of the baseline", d.BaselineLeftOut))
-		}
-		return strings.Join(sides, " and ") + " flagged or unfinished, left out (--include-flagged counts them)"
+		return strings.Join(d.emptySides("all %d runs of the %s", d.LeftOut, d.BaselineLeftOut), " and ") +
+			" flagged or unfinished, left out (--include-flagged counts them)"
 	case ReasonNA:
-		var sides []string
-		if d.N == 0 && d.NA > 0 {
-			sides = append(sides, fmt.Sprintf("%d run(s) of the variant", d.NA))
-		}
-		if d.BaselineN == 0 && d.BaselineNA > 0 {
-			sides = append(sides, fmt.Sprintf("%d run(s) of the baseline", d.BaselineNA))
-		}
-		return "the percentile is n/a (too few samples) in " + strings.Join(sides, " and ")
+		return "the percentile is n/a (too few samples) in " + strings.Join(d.emptySides("%d run(s) of the %s", d.NA, d.BaselineNA), " and ")
 	case ReasonNoRuns:
 		return fmt.Sprintf("no runs to compare (%d against %d)", d.N, d.BaselineN)
 	case ReasonFewRuns:
@@ -53,17 +40,36 @@ func (d Diff) Why() string {
 // leftOut says how many runs of each side were left out as flagged, or
 // "" when none were.
 func (d Diff) leftOut() string {
-	var sides []string
-	if d.LeftOut > 0 {
-		sides = append(sides, fmt.Sprintf("%d of the variant", d.LeftOut))
-	}
-	if d.BaselineLeftOut > 0 {
-		sides = append(sides, fmt.Sprintf("%d of the baseline", d.BaselineLeftOut))
-	}
+	sides := perSide("%d of the %s", d.LeftOut, d.BaselineLeftOut)
 	if len(sides) == 0 {
 		return ""
 	}
 	return " (flagged or unfinished runs left out: " + strings.Join(sides, ", ") + "; --include-flagged counts them)"
+}
+
+// emptySides is perSide for the sides with no runs to compare: a side
+// with runs counts as 0.
+func (d Diff) emptySides(format string, variant, baseline int) []string {
+	if d.N > 0 {
+		variant = 0
+	}
+	if d.BaselineN > 0 {
+		baseline = 0
+	}
+	return perSide(format, variant, baseline)
+}
+
+// perSide writes format, given a count and "variant" or "baseline", for
+// each side whose count is above 0, the variant first.
+func perSide(format string, variant, baseline int) []string {
+	var sides []string
+	if variant > 0 {
+		sides = append(sides, fmt.Sprintf(format, variant, "variant"))
+	}
+	if baseline > 0 {
+		sides = append(sides, fmt.Sprintf(format, baseline, "baseline"))
+	}
+	return sides
 }
 
 // Needed returns how many runs a side a comparison needs for a 95%

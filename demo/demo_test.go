@@ -234,16 +234,8 @@ func quickOutcome(t *testing.T, dir string) Outcome {
 	t.Helper()
 	out := Outcome{Dir: dir, DB: filepath.Join(dir, DBFile), Report: filepath.Join(dir, ReportFile),
 		RampReport: filepath.Join(dir, RampReportFile)}
-	ctx := context.Background()
-	db, err := store.OpenReadOnly(ctx, out.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, exps := openStored(t, out.DB)
 	defer db.Close()
-	exps, err := db.Experiments(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, e := range exps {
 		switch e.Name {
 		case "demo-quick":
@@ -255,21 +247,30 @@ func quickOutcome(t *testing.T, dir string) Outcome {
 	return out
 }
 
+// openStored opens the results database at path to read and lists its
+// experiments.
+func openStored(t *testing.T, path string) (*store.DB, []store.Experiment) {
+	t.Helper()
+	db, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := db.Experiments(context.Background())
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return db, exps
+}
+
 // checkStored checks the results database: three variants at two rates,
 // three runs each, done; the ramp's run at 300 workers; the delay filter's
 // own latency scraped from the filtered chain.
 func checkStored(t *testing.T, out Outcome) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.OpenReadOnly(ctx, out.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, exps := openStored(t, out.DB)
 	defer db.Close()
-	exps, err := db.Experiments(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
 	for _, e := range exps {
 		names = append(names, e.Name)

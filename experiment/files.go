@@ -114,55 +114,49 @@ func (d *decoder) nested(written, dir string) func(string) ([]byte, error) {
 	}
 }
 
-// topology decodes the scalar n as a topology file and parses it.
-func (d *decoder) topology(n *yaml.Node, field string) (string, *graph.Topology) {
+// parsedFile decodes the scalar n as a file and parses it, the first time
+// it is named, with parse, keeping what it parsed in the field of fileData
+// that slot points to. A file that cannot be read or parsed is reported
+// at n's line, and parsedFile returns "" and T's zero value.
+func parsedFile[T any](d *decoder, n *yaml.Node, field string, slot func(*fileData) *T, parse func(written, resolved string, data []byte) (T, error)) (string, T) {
+	var zero T
 	written, resolved, f, ok := d.file(n, field)
 	if !ok {
-		return "", nil
+		return "", zero
 	}
 	if !f.parsed {
 		f.parsed = true
-		f.topology, f.parseErr = graph.ParseTopology(resolved, f.data, filepath.Dir(resolved))
+		*slot(f), f.parseErr = parse(written, resolved, f.data)
 	}
 	if f.parseErr != nil {
 		d.add(n.Line, f.parseErr)
-		return "", nil
+		return "", zero
 	}
-	return written, f.topology
+	return written, *slot(f)
+}
+
+// topology decodes the scalar n as a topology file and parses it.
+func (d *decoder) topology(n *yaml.Node, field string) (string, *graph.Topology) {
+	return parsedFile(d, n, field, func(f *fileData) **graph.Topology { return &f.topology },
+		func(_, resolved string, data []byte) (*graph.Topology, error) {
+			return graph.ParseTopology(resolved, data, filepath.Dir(resolved))
+		})
 }
 
 // targets decodes the scalar n as a targets file and parses it.
 func (d *decoder) targets(n *yaml.Node, field string) (string, []*load.Request) {
-	written, resolved, f, ok := d.file(n, field)
-	if !ok {
-		return "", nil
-	}
-	if !f.parsed {
-		f.parsed = true
-		f.targets, f.parseErr = load.ParseTargets(resolved, f.data, d.nested(written, filepath.Dir(resolved)))
-	}
-	if f.parseErr != nil {
-		d.add(n.Line, f.parseErr)
-		return "", nil
-	}
-	return written, f.targets
+	return parsedFile(d, n, field, func(f *fileData) *[]*load.Request { return &f.targets },
+		func(written, resolved string, data []byte) ([]*load.Request, error) {
+			return load.ParseTargets(resolved, data, d.nested(written, filepath.Dir(resolved)))
+		})
 }
 
 // scenario decodes the scalar n as a scenario file and parses it.
 func (d *decoder) scenario(n *yaml.Node, field string) (string, *load.Scenario) {
-	written, resolved, f, ok := d.file(n, field)
-	if !ok {
-		return "", nil
-	}
-	if !f.parsed {
-		f.parsed = true
-		f.scenario, f.parseErr = load.ParseScenario(resolved, f.data, d.nested(written, filepath.Dir(resolved)))
-	}
-	if f.parseErr != nil {
-		d.add(n.Line, f.parseErr)
-		return "", nil
-	}
-	return written, f.scenario
+	return parsedFile(d, n, field, func(f *fileData) **load.Scenario { return &f.scenario },
+		func(written, resolved string, data []byte) (*load.Scenario, error) {
+			return load.ParseScenario(resolved, data, d.nested(written, filepath.Dir(resolved)))
+		})
 }
 
 // command decodes the scalar n as a shell command line. When its first

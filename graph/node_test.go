@@ -189,14 +189,7 @@ func TestNodeChain(t *testing.T) {
 }
 
 func TestNodeServe(t *testing.T) {
-	n, err := NewNode(NodeConfig{Name: "solo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, ln := nodeAndListener(t, NodeConfig{Name: "solo"})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- n.Serve(ctx, ln) }()
@@ -236,14 +229,7 @@ func TestNodeServe(t *testing.T) {
 }
 
 func TestNodeServeListenerError(t *testing.T) {
-	n, err := NewNode(NodeConfig{Name: "solo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, ln := nodeAndListener(t, NodeConfig{Name: "solo"})
 	ln.Close()
 	if err := n.Serve(context.Background(), ln); err == nil || errors.Is(err, http.ErrServerClosed) {
 		t.Errorf("Serve on a closed listener = %v, want an error", err)
@@ -270,17 +256,25 @@ func BenchmarkRootRoute(b *testing.B) {
 	}
 }
 
-// serveNode serves a new node on a real loopback listener.
-func serveNode(b *testing.B, cfg NodeConfig) string {
-	b.Helper()
+// nodeAndListener returns a new node of cfg and a loopback listener to
+// serve it on.
+func nodeAndListener(tb testing.TB, cfg NodeConfig) (*Node, net.Listener) {
+	tb.Helper()
 	n, err := NewNode(cfg)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
+	return n, ln
+}
+
+// serveNode serves a new node on a real loopback listener.
+func serveNode(b *testing.B, cfg NodeConfig) string {
+	b.Helper()
+	n, ln := nodeAndListener(b, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- n.Serve(ctx, ln) }()

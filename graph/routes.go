@@ -222,24 +222,23 @@ func (n *Node) root(url.Values) (workFunc, error) {
 }
 
 func (n *Node) busywork(q url.Values) (workFunc, error) {
-	d, err := queryMillis(q, "ms", 10*time.Millisecond, n.cfg.Caps.MaxBusywork, "MaxBusywork")
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, ex *exchange) error {
-		ex.detail = "ms=" + formatMillis(d)
-		return n.doWork(ctx, ex, Busywork, d, func(ctx context.Context) error { return spin(ctx, d) })
-	}, nil
+	return n.timed(q, Busywork, n.cfg.Caps.MaxBusywork, "MaxBusywork", spin)
 }
 
 func (n *Node) sleep(q url.Values) (workFunc, error) {
-	d, err := queryMillis(q, "ms", 10*time.Millisecond, n.cfg.Caps.MaxSleep, "MaxSleep")
+	return n.timed(q, Sleep, n.cfg.Caps.MaxSleep, "MaxSleep", sleep)
+}
+
+// timed is a route whose work, of kind, lasts ?ms= (10 ms if not given,
+// at most limit, the cap named capName): work(ctx, d) does it.
+func (n *Node) timed(q url.Values, kind StepKind, limit time.Duration, capName string, work func(context.Context, time.Duration) error) (workFunc, error) {
+	d, err := queryMillis(q, "ms", 10*time.Millisecond, limit, capName)
 	if err != nil {
 		return nil, err
 	}
 	return func(ctx context.Context, ex *exchange) error {
 		ex.detail = "ms=" + formatMillis(d)
-		return n.doWork(ctx, ex, Sleep, d, func(ctx context.Context) error { return sleep(ctx, d) })
+		return n.doWork(ctx, ex, kind, d, func(ctx context.Context) error { return work(ctx, d) })
 	}, nil
 }
 

@@ -76,6 +76,14 @@ func readRequest(br *bufio.Reader) (*http.Request, error) {
 	return req, err
 }
 
+// replies reads a request and writes resp as the answer.
+func replies(resp string) func(c net.Conn, br *bufio.Reader) {
+	return func(c net.Conn, br *bufio.Reader) {
+		readRequest(br)
+		io.WriteString(c, resp)
+	}
+}
+
 func mustRequest(t *testing.T, method, raw string) *Request {
 	t.Helper()
 	u, err := url.Parse(raw)
@@ -122,12 +130,9 @@ func TestHostileServers(t *testing.T) {
 			class: record.Reset,
 		},
 		{
-			name: "close mid-body",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial")
-			},
-			class: record.Reset,
+			name:   "close mid-body",
+			handle: replies("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial"),
+			class:  record.Reset,
 		},
 		{
 			name: "never answers",
@@ -139,28 +144,19 @@ func TestHostileServers(t *testing.T) {
 			class:   record.Timeout,
 		},
 		{
-			name: "garbage status line",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "SMTP READY\r\n\r\n")
-			},
-			class: record.Protocol,
+			name:   "garbage status line",
+			handle: replies("SMTP READY\r\n\r\n"),
+			class:  record.Protocol,
 		},
 		{
-			name: "status code with letters",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n")
-			},
-			class: record.Protocol,
+			name:   "status code with letters",
+			handle: replies("HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n"),
+			class:  record.Protocol,
 		},
 		{
-			name: "bad content length",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n")
-			},
-			class: record.Protocol,
+			name:   "bad content length",
+			handle: replies("HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n"),
+			class:  record.Protocol,
 		},
 		{
 			name: "endless headers",
@@ -177,38 +173,26 @@ func TestHostileServers(t *testing.T) {
 			class: record.Protocol,
 		},
 		{
-			name: "bad chunk size",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")
-			},
-			class: record.Protocol,
+			name:   "bad chunk size",
+			handle: replies("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n"),
+			class:  record.Protocol,
 		},
 		{
-			name: "chunked",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n")
-			},
-			code:  201,
-			minIn: 11,
+			name:   "chunked",
+			handle: replies("HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Trailer: 1\r\n\r\n"),
+			code:   201,
+			minIn:  11,
 		},
 		{
-			name: "interim 100 then 200",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-			},
-			code: 200,
+			name:   "interim 100 then 200",
+			handle: replies("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
+			code:   200,
 		},
 		{
-			name: "HTTP/1.0 body to close",
-			handle: func(c net.Conn, br *bufio.Reader) {
-				readRequest(br)
-				io.WriteString(c, "HTTP/1.0 200 OK\r\n\r\n"+strings.Repeat("x", 50000))
-			},
-			code:  200,
-			minIn: 50000,
+			name:   "HTTP/1.0 body to close",
+			handle: replies("HTTP/1.0 200 OK\r\n\r\n" + strings.Repeat("x", 50000)),
+			code:   200,
+			minIn:  50000,
 		},
 		{
 			name: "HEAD with a length and no body",

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -166,12 +165,7 @@ func TestParseScenarioErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseScenario(%q) = %d steps, want error %q", tt.in, s.Len(), tt.want)
 			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("ParseScenario(%q) error:\n got %s\nwant %s", tt.in, got, tt.want)
-			}
-			if se := (*SyntaxError)(nil); !errors.As(err, &se) {
-				t.Errorf("error is %T, want *SyntaxError", err)
-			}
+			wantSyntaxError(t, "ParseScenario", tt.in, err, tt.want)
 		})
 	}
 }
@@ -194,27 +188,6 @@ func TestReadScenario(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, buildAll(t, s, Vars{Worker: 2, Iter: 3, Seq: 7})); diff != "" {
 		t.Errorf("Build mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestReadScenarioErrors(t *testing.T) {
-	tests := []struct {
-		path string
-		want string
-	}{
-		{"testdata/scenario/nope.yaml", "reading scenario: open testdata/scenario/nope.yaml: no such file or directory"},
-		{"testdata/scenario/missing-body.yaml", "testdata/scenario/missing-body.yaml:4: steps[0].body_file: open testdata/scenario/missing.json: no such file or directory"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
-			_, err := ReadScenario(tt.path)
-			if err == nil {
-				t.Fatalf("ReadScenario(%q) succeeded, want error %q", tt.path, tt.want)
-			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("ReadScenario(%q) error:\n got %s\nwant %s", tt.path, got, tt.want)
-			}
-		})
 	}
 }
 

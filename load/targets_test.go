@@ -137,13 +137,20 @@ func TestParseTargetsErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseTargets(%q) = %d targets, want error %q", tt.in, len(reqs), tt.want)
 			}
-			if got := err.Error(); got != tt.want {
-				t.Errorf("ParseTargets(%q) error:\n got %s\nwant %s", tt.in, got, tt.want)
-			}
-			if se := (*SyntaxError)(nil); !errors.As(err, &se) {
-				t.Errorf("error is %T, want *SyntaxError", err)
-			}
+			wantSyntaxError(t, "ParseTargets", tt.in, err, tt.want)
 		})
+	}
+}
+
+// wantSyntaxError checks that err, what fn returned for in, is a
+// *SyntaxError that reads want.
+func wantSyntaxError(t *testing.T, fn, in string, err error, want string) {
+	t.Helper()
+	if got := err.Error(); got != want {
+		t.Errorf("%s(%q) error:\n got %s\nwant %s", fn, in, got, want)
+	}
+	if se := (*SyntaxError)(nil); !errors.As(err, &se) {
+		t.Errorf("error is %T, want *SyntaxError", err)
 	}
 }
 
@@ -178,22 +185,31 @@ func TestReadTargets(t *testing.T) {
 	}
 }
 
-func TestReadTargetsErrors(t *testing.T) {
+// TestReadErrors checks that ReadTargets and ReadScenario name the file
+// they cannot read, and the file, line and field that names a body file
+// they cannot read.
+func TestReadErrors(t *testing.T) {
+	readTargets := func(path string) error { _, err := ReadTargets(path); return err }
+	readScenario := func(path string) error { _, err := ReadScenario(path); return err }
 	tests := []struct {
+		fn   string
+		read func(path string) error
 		path string
 		want string
 	}{
-		{"testdata/targets/nope.txt", "reading targets: open testdata/targets/nope.txt: no such file or directory"},
-		{"testdata/targets/missing-body.txt", "testdata/targets/missing-body.txt:2: body: open testdata/targets/missing.json: no such file or directory"},
+		{"ReadTargets", readTargets, "testdata/targets/nope.txt", "reading targets: open testdata/targets/nope.txt: no such file or directory"},
+		{"ReadTargets", readTargets, "testdata/targets/missing-body.txt", "testdata/targets/missing-body.txt:2: body: open testdata/targets/missing.json: no such file or directory"},
+		{"ReadScenario", readScenario, "testdata/scenario/nope.yaml", "reading scenario: open testdata/scenario/nope.yaml: no such file or directory"},
+		{"ReadScenario", readScenario, "testdata/scenario/missing-body.yaml", "testdata/scenario/missing-body.yaml:4: steps[0].body_file: open testdata/scenario/missing.json: no such file or directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			_, err := ReadTargets(tt.path)
+			err := tt.read(tt.path)
 			if err == nil {
-				t.Fatalf("ReadTargets(%q) succeeded, want error %q", tt.path, tt.want)
+				t.Fatalf("%s(%q) succeeded, want error %q", tt.fn, tt.path, tt.want)
 			}
 			if got := err.Error(); got != tt.want {
-				t.Errorf("ReadTargets(%q) error:\n got %s\nwant %s", tt.path, got, tt.want)
+				t.Errorf("%s(%q) error:\n got %s\nwant %s", tt.fn, tt.path, got, tt.want)
 			}
 		})
 	}

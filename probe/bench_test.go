@@ -24,16 +24,25 @@ func benchBuckets(n float64) []Bucket {
 // buckets: record the scrape, then evaluate p50/p90/p99/p100 and the rate over
 // a 1 m window of 5 s scrapes.
 func BenchmarkWindowQuantile(b *testing.B) {
-	w := newWindows(time.Minute, nil, []float64{0.5, 0.9, 0.99})
-	labels := map[string]string{"instance": "127.0.0.1:9100", "route": "/busywork"}
 	buckets := benchBuckets(0)
-	t := int64(0)
-	scrape := func() {
-		t += 5000
+	benchWindow(b, func(w *windows, t int64, labels map[string]string) {
 		for i := range buckets {
 			buckets[i].Count += float64(i + 1)
 		}
 		w.add(t, "latlab_server_request_duration_seconds", labels, buckets, buckets[29].Count)
+	})
+}
+
+// benchWindow times one scrape, recorded by add at t in ms, and the
+// evaluation of p50/p90/p99/p100 and the rate over a 1 m window already
+// holding 12 scrapes 5 s apart.
+func benchWindow(b *testing.B, add func(w *windows, t int64, labels map[string]string)) {
+	w := newWindows(time.Minute, nil, []float64{0.5, 0.9, 0.99})
+	labels := map[string]string{"instance": "127.0.0.1:9100", "route": "/busywork"}
+	t := int64(0)
+	scrape := func() {
+		t += 5000
+		add(w, t, labels)
 	}
 	for range 12 {
 		scrape()
@@ -72,8 +81,6 @@ func spread(n int) []float64 {
 // with about 130 populated buckets of schema 3: record the scrape, then
 // evaluate p50/p90/p99/p100 and the rate over a 1 m window of 5 s scrapes.
 func BenchmarkWindowNative(b *testing.B) {
-	w := newWindows(time.Minute, nil, []float64{0.5, 0.9, 0.99})
-	labels := map[string]string{"instance": "127.0.0.1:9100", "route": "/busywork"}
 	h := nativeHist{schema: 3, zeroThreshold: 0x1p-128}
 	for _, v := range spread(130) {
 		i := int32(math.Ceil(8 * math.Log2(v)))
@@ -82,9 +89,7 @@ func BenchmarkWindowNative(b *testing.B) {
 		}
 	}
 	var scratch nativeHist
-	t := int64(0)
-	scrape := func() {
-		t += 5000
+	benchWindow(b, func(w *windows, t int64, labels map[string]string) {
 		for i := range h.pos {
 			h.pos[i].count += float64(i%7 + 1)
 			h.count += float64(i%7 + 1)
@@ -93,17 +98,7 @@ func BenchmarkWindowNative(b *testing.B) {
 		scratch.pos = append(scratch.pos[:0], h.pos...)
 		w.add(t, "latlab_server_request_duration_seconds", labels, nil, h.count)
 		w.addNative(t, "latlab_server_request_duration_seconds", labels, &scratch)
-	}
-	for range 12 {
-		scrape()
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		scrape()
-		if points := w.evaluate(t); len(points) != 5 {
-			b.Fatalf("%d points, want 5", len(points))
-		}
-	}
+	})
 }
 
 // BenchmarkScrape is one Scrape of a target on 127.0.0.1 serving 8

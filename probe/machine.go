@@ -54,21 +54,8 @@ type cpuTimes struct {
 // so that a run shorter than Interval still gets its percentages. It hands
 // each sample's points to emit and returns nil.
 func (m *Machine) Run(ctx context.Context, start time.Time, emit func([]Point)) error {
-	tick := time.NewTicker(orDefault(m.Interval, time.Second))
-	defer tick.Stop()
-	for {
-		if points := m.Sample(time.Since(start)); len(points) > 0 {
-			emit(points)
-		}
-		select {
-		case <-ctx.Done():
-			if points := m.Sample(time.Since(start)); len(points) > 0 {
-				emit(points)
-			}
-			return nil
-		case <-tick.C:
-		}
-	}
+	sampleEvery(ctx, orDefault(m.Interval, time.Second), start, true, m.Sample, emit)
+	return nil
 }
 
 // Sample reads /proc once and returns the machine's points at offset at;

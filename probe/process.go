@@ -71,18 +71,8 @@ func (p *Process) Run(ctx context.Context, start time.Time, emit func([]Point)) 
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	tick := time.NewTicker(orDefault(p.Interval, time.Second))
-	defer tick.Stop()
-	for {
-		if points := p.Sample(time.Since(start)); len(points) > 0 {
-			emit(points)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	sampleEvery(ctx, orDefault(p.Interval, time.Second), start, false, p.Sample, emit)
+	return nil
 }
 
 // Sample reads every process once and returns its points at offset at. CPU

@@ -123,18 +123,8 @@ func (s *Scraper) Run(ctx context.Context, start time.Time, emit func([]Point)) 
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	tick := time.NewTicker(s.interval())
-	defer tick.Stop()
-	for {
-		if points := s.Scrape(ctx, time.Since(start)); len(points) > 0 {
-			emit(points)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	sampleEvery(ctx, s.interval(), start, false, func(at time.Duration) []Point { return s.Scrape(ctx, at) }, emit)
+	return nil
 }
 
 // Scrape scrapes every URL once, in parallel, records the histograms as

@@ -9,8 +9,18 @@ import (
 
 // BenchmarkRecord is the per-request cost of recording one sample.
 func BenchmarkRecord(b *testing.B) {
-	r := NewRecorder(time.Now(), Config{})
-	s := &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200, BytesIn: 120, BytesOut: 60}
+	benchRecord(b, Config{}, benchSample())
+}
+
+// benchSample is a successful request of 120 bytes in, 60 out, 1 ms after
+// its intended send.
+func benchSample() *Sample {
+	return &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200, BytesIn: 120, BytesOut: 60}
+}
+
+// benchRecord records s over and over on one worker of a Recorder of cfg.
+func benchRecord(b *testing.B, cfg Config, s *Sample) {
+	r := NewRecorder(time.Now(), cfg)
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Sent()
@@ -21,14 +31,9 @@ func BenchmarkRecord(b *testing.B) {
 // BenchmarkRecordBreakdown is BenchmarkRecord for a sample that carries
 // its wait and read, as every response of the clients does.
 func BenchmarkRecordBreakdown(b *testing.B) {
-	r := NewRecorder(time.Now(), Config{})
-	s := &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200, BytesIn: 120, BytesOut: 60,
-		Wait: 900 * time.Microsecond, Read: 20 * time.Microsecond}
-	b.ReportAllocs()
-	for b.Loop() {
-		r.Sent()
-		r.Record(0, s)
-	}
+	s := benchSample()
+	s.Wait, s.Read = 900*time.Microsecond, 20*time.Microsecond
+	benchRecord(b, Config{}, s)
 }
 
 // BenchmarkRecordParallel records from many goroutines at once, as workers do.
@@ -66,13 +71,7 @@ func BenchmarkCloseInterval(b *testing.B) {
 // BenchmarkRecordKeepRaw is BenchmarkRecord with every request kept raw,
 // as attack -o FILE.db does: the cost the results database adds per request.
 func BenchmarkRecordKeepRaw(b *testing.B) {
-	r := NewRecorder(time.Now(), Config{KeepRaw: 1 << 62})
-	s := &Sample{Intended: time.Millisecond, Sent: time.Millisecond + 3*time.Microsecond, Done: 2 * time.Millisecond, Code: 200, BytesIn: 120, BytesOut: 60}
-	b.ReportAllocs()
-	for b.Loop() {
-		r.Sent()
-		r.Record(0, s)
-	}
+	benchRecord(b, Config{KeepRaw: 1 << 62}, benchSample())
 }
 
 // BenchmarkRun records whole runs of n requests, n raw samples kept: the

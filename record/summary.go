@@ -90,7 +90,9 @@ type StepJSON struct {
 	ServiceTime  Dist             `json:"service_time_seconds"`
 }
 
-type histogram interface {
+// HistogramView is what a summary reads of a histogram; dense and packed
+// HdrHistograms both have it.
+type HistogramView interface {
 	ValueAtPercentile(float64) int64
 	TotalCount() int64
 	Min() int64
@@ -100,14 +102,14 @@ type histogram interface {
 }
 
 var (
-	_ histogram = (*hdr.Histogram)(nil)
-	_ histogram = (*hdr.PackedHistogram)(nil)
+	_ HistogramView = (*hdr.Histogram)(nil)
+	_ HistogramView = (*hdr.PackedHistogram)(nil)
 )
 
 func secs(d time.Duration) *float64 { v := d.Seconds(); return &v }
 
 // NewDist summarises h.
-func NewDist(h histogram) Dist {
+func NewDist(h HistogramView) Dist {
 	d := Dist{Count: h.TotalCount()}
 	if d.Count == 0 {
 		return d

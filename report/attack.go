@@ -163,18 +163,9 @@ func pct(a, b int64) string {
 	return units.Percent(float64(a)/float64(b), 2)
 }
 
-type hist interface {
-	ValueAtPercentile(float64) int64
-	TotalCount() int64
-	Min() int64
-	Max() int64
-	Mean() float64
-	StdDev() float64
-}
-
 // q formats quantile qv of h: n/a without enough samples, "~" before a
 // value read from few of them.
-func q(h hist, qv float64) string {
+func q(h record.HistogramView, qv float64) string {
 	v, ok := record.Quantile(h, qv)
 	if !ok {
 		return "n/a"
@@ -185,7 +176,7 @@ func q(h hist, qv float64) string {
 	return units.Duration(v)
 }
 
-func dist(w io.Writer, name string, h hist) {
+func dist(w io.Writer, name string, h record.HistogramView) {
 	n := h.TotalCount()
 	if n == 0 {
 		fmt.Fprintf(w, "%s\t0\t\t\t\t\t\t\t\t\t\t\n", name)

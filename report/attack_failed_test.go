@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,16 +60,7 @@ func TestAttackFailedWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := attackText(t, failedRun(tt.n, tt.failed, tt.class, tt.code))
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tt.wantNone {
-				if strings.Contains(out, w) {
-					t.Errorf("output has %q:\n%s", w, out)
-				}
-			}
+			checkText(t, out, tt.want, tt.wantNone)
 		})
 	}
 }

@@ -56,13 +56,7 @@ func withIntervals(r *record.Result, n int) *record.Result {
 // report does for every run.
 func BenchmarkReadIntervals(b *testing.B) {
 	ctx := context.Background()
-	db, _ := openTemp(b)
-	exp := newExperiment(b, db, "bench", "bench")
-	res := withIntervals(recorded(b, time.Now(), 10_000, 11), 60)
-	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, id := oneRun(b, "bench", "bench", withIntervals(recorded(b, time.Now(), 10_000, 11), 60), nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := db.Intervals(ctx, id, Measure); err != nil {
@@ -117,13 +111,8 @@ func BenchmarkWriteRunProbes(b *testing.B) {
 // BenchmarkReadProbes reads back the 10,000 probe points of a run.
 func BenchmarkReadProbes(b *testing.B) {
 	ctx := context.Background()
-	db, _ := openTemp(b)
-	exp := newExperiment(b, db, "bench", "bench")
 	res := recorded(b, time.Now(), 1000, 13)
-	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, probePoints(res.Start, 10_000), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, id := oneRun(b, "bench", "bench", res, probePoints(res.Start, 10_000))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := db.Probes(ctx, id); err != nil {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -42,15 +41,7 @@ func TestCloseLeavesOnlyTheFile(t *testing.T) {
 // wantOnly fails t unless dir holds only results.db.
 func wantOnly(t *testing.T, dir, when string) {
 	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	if !slices.Equal(names, []string{"results.db"}) {
+	if names := dirNames(t, dir); !slices.Equal(names, []string{"results.db"}) {
 		t.Errorf("%s the directory holds %v; want only results.db", when, names)
 	}
 }

@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -54,21 +52,12 @@ func TestKillDuringWrites(t *testing.T) {
 	}
 	committed := 0
 	for _, st := range stages {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWriter$")
-		cmd.Env = append(os.Environ(), "LATLAB_STORE_WRITER="+path)
+		env := []string{"LATLAB_STORE_WRITER=" + path}
 		if st.name == midBig {
-			cmd.Env = append(cmd.Env, "LATLAB_STORE_BIG=1")
+			env = append(env, "LATLAB_STORE_BIG=1")
 		}
-		cmd.Stderr = os.Stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, lines := startChild(t, "TestHelperWriter", env...)
 		killed := false
-		lines := bufio.NewScanner(out)
 		for lines.Scan() {
 			line, ok := strings.CutPrefix(lines.Text(), "helper: ")
 			if !ok {
@@ -86,7 +75,7 @@ func TestKillDuringWrites(t *testing.T) {
 				break
 			}
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		switch {
 		case st.until != "" && !killed:
 			t.Fatalf("%s: the child ended (%v) before printing %q", st.name, err, st.until)

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -96,4 +99,35 @@ func count(t testing.TB, db *DB, q string, args ...any) int64 {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return n
+}
+
+// oneRun opens a new database holding one experiment, of name and spec,
+// with res and points as its one done run, and returns it and the run's id.
+func oneRun(tb testing.TB, name, spec string, res *record.Result, points []ProbePoint) (*DB, int64) {
+	tb.Helper()
+	db, _ := openTemp(tb)
+	exp := newExperiment(tb, db, name, spec)
+	id, err := db.WriteRun(context.Background(), exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, points, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, id
+}
+
+// startChild starts this test binary again, running only the test named
+// test with env added to its environment and its stderr ours, and returns
+// it and the lines of its stdout.
+func startChild(t *testing.T, test string, env ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(out)
 }

@@ -1,13 +1,11 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -81,21 +79,11 @@ func dirNames(t *testing.T, dir string) []string {
 // chance to clean up, the database opens at once.
 func TestWriterLockOtherProcess(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLockHolder$")
-	cmd.Env = append(os.Environ(), "LATLAB_STORE_HOLDER="+path)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, lines := startChild(t, "TestHelperLockHolder", "LATLAB_STORE_HOLDER="+path)
 	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(out)
 	for lines.Scan() && lines.Text() != "helper: holding" {
 	}
-	_, err = Open(context.Background(), path)
+	_, err := Open(context.Background(), path)
 	var le *LockedError
 	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid {
 		t.Fatalf("Open while the child %d holds the lock: %v, want a LockedError naming it", cmd.Process.Pid, err)

@@ -14,13 +14,7 @@ import (
 // to Done − Intended, and stops at fn's error.
 func TestLatencies(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
-	exp := newExperiment(t, db, "latencies", "spec")
-	res := withSamples(recorded(t, time.Now(), 2000, 21), 2500)
-	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, id := oneRun(t, "latencies", "spec", withSamples(recorded(t, time.Now(), 2000, 21), 2500), nil)
 	var want, got []time.Duration
 	if err := db.Samples(ctx, id, func(s record.Raw) error {
 		want = append(want, s.Done-s.Intended)
@@ -43,7 +37,7 @@ func TestLatencies(t *testing.T) {
 
 	stop := context.Canceled // any error will do
 	n := 0
-	err = db.Latencies(ctx, id, func(time.Duration) error {
+	err := db.Latencies(ctx, id, func(time.Duration) error {
 		if n++; n == 10 {
 			return stop
 		}
@@ -58,13 +52,7 @@ func TestLatencies(t *testing.T) {
 // it, what latlab report -o report.html does for every run.
 func benchWalk(b *testing.B, walk func(*DB, int64) error) {
 	const n = 1_000_000
-	ctx := context.Background()
-	db, _ := openTemp(b)
-	exp := newExperiment(b, db, "bench", "bench")
-	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), withSamples(recorded(b, time.Now(), 2000, 22), n), nil, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, id := oneRun(b, "bench", "bench", withSamples(recorded(b, time.Now(), 2000, 22), n), nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := walk(db, id); err != nil {

@@ -228,15 +228,10 @@ func checkSteps(t *testing.T, db *DB, runID int64, r *record.Result) {
 // last batch of another size, and reads every one back, in order.
 func TestProbesBatches(t *testing.T) {
 	ctx := context.Background()
-	db, _ := openTemp(t)
-	exp := newExperiment(t, db, "probes", "spec")
 	res := recorded(t, time.Now(), 100, 3)
 	n := 3*rowBatch + rowBatch/2 + 1
 	points := probePoints(res.Start, n)
-	id, err := db.WriteRun(ctx, exp.ID, info(Trial{Variant: "a", Rep: 1}, 0), res, nil, points, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, id := oneRun(t, "probes", "spec", res, points)
 	if got := count(t, db, "SELECT COUNT(*) FROM probes WHERE run_id = ?", id); got != int64(n) {
 		t.Fatalf("%d probe rows stored; want %d", got, n)
 	}

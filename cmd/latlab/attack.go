@@ -177,14 +177,8 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if err != nil {
 		return err
 	}
-	if f.cpus != "" {
-		cpus, err := load.ParseCPUList(f.cpus)
-		if err != nil {
-			return usagef("--cpus: %v", err)
-		}
-		if err := load.PinCPUs(cpus); err != nil {
-			return usagef("--cpus: %v", err)
-		}
+	if err := pinCPUs(f.cpus); err != nil {
+		return err
 	}
 	db, err := f.openDB(ctx, cmd, args) // before the run, like out
 	if err != nil {

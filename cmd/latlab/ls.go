@@ -43,15 +43,8 @@ or one that is not a latlab database exits with code 2.`,
 
   # one experiment, as JSON
   latlab ls results.db --experiment 2 --format json`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("ls takes one results database, got %d arguments", len(args))
-			}
-			return nil
-		},
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"db"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		Args:              oneArg("results database"),
+		ValidArgsFunction: completeDB,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd.Context(), args[0], stdout)
 		},

@@ -109,15 +109,8 @@ or baseline, or bad flags exit with code 2.`,
 
   # fail a CI job when p99 is past 50 ms or errors past 1% anywhere
   latlab report results.db --slo 'p99<50ms,errors<1%'`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("report takes one results database, got %d arguments", len(args))
-			}
-			return nil
-		},
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"db"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		Args:              oneArg("results database"),
+		ValidArgsFunction: completeDB,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return f.run(cmd.Context(), args[0], cmd.Flags().Changed("format"), cmd.Flags().Changed("slo"), stdout, stderr)
 		},

@@ -178,6 +178,21 @@ func holdWriteLock(t *testing.T, path string) (release func()) {
 	return release
 }
 
+// lockingServer returns a test server that takes the write lock of the
+// database at db, with holdWriteLock, on its first request, and the
+// function that lets the lock go once that request has taken it.
+func lockingServer(t *testing.T, db string) (srv *httptest.Server, release func()) {
+	var once sync.Once
+	var held func()
+	srv = httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		once.Do(func() { held = holdWriteLock(t, db) })
+	}))
+	return srv, func() {
+		once.Do(func() {}) // held is set
+		held()
+	}
+}
+
 // TestWriteLockedDatabase runs latlab run, resuming a plan with a trial
 // to go, and latlab attack -o into a database on which another connection
 // holds a write transaction: each exits 2 before sending any load, naming
@@ -223,11 +238,7 @@ func TestRunDoneOnceCommitted(t *testing.T) {
 	bin := buildLatlab(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")
-	var once sync.Once
-	var release func()
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		once.Do(func() { release = holdWriteLock(t, db) })
-	}))
+	srv, release := lockingServer(t, db)
 	defer srv.Close()
 	spec := writeIn(t, dir, "spec.yaml", strings.Replace(lockSpec("retried", srv.URL), "runs: 3", "runs: 1", 1))
 	cmd := exec.Command(bin, "run", spec, "-o", db, "-q")
@@ -245,7 +256,6 @@ func TestRunDoneOnceCommitted(t *testing.T) {
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() {
 			if strings.Contains(lines.Text(), "trying again") {
-				once.Do(func() {}) // release is set
 				release()
 			}
 		}
@@ -285,14 +295,9 @@ func TestAttackKeepsUnstoredRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	db := filepath.Join(dir, "results.db")
-	var once sync.Once
-	var release func()
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
-		once.Do(func() { release = holdWriteLock(t, db) })
-	}))
+	srv, release := lockingServer(t, db)
 	defer srv.Close()
 	code, _, stderr := runCLI(t, "attack", srv.URL, "-n", "20", "-c", "1", "-o", db)
-	once.Do(func() {})
 	release()
 	files, err := store.PendingFiles(db)
 	if err != nil || len(files) != 1 {

@@ -57,12 +57,7 @@ A file that cannot be parsed exits with code 2 and names the file and line.`,
   # any measurement against size
   printf 'n,rss_bytes\n1000,5.2e6\n2000,9.1e6\n4000,1.7e7\n8000,3.3e7\n' > rss.csv
   latlab scale rss.csv --format json`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("scale takes one file, got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args: oneArg("file"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return f.run(args[0], stdout)
 		},

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/graph"
-	"github.com/latlab/latlab/load"
 )
 
 // serveFlags holds the flags of latlab serve.
@@ -114,14 +113,8 @@ func (f *serveFlags) run(ctx context.Context, cmd *cobra.Command, stdout, stderr
 	if err != nil {
 		return err
 	}
-	if f.cpus != "" {
-		cpus, err := load.ParseCPUList(f.cpus)
-		if err != nil {
-			return usagef("--cpus: %v", err)
-		}
-		if err := load.PinCPUs(cpus); err != nil {
-			return usagef("--cpus: %v", err)
-		}
+	if err := pinCPUs(f.cpus); err != nil {
+		return err
 	}
 	var ln net.Listener
 	if f.listenFD > 0 {

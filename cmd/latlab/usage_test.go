@@ -123,6 +123,10 @@ func TestBadCommandLine(t *testing.T) {
 		{"unknown command", []string{"atack"}, `unknown command "atack"`},
 		{"version with an argument", []string{"version", "x"}, `"x"`},
 		{"unknown root flag", []string{"--bogus"}, "unknown flag: --bogus"},
+		{"serve on a bad CPU list", []string{"serve", "--listen", "127.0.0.1:0", "--cpus", "abc"}, `--cpus: `},
+		{"ls of two databases", []string{"ls", "a.db", "b.db"}, "ls takes one results database, got 2 arguments"},
+		{"report of no database", []string{"report"}, "report takes one results database, got 0 arguments"},
+		{"scale of two files", []string{"scale", "a.csv", "b.csv"}, "scale takes one file, got 2 arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

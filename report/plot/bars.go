@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"unicode/utf8"
 )
@@ -61,22 +60,11 @@ type BarSeries struct {
 // width, height, role="img" and aria-label set, like Chart.WriteSVG. Its
 // data-points attribute counts the bars drawn and data-series the series
 // with a bar. A nil Bars draws as an empty one.
-func (c *Bars) WriteSVG(w io.Writer) error {
-	var b bytes.Buffer
-	c.render(&b)
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("writing svg: %w", err)
-	}
-	return nil
-}
+func (c *Bars) WriteSVG(w io.Writer) error { return writeSVG(w, c.render) }
 
 // SVG returns what WriteSVG writes. Text in it is escaped, so an
 // html/template caller may wrap it in template.HTML.
-func (c *Bars) SVG() string {
-	var b bytes.Buffer
-	c.render(&b)
-	return b.String()
-}
+func (c *Bars) SVG() string { return svgString(c.render) }
 
 // render draws c into b.
 func (c *Bars) render(b *bytes.Buffer) {
@@ -207,15 +195,11 @@ func (p *barPlan) fitLegend() bool {
 		if s.Name == "" || p.counts[i] == 0 {
 			continue
 		}
-		name := cut(s.Name, legendMaxName)
-		l.entries = append(l.entries, legendEntry{name, p.colors[i], &barSwatch})
-		l.w = max(l.w, textWidth(name, fontTick))
+		l.add(s.Name, p.colors[i], &barSwatch)
 	}
-	if len(l.entries) == 0 {
+	if !l.size() {
 		return false
 	}
-	l.w += 3*legendPad + legendSwatch
-	l.h = 2*legendPad + float64(len(l.entries))*legendRow - 4
 	a := p.area
 	aw, ah := a.x1-a.x0, a.y1-a.y0
 	l.x, l.y = a.x1-8-l.w, a.y0+8

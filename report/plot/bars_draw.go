@@ -132,17 +132,7 @@ func (p *barPlan) draw(b *bytes.Buffer) {
 		w.str("</g>\n")
 	}
 	p.writeAxes(w)
-	p.writeLegend(w)
-	if c.Title != "" {
-		w.label(p.w/2, 21, ` class="title" text-anchor="middle" font-size="14" font-weight="600" fill="#222"`, c.Title)
-	}
-	if c.Note != "" {
-		w.label(a.x0, p.h-6, ` class="note" font-size="10" fill="#555"`, c.Note)
-	}
-	if p.points == 0 {
-		w.label((a.x0+a.x1)/2, (a.y0+a.y1)/2+5, ` class="nodata" text-anchor="middle" font-size="13" fill="#888"`, "no data")
-	}
-	w.str("</svg>\n")
+	p.writeEnd(w, c.Title, c.Note)
 }
 
 // writeBar writes one bar with its tooltip, whisker and value label, or

@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"regexp"
 	"strconv"
@@ -236,20 +235,6 @@ func TestBarsLogBase(t *testing.T) {
 func num(s string) float64 {
 	v, _ := strconv.ParseFloat(s, 64)
 	return v
-}
-
-func TestBarsWriteSVG(t *testing.T) {
-	c := hopBars()
-	var b bytes.Buffer
-	if err := c.WriteSVG(&b); err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != c.SVG() {
-		t.Error("WriteSVG and SVG differ")
-	}
-	if err := c.WriteSVG(failWriter{}); !errors.Is(err, errWrite) {
-		t.Errorf("WriteSVG to a failing writer = %v, want %v", err, errWrite)
-	}
 }
 
 func BenchmarkBars(b *testing.B) {

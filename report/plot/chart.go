@@ -2,7 +2,6 @@ package plot
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 )
 
@@ -86,22 +85,11 @@ type Chart struct {
 // WriteSVG writes c as one <svg> element with class "plot", xmlns, viewBox,
 // width, height, role="img" and aria-label set. A nil Chart draws as an
 // empty one.
-func (c *Chart) WriteSVG(w io.Writer) error {
-	var b bytes.Buffer
-	c.render(&b)
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("writing svg: %w", err)
-	}
-	return nil
-}
+func (c *Chart) WriteSVG(w io.Writer) error { return writeSVG(w, c.render) }
 
 // SVG returns what WriteSVG writes. Text in it is escaped, so an
 // html/template caller may wrap it in template.HTML.
-func (c *Chart) SVG() string {
-	var b bytes.Buffer
-	c.render(&b)
-	return b.String()
-}
+func (c *Chart) SVG() string { return svgString(c.render) }
 
 // render draws c into b.
 func (c *Chart) render(b *bytes.Buffer) {

@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"regexp"
 	"strconv"
@@ -247,17 +248,31 @@ var errWrite = errors.New("disk full")
 
 func (failWriter) Write([]byte) (int, error) { return 0, errWrite }
 
+// TestWriteSVG checks that a line chart and a bar chart write what SVG
+// returns, and pass on a writer's error.
 func TestWriteSVG(t *testing.T) {
-	c := latencyChart()
-	var b bytes.Buffer
-	if err := c.WriteSVG(&b); err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != c.SVG() {
-		t.Error("WriteSVG and SVG differ")
-	}
-	if err := c.WriteSVG(failWriter{}); !errors.Is(err, errWrite) {
-		t.Errorf("WriteSVG to a failing writer = %v, want %v", err, errWrite)
+	for _, tt := range []struct {
+		name string
+		c    interface {
+			WriteSVG(io.Writer) error
+			SVG() string
+		}
+	}{
+		{"chart", latencyChart()},
+		{"bars", hopBars()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tt.c.WriteSVG(&b); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.c.SVG() {
+				t.Error("WriteSVG and SVG differ")
+			}
+			if err := tt.c.WriteSVG(failWriter{}); !errors.Is(err, errWrite) {
+				t.Errorf("WriteSVG to a failing writer = %v, want %v", err, errWrite)
+			}
+		})
 	}
 }
 

@@ -44,12 +44,19 @@ func (p *plan) write(b *bytes.Buffer) {
 	for _, r := range rules {
 		w.label(r.lx, r.ly, ` class="rule-label" text-anchor="end" font-size="10" fill="#333"`, r.label)
 	}
+	p.writeEnd(w, c.Title, c.Note)
+}
+
+// writeEnd draws the legend, the title, the note and, when nothing could
+// be placed, "no data" over the plot area, and closes the SVG.
+func (p *plan) writeEnd(w *svgWriter, title, note string) {
+	a := p.area
 	p.writeLegend(w)
-	if c.Title != "" {
-		w.label(p.w/2, 21, ` class="title" text-anchor="middle" font-size="14" font-weight="600" fill="#222"`, c.Title)
+	if title != "" {
+		w.label(p.w/2, 21, ` class="title" text-anchor="middle" font-size="14" font-weight="600" fill="#222"`, title)
 	}
-	if c.Note != "" {
-		w.label(a.x0, p.h-6, ` class="note" font-size="10" fill="#555"`, c.Note)
+	if note != "" {
+		w.label(a.x0, p.h-6, ` class="note" font-size="10" fill="#555"`, note)
 	}
 	if p.points == 0 {
 		w.label((a.x0+a.x1)/2, (a.y0+a.y1)/2+5, ` class="nodata" text-anchor="middle" font-size="13" fill="#888"`, "no data")

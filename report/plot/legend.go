@@ -1,7 +1,5 @@
 package plot
 
-import "unicode/utf8"
-
 // Legend sizes in pixels.
 const (
 	legendRow     = 16
@@ -23,6 +21,24 @@ type legendEntry struct {
 	s     *Series
 }
 
+// add names a series in the legend, cut to legendMaxName runes.
+func (l *legend) add(name, color string, s *Series) {
+	name = cut(name, legendMaxName)
+	l.entries = append(l.entries, legendEntry{name, color, s})
+	l.w = max(l.w, textWidth(name, fontTick))
+}
+
+// size adds the padding and swatch to the widest name and sets the
+// height, once every entry is in. It reports whether the legend has any.
+func (l *legend) size() bool {
+	if len(l.entries) == 0 {
+		return false
+	}
+	l.w += 3*legendPad + legendSwatch
+	l.h = 2*legendPad + float64(len(l.entries))*legendRow - 4
+	return true
+}
+
 // placeLegend sizes the legend and puts it in the top-left or top-right
 // corner of the plot area, whichever covers no data or labels. It reports
 // whether the legend should go right of the plot area instead, which needs
@@ -35,18 +51,11 @@ func (p *plan) placeLegend() bool {
 		if s.Name == "" || p.counts[i] == 0 {
 			continue
 		}
-		name := s.Name
-		if utf8.RuneCountInString(name) > legendMaxName {
-			name = string([]rune(name)[:legendMaxName-1]) + "…"
-		}
-		l.entries = append(l.entries, legendEntry{name, p.colors[i], s})
-		l.w = max(l.w, textWidth(name, fontTick))
+		l.add(s.Name, p.colors[i], s)
 	}
-	if len(l.entries) == 0 {
+	if !l.size() {
 		return false
 	}
-	l.w += 3*legendPad + legendSwatch
-	l.h = 2*legendPad + float64(len(l.entries))*legendRow - 4
 	a := p.area
 	aw, ah := a.x1-a.x0, a.y1-a.y0
 	l.y = a.y0 + 8

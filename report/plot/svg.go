@@ -4,10 +4,29 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/xml"
+	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"strconv"
 )
+
+// writeSVG writes what render draws to w, in one Write.
+func writeSVG(w io.Writer, render func(*bytes.Buffer)) error {
+	var b bytes.Buffer
+	render(&b)
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("writing svg: %w", err)
+	}
+	return nil
+}
+
+// svgString returns what render draws.
+func svgString(render func(*bytes.Buffer)) string {
+	var b bytes.Buffer
+	render(&b)
+	return b.String()
+}
 
 // svgWriter appends SVG to a buffer. Its methods return the writer so that
 // an element's attributes chain.
