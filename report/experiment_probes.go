@@ -19,18 +19,29 @@ import (
 // LoadProbes reads the probe points of every counted run from db and sets
 // r.Probes, which the text and JSON reports then summarise.
 func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
-	points := map[int64][]store.ProbePoint{}
+	var ids []int64
 	for _, l := range r.Levels {
-		for _, id := range l.RunIDs {
-			ps, err := db.Probes(ctx, id)
-			if err != nil {
-				return fmt.Errorf("reading the probes of run %d: %w", id, err)
-			}
-			points[id] = ps
-		}
+		ids = append(ids, l.RunIDs...)
+	}
+	points, err := readProbes(ctx, db, ids)
+	if err != nil {
+		return err
 	}
 	r.Probes = probeStats(r.Levels, points)
 	return nil
+}
+
+// readProbes reads the probe points of the runs ids from db, by run ID.
+func readProbes(ctx context.Context, db *store.DB, ids []int64) (map[int64][]store.ProbePoint, error) {
+	points := map[int64][]store.ProbePoint{}
+	for _, id := range ids {
+		ps, err := db.Probes(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("reading the probes of run %d: %w", id, err)
+		}
+		points[id] = ps
+	}
+	return points, nil
 }
 
 // probeStats summarises the probes of each level's counted runs with
