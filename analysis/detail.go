@@ -57,8 +57,15 @@ type IntervalPoint struct {
 	Completed, Errors  int64   // Errors: requests that ended without a response
 	Unsuccessful       int64   // responses whose code is not a success
 	Throughput         float64 // completed per second over the interval
-	InFlightMean       float64
-	InFlightMax        int64
+	// Failed is Errors and Unsuccessful per second over the interval; NaN
+	// for an interval of no length.
+	Failed float64
+	// Short marks an interval cut short at a phase's start or end, under
+	// half as long as the run's median interval: it holds a few requests
+	// over a few milliseconds, and a rate over it means nothing.
+	Short        bool
+	InFlightMean float64
+	InFlightMax  int64
 }
 
 // LoadDetail reads the series of exp's runs that opt.Runs chooses, in
@@ -120,6 +127,19 @@ func LoadDetail(ctx context.Context, db *store.DB, exp *Experiment, opt DetailOp
 	return out, nil
 }
 
+// markShort marks the intervals under half as long as their median
+// Short.
+func markShort(ivs []IntervalPoint) {
+	lengths := make([]float64, len(ivs))
+	for i, in := range ivs {
+		lengths[i] = (in.End - in.Start).Seconds()
+	}
+	short := Median(lengths) / 2
+	for i := range ivs {
+		ivs[i].Short = lengths[i] < short
+	}
+}
+
 // loadRunDetail reads the details of one run.
 func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (RunDetail, error) {
 	d := RunDetail{Run: r}
@@ -140,6 +160,7 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 			d.Intervals = append(d.Intervals, p)
 		}
 	}
+	markShort(d.Intervals)
 	if sr.Samples > 0 {
 		if err := d.readSamples(ctx, db, int(sr.Samples), maxPoints); err != nil {
 			return d, err
@@ -222,8 +243,10 @@ func intervalPoint(in record.Interval, warmup bool) (IntervalPoint, error) {
 		Completed: in.Completed, Errors: in.Errors, Unsuccessful: in.Unsuccessful,
 		InFlightMean: in.InFlightMean, InFlightMax: in.InFlightMax,
 	}
+	p.Failed = math.NaN()
 	if d := (in.End - in.Start).Seconds(); d > 0 {
 		p.Throughput = float64(in.Completed) / d
+		p.Failed = float64(in.Errors+in.Unsuccessful) / d
 	}
 	h, err := in.Latency.Histogram()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -163,21 +164,21 @@ func TestLoadDetailIntervals(t *testing.T) {
 	s := time.Second
 	want := []IntervalPoint{
 		{Start: -2 * s, End: -1 * s, Warmup: true, P50: top(5), P90: top(9), P99: nan, Max: top(10),
-			Completed: 10, Errors: 1, Throughput: 10, InFlightMean: 0.5, InFlightMax: 1},
+			Completed: 10, Errors: 1, Failed: 1, Throughput: 10, InFlightMean: 0.5, InFlightMax: 1},
 		{Start: -1 * s, End: 0, Warmup: true, P50: nan, P90: nan, P99: nan, Max: nan,
 			InFlightMean: 1.5, InFlightMax: 2},
 		{Start: 0, End: s, P50: top(50), P90: top(90), P99: top(99), Max: top(100),
-			Completed: 100, Errors: 2, Throughput: 100, InFlightMean: 0.5, InFlightMax: 1},
+			Completed: 100, Errors: 2, Failed: 2, Throughput: 100, InFlightMean: 0.5, InFlightMax: 1},
 		{Start: s, End: 2 * s, P50: nan, P90: nan, P99: nan, Max: nan, InFlightMean: 1.5, InFlightMax: 2},
 		// 99 samples: p99 needs 100.
 		{Start: 2 * s, End: 3 * s, P50: top(150), P90: top(189), P99: nan, Max: top(199),
-			Completed: 99, Errors: 2, Throughput: 99, InFlightMean: 2.5, InFlightMax: 3},
+			Completed: 99, Errors: 2, Failed: 2, Throughput: 99, InFlightMean: 2.5, InFlightMax: 3},
 		// 9 samples: p90 needs 10.
 		{Start: 3 * s, End: 4 * s, P50: top(204), P90: nan, P99: nan, Max: top(208),
-			Completed: 9, Errors: 1, Throughput: 9, InFlightMean: 3.5, InFlightMax: 4},
+			Completed: 9, Errors: 1, Failed: 1, Throughput: 9, InFlightMean: 3.5, InFlightMax: 4},
 		// 1 sample: p50 needs 2; the maximum is its value.
 		{Start: 4 * s, End: 5 * s, P50: nan, P90: nan, P99: nan, Max: top(209),
-			Completed: 1, Errors: 0, Throughput: 1, InFlightMean: 4.5, InFlightMax: 5},
+			Completed: 1, Errors: 0, Failed: 0, Throughput: 1, InFlightMean: 4.5, InFlightMax: 5},
 	}
 	if diff := cmp.Diff(want, got[0].Intervals, nanEqual); diff != "" {
 		t.Errorf("intervals (-want +got):\n%s", diff)
@@ -190,6 +191,39 @@ func TestLoadDetailIntervals(t *testing.T) {
 	if d := got[0]; d.Samples != nil || d.TrendOK || d.Steps != nil || d.Probes != nil || d.Profiles != nil {
 		t.Errorf("a run without raw samples, steps, probes or profiles: got samples %d, trend %v, steps %v, probes %v, profiles %v",
 			len(d.Samples), d.TrendOK, d.Steps, d.Probes, d.Profiles)
+	}
+}
+
+// TestMarkShort marks the intervals under half the run's median length
+// short: one cut at a phase's end, and one of no length, whose failure
+// rate is NaN.
+func TestMarkShort(t *testing.T) {
+	in := func(from, to time.Duration) IntervalPoint {
+		p, err := intervalPoint(record.Interval{Start: from, End: to, Errors: 1}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ms := time.Millisecond
+	// Lengths 1, 1, 1, 0.3, 0.6 and 0 s: the median 0.8 s, half of it 0.4 s.
+	ivs := []IntervalPoint{in(0, 1000*ms), in(1000*ms, 2000*ms), in(2000*ms, 3000*ms), in(3000*ms, 3300*ms),
+		in(3300*ms, 3900*ms), in(3900*ms, 3900*ms)}
+	markShort(ivs)
+	var short []int
+	for i, iv := range ivs {
+		if iv.Short {
+			short = append(short, i)
+		}
+	}
+	if want := []int{3, 5}; !slices.Equal(short, want) {
+		t.Errorf("short intervals %v; want %v", short, want)
+	}
+	if got := ivs[4].Failed; math.Abs(got-1/0.6) > 1e-9 {
+		t.Errorf("one failure in 0.6 s: %g per second; want %g", got, 1/0.6)
+	}
+	if got := ivs[5].Failed; !math.IsNaN(got) {
+		t.Errorf("an interval of no length: %g failures per second; want NaN", got)
 	}
 }
 

@@ -47,7 +47,7 @@ type Experiment struct {
 	Runs  RunCounts
 	// Probes summarise the probes of every counted run per variant ×
 	// level; nil until LoadProbes reads them.
-	Probes []ProbeStat
+	Probes []analysis.ProbeStat
 
 	variants []string
 	runs     map[int64]analysis.Run

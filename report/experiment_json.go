@@ -190,7 +190,7 @@ type ExpectationJSON struct {
 	Note            string   `json:"note"`    // why n/a
 }
 
-// ProbeJSON is one probe series of a variant at a level; see ProbeStat.
+// ProbeJSON is one probe series of a variant at a level; see analysis.ProbeStat.
 // Median and max are in the unit the series name gives (seconds for
 // _seconds, bytes for _bytes, per second for :rate).
 type ProbeJSON struct {

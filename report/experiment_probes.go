@@ -16,90 +16,45 @@ import (
 	"github.com/latlab/latlab/units"
 )
 
-// A ProbeStat summarises one probe series of a variant at a level over
-// the level's counted runs: each run's points reduced to their median and
-// their maximum, then the median of the medians and the highest maximum.
-// Values are in the unit the series name gives.
-type ProbeStat struct {
-	Variant string
-	analysis.Level
-	Probe  string // the probe that took it: metrics, process, prometheus, traces
-	Series string // as stored: "latlab_request_filter_duration_seconds:p99", "rss_bytes"
-	// Labels tell series of one name apart, as probeLabels keeps them: a
-	// process's pid and a lone scrape target's instance are left out,
-	// since they change from run to run.
-	Labels map[string]string
-	Median float64 // median over runs of each run's median point
-	Max    float64 // the highest point of any run
-	Runs   int     // runs with points
-	Points int     // points over all runs
-}
-
-// Family is the series name before any ":": the metric family of a
-// windowed quantile or rate ("latlab_request_filter_duration_seconds").
-func (p ProbeStat) Family() string { f, _, _ := strings.Cut(p.Series, ":"); return f }
-
-// Stat is the series name after ":": p50, p99, p100, rate; "" for
-// series without one.
-func (p ProbeStat) Stat() string { _, s, _ := strings.Cut(p.Series, ":"); return s }
-
 // LoadProbes reads the probe points of every counted run from db and sets
 // r.Probes, which the text and JSON reports then summarise.
 func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
-	points := map[int64][]store.ProbePoint{}
+	var ids []int64
 	for _, l := range r.Levels {
-		for _, id := range l.RunIDs {
-			ps, err := db.Probes(ctx, id)
-			if err != nil {
-				return fmt.Errorf("reading the probes of run %d: %w", id, err)
-			}
-			points[id] = ps
-		}
+		ids = append(ids, l.RunIDs...)
 	}
-	r.Probes = summarizeProbes(r.Levels, points)
+	points, err := readProbes(ctx, db, ids)
+	if err != nil {
+		return err
+	}
+	r.Probes = probeStats(r.Levels, points)
 	return nil
 }
 
-// summarizeProbes summarises the points of each level's counted runs, in
-// levels order, then by probe, series and labels. Liveness ("up") is left
-// out: it is not a measurement.
-func summarizeProbes(levels []analysis.LevelResult, points map[int64][]store.ProbePoint) []ProbeStat {
-	out := []ProbeStat{}
+// readProbes reads the probe points of the runs ids from db, by run ID.
+func readProbes(ctx context.Context, db *store.DB, ids []int64) (map[int64][]store.ProbePoint, error) {
+	points := map[int64][]store.ProbePoint{}
+	for _, id := range ids {
+		ps, err := db.Probes(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("reading the probes of run %d: %w", id, err)
+		}
+		points[id] = ps
+	}
+	return points, nil
+}
+
+// probeStats summarises the probes of each level's counted runs with
+// analysis.ProbeStats, in levels order, each level's series in reading
+// order: by probe (probeOrder), family and labels, a family's series by
+// statOrder.
+func probeStats(levels []analysis.LevelResult, points map[int64][]store.ProbePoint) []analysis.ProbeStat {
+	out := []analysis.ProbeStat{}
 	for _, l := range levels {
-		type acc struct {
-			stat      ProbeStat
-			meds, max []float64
-		}
-		groups := map[string]*acc{}
-		for _, id := range l.RunIDs {
-			run := points[id]
-			labels := probeLabels(run)
-			perRun := map[string][]float64{}
-			for i, p := range run {
-				if p.Series == "up" || observerRoute(p) || math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
-					continue
-				}
-				key := p.Probe + "\x00" + p.Series + "\x00" + labelKey(labels[i])
-				if groups[key] == nil {
-					groups[key] = &acc{stat: ProbeStat{Variant: l.Variant, Level: l.Level, Probe: p.Probe, Series: p.Series, Labels: labels[i]}}
-				}
-				perRun[key] = append(perRun[key], p.Value)
-			}
-			for key, vs := range perRun {
-				g := groups[key]
-				g.meds, g.max = append(g.meds, analysis.Median(vs)), append(g.max, slices.Max(vs))
-				g.stat.Runs++
-				g.stat.Points += len(vs)
-			}
-		}
-		var stats []ProbeStat
-		for _, g := range groups {
-			g.stat.Median, g.stat.Max = analysis.Median(g.meds), slices.Max(g.max)
-			stats = append(stats, g.stat)
-		}
-		slices.SortFunc(stats, func(a, b ProbeStat) int {
+		stats := analysis.ProbeStats(l, points)
+		slices.SortStableFunc(stats, func(a, b analysis.ProbeStat) int {
 			return cmp.Or(cmp.Compare(probeOrder(a.Probe), probeOrder(b.Probe)), cmp.Compare(a.Probe, b.Probe),
-				cmp.Compare(a.Family(), b.Family()), cmp.Compare(labelKey(a.Labels), labelKey(b.Labels)),
+				cmp.Compare(a.Family(), b.Family()), cmp.Compare(analysis.LabelKey(a.Labels), analysis.LabelKey(b.Labels)),
 				cmp.Compare(statOrder(a.Stat()), statOrder(b.Stat())))
 		})
 		out = append(out, stats...)
@@ -137,93 +92,6 @@ func statOrder(stat string) float64 {
 		return 1000
 	}
 	return 2000
-}
-
-// probeLabels returns the labels of each of one run's points as reports
-// group them. A process is named by its role and command; when several
-// share both, the pid's rank among them is kept as label n, since a pid
-// changes from run to run. A family scraped from one instance only, or
-// labelled by service as graph nodes are, drops its instance label, which
-// may change from run to run too.
-func probeLabels(run []store.ProbePoint) []map[string]string {
-	pids := map[string][]int{}         // role and comm → pids
-	instances := map[string][]string{} // probe and family → instances
-	for _, p := range run {
-		if p.Probe == "process" {
-			k := p.Labels["role"] + "\x00" + p.Labels["comm"]
-			if pid, err := strconv.Atoi(p.Labels["pid"]); err == nil && !slices.Contains(pids[k], pid) {
-				pids[k] = append(pids[k], pid)
-			}
-			continue
-		}
-		if in, ok := p.Labels["instance"]; ok {
-			f, _, _ := strings.Cut(p.Series, ":")
-			k := p.Probe + "\x00" + f
-			if !slices.Contains(instances[k], in) {
-				instances[k] = append(instances[k], in)
-			}
-		}
-	}
-	for _, ps := range pids {
-		slices.Sort(ps)
-	}
-	out := make([]map[string]string, len(run))
-	for i, p := range run {
-		var drop string
-		var rank int
-		switch p.Probe {
-		case "process":
-			drop = "pid"
-			k := p.Labels["role"] + "\x00" + p.Labels["comm"]
-			if ps := pids[k]; len(ps) > 1 {
-				pid, _ := strconv.Atoi(p.Labels["pid"])
-				rank = slices.Index(ps, pid) + 1
-			}
-		default:
-			f, _, _ := strings.Cut(p.Series, ":")
-			if _, named := p.Labels["service"]; named || len(instances[p.Probe+"\x00"+f]) <= 1 {
-				drop = "instance" // a graph node's service label names it for good
-			}
-		}
-		var l map[string]string
-		for k, v := range p.Labels {
-			if k == drop {
-				continue
-			}
-			if l == nil {
-				l = map[string]string{}
-			}
-			l[k] = v
-		}
-		if rank > 0 {
-			if l == nil {
-				l = map[string]string{}
-			}
-			l["n"] = strconv.Itoa(rank)
-		}
-		out[i] = l
-	}
-	return out
-}
-
-// observerRoute says whether p measures a graph node's answers to the
-// tools that watch it — scrapes, health checks, profiles — rather than to
-// the load: those are left out of summaries and plots.
-func observerRoute(p store.ProbePoint) bool {
-	switch p.Labels["route"] {
-	case "/metrics", "/healthz", "/debug/pprof/":
-		return true
-	}
-	return false
-}
-
-// labelKey identifies a label set.
-func labelKey(labels map[string]string) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		b.WriteString(k + "=" + labels[k] + "\x00")
-	}
-	return b.String()
 }
 
 // labelText names a label set compactly: a process by its role and
@@ -287,7 +155,7 @@ type probeTable struct {
 // highest point of the highest one; each process's CPU (its share of the
 // CPUs it may use) and memory; any other series but rates and traces,
 // with its median and maximum.
-func probeSummaryTables(stats []ProbeStat) []probeTable {
+func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 	var families []*probeTable
 	procs := &probeTable{caption: "Processes", head: []string{"variant", "level", "process", "cpu", "cpu max", "rss max"}}
 	other := &probeTable{caption: "Other series", head: []string{"variant", "level", "series", "median", "max"}}
@@ -310,7 +178,7 @@ func probeSummaryTables(stats []ProbeStat) []probeTable {
 		t.head = append(append(t.head, q...), "max")
 	}
 	index := map[string][]string{}
-	row := func(t *probeTable, p ProbeStat, name string) []string {
+	row := func(t *probeTable, p analysis.ProbeStat, name string) []string {
 		key := t.caption + "\x00" + p.Variant + "\x00" + p.Level.String() + "\x00" + name
 		if r, ok := index[key]; ok {
 			return r

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,43 +16,14 @@ import (
 	"github.com/latlab/latlab/store"
 )
 
-func TestProbeLabels(t *testing.T) {
-	at := time.Unix(0, 0)
-	proc := func(pid, role, comm string) store.ProbePoint {
-		return store.ProbePoint{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": pid, "role": role, "comm": comm}, Time: at}
-	}
-	metric := func(series string, labels map[string]string) store.ProbePoint {
-		return store.ProbePoint{Probe: "metrics", Series: series, Labels: labels, Time: at}
-	}
-	run := []store.ProbePoint{
-		proc("900", "target", "latlab"), proc("1000", "target", "latlab"), proc("950", "latlab", "latlab"),
-		proc("900", "target", "latlab"),
-		metric("f_seconds:p99", map[string]string{"filter": "a", "instance": "127.0.0.1:1"}),
-		metric("f_seconds:rate", map[string]string{"filter": "b", "instance": "127.0.0.1:1"}),
-		metric("g_seconds:p99", map[string]string{"instance": "127.0.0.1:1"}),
-		metric("g_seconds:p99", map[string]string{"instance": "127.0.0.1:2"}),
-		metric("h", nil),
-		{Probe: "process", Series: "up", Labels: map[string]string{"pid": "7"}}, {Probe: "process", Series: "up", Labels: map[string]string{"pid": "3"}},
-		metric("s_seconds:p99", map[string]string{"service": "root", "instance": "127.0.0.1:3"}),
-		metric("s_seconds:p99", map[string]string{"service": "leaf", "instance": "127.0.0.1:4"}),
-	}
-	want := []map[string]string{
-		{"role": "target", "comm": "latlab", "n": "1"}, {"role": "target", "comm": "latlab", "n": "2"}, {"role": "latlab", "comm": "latlab"},
-		{"role": "target", "comm": "latlab", "n": "1"},
-		{"filter": "a"}, {"filter": "b"},
-		{"instance": "127.0.0.1:1"}, {"instance": "127.0.0.1:2"},
-		nil,
-		{"n": "2"}, {"n": "1"},
-		{"service": "root"}, {"service": "leaf"},
-	}
-	if diff := cmp.Diff(want, probeLabels(run)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
+// TestLabelText checks how a label set is named in tables and legends.
+func TestLabelText(t *testing.T) {
 	for _, tt := range []struct {
 		labels map[string]string
 		want   string
 	}{
-		{want[0], "target latlab #1"}, {want[2], "load generator"}, {map[string]string{"comm": "nginx"}, "nginx"},
+		{map[string]string{"role": "target", "comm": "latlab", "n": "1"}, "target latlab #1"},
+		{map[string]string{"role": "latlab", "comm": "latlab"}, "load generator"}, {map[string]string{"comm": "nginx"}, "nginx"},
 		{map[string]string{"route": "/", "code": "200"}, "code=200 route=/"}, {nil, ""},
 	} {
 		if got := labelText(tt.labels); got != tt.want {
@@ -231,23 +201,14 @@ func TestProbeChartsSplit(t *testing.T) {
 	}
 }
 
-// TestProbeSummaryLeavesOutObservers checks that a graph node's answers to
-// scrapes and health checks are neither summarised nor drawn.
-func TestProbeSummaryLeavesOutObservers(t *testing.T) {
-	at := time.Unix(0, 0)
-	point := func(route string, v float64) store.ProbePoint {
-		return store.ProbePoint{Probe: "metrics", Series: "latlab_server_request_duration_seconds:p99",
-			Labels: map[string]string{"route": route, "service": "root"}, Time: at, Value: v}
-	}
-	run := []store.ProbePoint{point("/", 0.001), point("/metrics", 0.002), point("/healthz", 0.003), point("/debug/pprof/", 0.004)}
-	levels := []analysis.LevelResult{{Variant: "a", RunIDs: []int64{1}}}
-	stats := summarizeProbes(levels, map[int64][]store.ProbePoint{1: run})
-	if len(stats) != 1 || stats[0].Labels["route"] != "/" || stats[0].Median != 0.001 {
-		t.Errorf("summary %+v, want the / route alone", stats)
-	}
-	for _, p := range run {
-		if got, want := probeDrawn(p), p.Labels["route"] == "/"; got != want {
-			t.Errorf("route %s drawn: %v, want %v", p.Labels["route"], got, want)
+// TestProbeNotDrawnForObservers checks that a graph node's answers to
+// scrapes and health checks are not drawn.
+func TestProbeNotDrawnForObservers(t *testing.T) {
+	for _, route := range []string{"/", "/metrics", "/healthz", "/debug/pprof/"} {
+		p := store.ProbePoint{Probe: "metrics", Series: "latlab_server_request_duration_seconds:p99",
+			Labels: map[string]string{"route": route, "service": "root"}}
+		if got, want := probeDrawn(p), route == "/"; got != want {
+			t.Errorf("route %s drawn: %v, want %v", route, got, want)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/latlab/latlab/analysis"
@@ -125,13 +124,6 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 		done, failed := line("completed/s", i, false), line("failed/s", 3, true)
 		mean, most := line("mean", i, false), line("max", i, true)
 		var warm *plot.Span
-		var lengths []float64
-		for _, in := range run.Intervals {
-			lengths = append(lengths, (in.End - in.Start).Seconds())
-		}
-		// An interval cut short at a phase's start or end holds a few
-		// requests over a few milliseconds: a rate over it means nothing.
-		short := analysis.Median(lengths) / 2
 		for _, in := range run.Intervals {
 			mid := ((in.Start + in.End) / 2).Seconds()
 			if in.Warmup {
@@ -144,16 +136,11 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 			p90.Points = append(p90.Points, plot.Point{X: mid, Y: in.P90})
 			p99.Points = append(p99.Points, plot.Point{X: mid, Y: in.P99})
 			pmax.Points = append(pmax.Points, plot.Point{X: mid, Y: in.Max})
-			secs := (in.End - in.Start).Seconds()
-			if secs < short {
-				continue
+			if in.Short {
+				continue // a rate over a few milliseconds means nothing
 			}
 			done.Points = append(done.Points, plot.Point{X: mid, Y: in.Throughput})
-			fail := math.NaN()
-			if secs > 0 {
-				fail = float64(in.Errors+in.Unsuccessful) / secs
-			}
-			failed.Points = append(failed.Points, plot.Point{X: mid, Y: fail})
+			failed.Points = append(failed.Points, plot.Point{X: mid, Y: in.Failed})
 			mean.Points = append(mean.Points, plot.Point{X: mid, Y: in.InFlightMean})
 			most.Points = append(most.Points, plot.Point{X: mid, Y: float64(in.InFlightMax)})
 		}

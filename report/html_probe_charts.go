@@ -87,14 +87,14 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 		x       float64
 	}
 	var samples []sample
-	sets := map[string]map[string]map[string]string{} // group → label sets by labelKey
+	sets := map[string]map[string]map[string]string{} // group → label sets by analysis.LabelKey
 	span := 0.0
 	for _, run := range reps {
 		if len(run.Probes) == 0 {
 			continue
 		}
 		vi := slices.Index(r.variants, run.Variant)
-		labels := probeLabels(run.Probes)
+		labels := analysis.ProbeLabels(run.Probes)
 		t0 := slices.MinFunc(run.Probes, func(a, b store.ProbePoint) int { return a.Time.Compare(b.Time) }).Time
 		for i, p := range run.Probes {
 			if !probeDrawn(p) {
@@ -107,7 +107,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 			if sets[gk] == nil {
 				sets[gk] = map[string]map[string]string{}
 			}
-			sets[gk][labelKey(labels[i])] = labels[i]
+			sets[gk][analysis.LabelKey(labels[i])] = labels[i]
 		}
 	}
 	common := map[string]map[string]string{}
@@ -189,7 +189,7 @@ func oneTime(c *plot.Chart, span float64) bool {
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
 // table has them), nor liveness, nor the count of CPUs allowed.
 func probeDrawn(p store.ProbePoint) bool {
-	return p.Probe != "traces" && p.Series != "up" && p.Series != "cpus_allowed" && !observerRoute(p)
+	return p.Probe != "traces" && p.Series != "up" && p.Series != "cpus_allowed" && !analysis.ObserverRoute(p)
 }
 
 // probeGroupKey names the group p is drawn in: its metric family, or the
@@ -232,7 +232,7 @@ func without(labels, drop map[string]string) map[string]string {
 
 // probePlace finds the plot that point p is drawn in, making it and its
 // group when new, and the sub-name and order of its line there. labels are
-// p's as probeLabels keeps them, less common: those every series of the
+// p's as analysis.ProbeLabels keeps them, less common: those every series of the
 // group shares, which its intro names instead.
 func (r *Experiment) probePlace(groups map[string]*probeGroup, p store.ProbePoint, labels, common map[string]string) (*probePlot, string, float64) {
 	family, stat, _ := strings.Cut(p.Series, ":")
@@ -246,7 +246,7 @@ func (r *Experiment) probePlace(groups map[string]*probeGroup, p store.ProbePoin
 	case stat == "rate":
 		kind, pkey, title = ratePlot, family+"\x00rate", "observations per second"
 	case isQuantile(stat):
-		kind, pkey, title, sub, order = quantilePlot, family+"\x00q\x00"+labelKey(labels), cmp.Or(lt, "all"), stat, statOrder(stat)
+		kind, pkey, title, sub, order = quantilePlot, family+"\x00q\x00"+analysis.LabelKey(labels), cmp.Or(lt, "all"), stat, statOrder(stat)
 		gintro = "Quantiles over the scraper's sliding window, as histogram_quantile computes them from the exported buckets; " +
 			"one plot per label set, each on its own scale."
 	}

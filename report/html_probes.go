@@ -48,7 +48,7 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 		points[run.ID] = run.Probes
 	}
 	var out []htmlTable
-	for _, t := range probeSummaryTables(summarizeProbes(levels, points)) {
+	for _, t := range probeSummaryTables(probeStats(levels, points)) {
 		ht := htmlTable{Caption: t.caption, Head: slices.Delete(slices.Clone(t.head), 1, 2)}
 		for _, row := range t.rows {
 			cells := []htmlCell{{Text: row[0]}, {Text: row[2]}}

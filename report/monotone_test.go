@@ -243,7 +243,7 @@ func TestProbeTableMonotone(t *testing.T) {
 				}
 			}
 		}
-		for _, tab := range probeSummaryTables(summarizeProbes(r.Levels, points)) {
+		for _, tab := range probeSummaryTables(probeStats(r.Levels, points)) {
 			if tab.caption != "filter_duration_seconds" {
 				continue
 			}
