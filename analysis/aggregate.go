@@ -26,16 +26,24 @@ type Run struct {
 	RunPercentiles
 }
 
+// FlagTooFewSamples is the validity flag of a run with too few requests
+// for a trustworthy percentile. It speaks of percentiles, which already
+// read n/a or low-confidence from too few samples; the run itself is
+// sound, so this flag alone leaves no run out.
+const FlagTooFewSamples = "too_few_samples"
+
+// LeavesOut reports whether a run flagged name is left out of aggregates
+// by default: every flag but FlagTooFewSamples.
+func LeavesOut(name string) bool { return name != FlagTooFewSamples }
+
 // Valid reports whether r counts in aggregates by default: it went to its
-// end and carries no flag.
+// end and carries no flag that LeavesOut.
 func (r Run) Valid() bool {
 	if r.Status != store.Done {
 		return false
 	}
 	for _, f := range r.Flags {
-		// too_few_samples speaks of percentiles, which already read n/a or
-		// low-confidence from too few samples; the run itself is sound.
-		if f.Name != "too_few_samples" {
+		if LeavesOut(f.Name) {
 			return false
 		}
 	}

@@ -295,7 +295,7 @@ func leftOutNote(side string, left []Run, total int) string {
 			names = append(names, string(r.Status))
 		}
 		for _, f := range r.Flags {
-			if f.Name != "too_few_samples" && !slices.Contains(names, f.Name) {
+			if LeavesOut(f.Name) && !slices.Contains(names, f.Name) {
 				names = append(names, f.Name)
 			}
 		}

@@ -19,13 +19,13 @@ import (
 // The names of the flags Check gives a run (README, "What every number
 // means"), in the order Check reports them.
 const (
-	FlagInterrupted        = "interrupted"         // the run was stopped before its end
-	FlagGeneratorSaturated = "generator_saturated" // open loop: the generator fell behind its schedule
-	FlagTargetCPUHigh      = "target_cpu_high"     // a target process used more CPU than its budget
-	FlagErrors             = "errors"              // too many requests failed
-	FlagInconsistent       = "inconsistent"        // failures unlike the siblings' in kind or timing
-	FlagTrend              = "trend"               // latency drifted over the run
-	FlagTooFewSamples      = "too_few_samples"     // too few requests for a trustworthy p99 (validity.samples_for)
+	FlagInterrupted        = "interrupted"              // the run was stopped before its end
+	FlagGeneratorSaturated = "generator_saturated"      // open loop: the generator fell behind its schedule
+	FlagTargetCPUHigh      = "target_cpu_high"          // a target process used more CPU than its budget
+	FlagErrors             = "errors"                   // too many requests failed
+	FlagInconsistent       = "inconsistent"             // failures unlike the siblings' in kind or timing
+	FlagTrend              = "trend"                    // latency drifted over the run
+	FlagTooFewSamples      = analysis.FlagTooFewSamples // too few requests for a trustworthy p99 (validity.samples_for)
 )
 
 // RunCheck is what the validity checks look at for one run.

@@ -25,7 +25,7 @@ func (r *Experiment) FlaggedNote(ctx context.Context, db *store.DB, dbPath, spec
 		}
 		flagged = append(flagged, run)
 		for _, f := range run.Flags {
-			if f.Name != "too_few_samples" {
+			if analysis.LeavesOut(f.Name) {
 				byName[f.Name]++
 			}
 		}

@@ -115,7 +115,7 @@ func (r *Experiment) summarySection() htmlSection {
 		var flags, why []string
 		excluding := false // a flag that leaves runs out, not only a note on their percentiles
 		for _, f := range r.Flags(l.Variant, l.Level) {
-			excluding = excluding || f.Name != "too_few_samples"
+			excluding = excluding || analysis.LeavesOut(f.Name)
 			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
 			why = append(why, fmt.Sprintf("%s, e.g. run %d: %s", f.Name, f.RunID, f.Example))
 		}
