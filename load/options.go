@@ -104,6 +104,16 @@ const (
 	DefaultSamples = 1_000_000
 )
 
+// Upper bounds of the options (see Settings.Validate): past them a value
+// is a slip of the keyboard rather than a load.
+const (
+	MaxCount    = 1_000_000      // workers, the in-flight cap, connections and a ramp's burst
+	MaxStreams  = 10_000         // streams per HTTP/2 connection
+	MaxRequests = 1e12           // requests
+	MaxRate     = 1e9            // requests per second
+	MaxDuration = 24 * time.Hour // duration, warm-up, interval, timeout and a ramp's period
+)
+
 // Defaults returns the options a load starts from: open mode, GET, and the
 // default timeout, interval, streams and client. Duration is left 0:
 // DefaultDuration applies only when nothing else ends the run (see Limit).
