@@ -10,8 +10,9 @@ import (
 // latlab attack's flags are registered on its fields, and an experiment
 // spec's load: mapping is decoded into them; each only translates its own
 // syntax. Defaults returns Settings with every default filled in, Validate
-// names every option that is wrong (both judge by it), and Model, Pacer,
-// Transport and Config build what Attack takes.
+// names every option that is wrong and Conflicts every option the others
+// make meaningless (both judge by them), and Model, Pacer, Transport and
+// Config build what Attack takes.
 //
 // The spec tag of a field is its key in a spec's load: mapping ("-": the
 // spec has no such key). Adding an option means a field here (with its
