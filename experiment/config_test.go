@@ -159,19 +159,29 @@ func TestLoadForModels(t *testing.T) {
 }
 
 func TestLoadForTransport(t *testing.T) {
-	s := mustParse(t, loadBase+"  timeout: 2s\n  connections: 8\n  no_keepalive: true\n  h2c: true\n  streams: 10\n  client: nethttp\n  insecure: true\n")
-	cfg, err := s.LoadFor(Trial{Variant: "a", Level: record.Level{Rate: 100}}, "")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		load string
+		want load.Options
+	}{
+		{"  timeout: 2s\n  connections: 8\n  no_keepalive: true\n  client: nethttp\n  insecure: true\n",
+			load.Options{Timeout: 2 * time.Second, Connections: 8, NoKeepAlive: true, Streams: DefaultStreams, NetHTTP: true}},
+		{"  timeout: 2s\n  h2c: true\n  streams: 10\n  insecure: true\n",
+			load.Options{Timeout: 2 * time.Second, H2C: true, Streams: 10}},
 	}
-	o := cfg.Transport
-	if o.TLS == nil || !o.TLS.InsecureSkipVerify {
-		t.Error("insecure did not skip verification")
-	}
-	o.TLS = nil
-	want := load.Options{Timeout: 2 * time.Second, Connections: 8, NoKeepAlive: true, H2C: true, Streams: 10, NetHTTP: true}
-	if diff := cmp.Diff(want, o); diff != "" {
-		t.Errorf("options (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		s := mustParse(t, loadBase+tt.load)
+		cfg, err := s.LoadFor(Trial{Variant: "a", Level: record.Level{Rate: 100}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := cfg.Transport
+		if o.TLS == nil || !o.TLS.InsecureSkipVerify {
+			t.Errorf("%s: insecure did not skip verification", tt.load)
+		}
+		o.TLS = nil
+		if diff := cmp.Diff(tt.want, o); diff != "" {
+			t.Errorf("%s: options (-want +got):\n%s", tt.load, diff)
+		}
 	}
 }
 

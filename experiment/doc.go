@@ -35,8 +35,9 @@
 //	  # targets: FILE or scenario: FILE instead of path, method, headers and
 //	  # body; their URLs' scheme and host become the variant's
 //	  # arrivals: constant | poisson, max_in_flight: N (open mode)
-//	  # interval: 1s, success: 200-299, timeout: 30s, connections: N,
-//	  # no_keepalive, http2, h2c, streams: 100, client: lean | nethttp, insecure
+//	  # interval: 1s, success: 200-299, timeout: 30s, insecure,
+//	  # connections: N (not in sequential mode), http2 or h2c with
+//	  # streams: 100, or HTTP/1.1 with no_keepalive and client: lean | nethttp
 //	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
 //	runs: 10                              # default 1
 //	order: interleaved                    # or grouped

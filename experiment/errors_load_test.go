@@ -116,7 +116,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "duration too long",
 			spec: loadBase + "  duration: 48h\n",
-			want: "spec.yaml:8: load.duration: 48h is more than 24h",
+			want: "spec.yaml:8: load.duration: want at most 24h0m0s, got 48h0m0s",
 		},
 		{
 			name: "requests zero",
@@ -128,7 +128,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			spec: loadBase + "  max_in_flight: -3\n  connections: 0\n  requests: 2000000000000\n",
 			want: "spec.yaml:8: load.max_in_flight: want at least 1, got -3\n" +
 				"spec.yaml:9: load.connections: want at least 1, got 0\n" +
-				"spec.yaml:10: load.requests: 2000000000000 is more than 1000000000000",
+				"spec.yaml:10: load.requests: want at most 1000000000000, got 2000000000000",
 		},
 		{
 			name: "path without slash",
@@ -230,7 +230,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			name: "rates one a line",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates:\n    - 0\n    - 2e9\n    - 5\n    - 5\n",
 			want: "spec.yaml:6: load.rates[0]: want a positive rate, got 0\n" +
-				"spec.yaml:7: load.rates[1]: 2e9 is more than 1e9\n" +
+				"spec.yaml:7: load.rates[1]: want at most 1e+09, got 2e+09\n" +
 				"spec.yaml:9: load.rates[3]: duplicate rate 5",
 		},
 		{

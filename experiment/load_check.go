@@ -9,7 +9,8 @@ import (
 
 // checkLoad checks that the fields given fit together: the level fields
 // the mode takes (see load.Mode.Takes) and needs, and the fields that
-// cannot stand beside each other (see load.Excludes), but those wrong,
+// cannot stand beside each other (see load.Excludes) or that the others
+// make meaningless (see load.Settings.Conflicts), but those wrong,
 // already reported, on their own. Fields the mode needs but that are
 // missing are reported at the mode, or at base when the mode is the
 // default; fields a variant dropped are not, since what dropped them is
@@ -60,6 +61,15 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped, wrong map[
 			if slices.Index(loadKeys, b) > i && !wrong[b] {
 				conflict(a, b, gives(a, b))
 			}
+		}
+	}
+	var keys []string
+	for key := range given {
+		keys = append(keys, key)
+	}
+	for _, p := range load.Problems(l.settings().Conflicts(keys...)) {
+		if e, ok := given[p.Option]; ok && !wrong[p.Option] {
+			d.errorf(e.k, e.path(), "%s", p.Text(load.Ref.String))
 		}
 	}
 }

@@ -11,15 +11,42 @@ import (
 // field gives it.
 type OptionError struct {
 	Option string
-	Item   int // the item at fault of a list (Rates, Concurrency), counting from 1; 0 means the option as a whole
-	Msg    string
+	Item   int    // the item at fault of a list (Rates, Concurrency), counting from 1; 0 means the option as a whole
+	Msg    string // with Refs, a format naming each at a %s verb (see Text)
+	Refs   []Ref  // the other options Msg names
+}
+
+// A Ref names an option by its spec key and, when a rule is about one of
+// its values, that value: {arrivals poisson}, {mode sequential}.
+type Ref struct{ Option, Value string }
+
+// String names r as a spec's load: mapping gives it: "http2",
+// "arrivals: poisson".
+func (r Ref) String() string {
+	if r.Value == "" {
+		return r.Option
+	}
+	return r.Option + ": " + r.Value
 }
 
 func (e *OptionError) Error() string {
 	if e.Item > 0 {
-		return fmt.Sprintf("%s[%d]: %s", e.Option, e.Item-1, e.Msg)
+		return fmt.Sprintf("%s[%d]: %s", e.Option, e.Item-1, e.Text(Ref.String))
 	}
-	return e.Option + ": " + e.Msg
+	return e.Option + ": " + e.Text(Ref.String)
+}
+
+// Text returns e's message with the options it refers to named by name,
+// as a command line's flags or a spec's fields spell them.
+func (e *OptionError) Text(name func(Ref) string) string {
+	if len(e.Refs) == 0 {
+		return e.Msg
+	}
+	a := make([]any, len(e.Refs))
+	for i, r := range e.Refs {
+		a[i] = name(r)
+	}
+	return fmt.Sprintf(e.Msg, a...)
 }
 
 // Check finds, before anything is sent, the options that cannot work with

@@ -10,8 +10,9 @@ import (
 // latlab attack's flags are registered on its fields, and an experiment
 // spec's load: mapping is decoded into them; each only translates its own
 // syntax. Defaults returns Settings with every default filled in, Validate
-// names every option that is wrong (both judge by it), and Model, Pacer,
-// Transport and Config build what Attack takes.
+// names every option that is wrong and Conflicts every option the others
+// make meaningless (both judge by them), and Model, Pacer, Transport and
+// Config build what Attack takes.
 //
 // The spec tag of a field is its key in a spec's load: mapping ("-": the
 // spec has no such key). Adding an option means a field here (with its
@@ -102,6 +103,16 @@ const (
 	// DefaultSamples is how many measured requests are kept raw unless
 	// told otherwise: 40 MB of memory during the run (record.Raw).
 	DefaultSamples = 1_000_000
+)
+
+// Upper bounds of the options (see Settings.Validate): past them a value
+// is a slip of the keyboard rather than a load.
+const (
+	MaxCount    = 1_000_000      // workers, the in-flight cap, connections and a ramp's burst
+	MaxStreams  = 10_000         // streams per HTTP/2 connection
+	MaxRequests = 1e12           // requests
+	MaxRate     = 1e9            // requests per second
+	MaxDuration = 24 * time.Hour // duration, warm-up, interval, timeout and a ramp's period
 )
 
 // Defaults returns the options a load starts from: open mode, GET, and the

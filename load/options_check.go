@@ -8,7 +8,9 @@ import (
 	"time"
 )
 
-// Validate returns every option of s that is wrong on its own, each as an
+// Validate returns every option of s that is wrong on its own (out of
+// its range, such as a count past MaxCount, or not one of its values),
+// each as an
 // *OptionError naming it by its spec key ("max_in_flight") and, for a
 // level, by its item, joined by errors.Join in this order: the levels
 // first, then the limits, the transport and the samples; or nil. First
@@ -35,6 +37,8 @@ func (s *Settings) Validate(given ...string) error {
 		switch {
 		case c < 1:
 			bad("concurrency", i+1, "want at least 1, got %d", c)
+		case c > MaxCount:
+			bad("concurrency", i+1, "want at most %d, got %d", MaxCount, c)
 		case slices.Contains(s.Concurrency[:i], c):
 			bad("concurrency", i+1, "duplicate concurrency %d", c)
 		}
@@ -48,39 +52,50 @@ func (s *Settings) Validate(given ...string) error {
 		switch {
 		case !s.rateOK(r):
 			bad("rates", i+1, "want a positive rate, got %g", r)
+		case r > MaxRate:
+			bad("rates", i+1, "want at most %g, got %g", MaxRate, r)
 		case slices.Contains(s.Rates[:i], r):
 			bad("rates", i+1, "duplicate rate %g", r)
 		}
 	}
-	if r := s.Ramp; r != nil && (r.Burst < 1 || r.Every <= 0) {
-		bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
-	}
-	if int64(s.MaxInFlight) < least("max_in_flight") {
-		bad("max_in_flight", 0, "want at least 1, got %d", s.MaxInFlight)
-	}
-	if s.Requests < least("requests") {
-		bad("requests", 0, "want a positive number of requests, got %d", s.Requests)
-	}
-	for _, d := range []struct {
-		option string
-		d, min time.Duration
-	}{{"duration", s.Duration, time.Duration(least("duration"))}, {"warmup", s.Warmup, 0}, {"interval", s.Interval, 1}} {
-		if d.d < d.min {
-			bad(d.option, 0, "want a positive duration, got %s", d.d)
+	if r := s.Ramp; r != nil {
+		switch {
+		case r.Burst < 1 || r.Every <= 0:
+			bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
+		case r.Burst > MaxCount || r.Every > MaxDuration:
+			bad("ramp", 0, "want a burst of at most %d and a period of at most %s, got %d and %s", MaxCount, MaxDuration, r.Burst, r.Every)
 		}
+	}
+	count := func(option string, n, min, max int64, what string) {
+		switch {
+		case n < min:
+			bad(option, 0, "want %s, got %d", what, n)
+		case n > max:
+			bad(option, 0, "want at most %d, got %d", max, n)
+		}
+	}
+	count("max_in_flight", int64(s.MaxInFlight), least("max_in_flight"), MaxCount, "at least 1")
+	count("requests", s.Requests, least("requests"), MaxRequests, "a positive number of requests")
+	duration := func(option string, d, min time.Duration) {
+		switch {
+		case d < min:
+			bad(option, 0, "want a positive duration, got %s", d)
+		case d > MaxDuration:
+			bad(option, 0, "want at most %s, got %s", MaxDuration, d)
+		}
+	}
+	duration("duration", s.Duration, time.Duration(least("duration")))
+	duration("warmup", s.Warmup, 0)
+	duration("interval", s.Interval, 1)
+	if !IsToken(s.Method) {
+		bad("method", 0, "%q is not an HTTP method", s.Method)
 	}
 	if _, err := s.codes(); err != nil {
 		bad("success", 0, "%v", err)
 	}
-	if s.Timeout <= 0 {
-		bad("timeout", 0, "want a positive duration, got %s", s.Timeout)
-	}
-	if int64(s.Connections) < least("connections") {
-		bad("connections", 0, "want at least 1, got %d", s.Connections)
-	}
-	if s.Streams < 1 {
-		bad("streams", 0, "want at least 1, got %d", s.Streams)
-	}
+	duration("timeout", s.Timeout, 1)
+	count("connections", int64(s.Connections), least("connections"), MaxCount, "at least 1")
+	count("streams", int64(s.Streams), 1, MaxStreams, "at least 1")
 	if s.HTTP2 && s.H2C {
 		bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
 	}
@@ -91,6 +106,39 @@ func (s *Settings) Validate(given ...string) error {
 	}
 	if s.Samples < 0 {
 		bad("samples", 0, "want 0 or more, got %d", s.Samples)
+	}
+	return errors.Join(errs...)
+}
+
+// Conflicts returns every option of s that the others make meaningless,
+// each as an *OptionError naming it by its spec key and the options it
+// conflicts with by its Refs, joined like Validate's problems in this
+// order: streams without HTTP/2, a client or no_keepalive with HTTP/2
+// (which always goes through Go's http2 and keeps its connections),
+// connections in sequential mode, and a seed without Poisson arrivals;
+// or nil. given names, by spec key, the options given explicitly, since
+// streams, client, connections and seed have defaults that are no
+// conflict. Each would be ignored, so the load is refused instead.
+func (s *Settings) Conflicts(given ...string) error {
+	var errs []error
+	bad := func(option, msg string, refs ...Ref) {
+		errs = append(errs, &OptionError{Option: option, Msg: msg, Refs: refs})
+	}
+	h2 := s.HTTP2 || s.H2C
+	if slices.Contains(given, "streams") && !h2 {
+		bad("streams", "streams are HTTP/2's; give %s or %s too", Ref{Option: "http2"}, Ref{Option: "h2c"})
+	}
+	if slices.Contains(given, "client") && h2 {
+		bad("client", "picks the HTTP/1.1 client; HTTP/2 always goes through Go's http2")
+	}
+	if s.NoKeepAlive && h2 {
+		bad("no_keepalive", "HTTP/2 multiplexes requests on connections it keeps; drop %s", Ref{Option: "no_keepalive"})
+	}
+	if slices.Contains(given, "connections") && s.Mode == ModeSequential {
+		bad("connections", "%s uses one connection", Ref{"mode", string(ModeSequential)})
+	}
+	if slices.Contains(given, "seed") && s.Arrivals != PoissonArrivals {
+		bad("seed", "seeds Poisson arrivals; give %s too", Ref{"arrivals", PoissonArrivals})
 	}
 	return errors.Join(errs...)
 }

@@ -35,6 +35,31 @@ func TestSettingsValidate(t *testing.T) {
 		{"h2c", func(s *Settings) { s.HTTP2, s.H2C = true, true }},
 		{"samples", func(s *Settings) { s.Samples = -1 }},
 		{"client", func(s *Settings) { s.Client = "curl" }},
+		// The upper bounds: at the bound is fine, past it is not.
+		{"", func(s *Settings) {
+			s.Mode, s.Rates, s.Concurrency = ModeRamp, nil, []int{MaxCount}
+			s.Ramp = &RampStep{Burst: MaxCount, Every: MaxDuration}
+			s.MaxInFlight, s.Connections, s.Streams, s.Requests = MaxCount, MaxCount, MaxStreams, MaxRequests
+			s.Duration, s.Warmup, s.Interval, s.Timeout = MaxDuration, MaxDuration, MaxDuration, MaxDuration
+		}},
+		{"", func(s *Settings) { s.Rates = []float64{MaxRate} }},
+		{"concurrency", func(s *Settings) { s.Concurrency = []int{MaxCount + 1} }},
+		{"rates", func(s *Settings) { s.Rates = []float64{10, 2e9} }},
+		{"ramp", func(s *Settings) { s.Ramp = &RampStep{Burst: MaxCount + 1, Every: time.Second} }},
+		{"ramp", func(s *Settings) { s.Ramp = &RampStep{Burst: 1, Every: MaxDuration + 1} }},
+		{"max_in_flight", func(s *Settings) { s.MaxInFlight = MaxCount + 1 }},
+		{"requests", func(s *Settings) { s.Requests = MaxRequests + 1 }},
+		{"duration", func(s *Settings) { s.Duration = 48 * time.Hour }},
+		{"warmup", func(s *Settings) { s.Warmup = 48 * time.Hour }},
+		{"interval", func(s *Settings) { s.Interval = 48 * time.Hour }},
+		{"timeout", func(s *Settings) { s.Timeout = 48 * time.Hour }},
+		{"connections", func(s *Settings) { s.Connections = MaxCount + 1 }},
+		{"streams", func(s *Settings) { s.Streams = MaxStreams + 1 }},
+		// The method is an HTTP token, in any case.
+		{"", func(s *Settings) { s.Method = "purge" }},
+		{"method", func(s *Settings) { s.Method = "" }},
+		{"method", func(s *Settings) { s.Method = "GE T" }},
+		{"method", func(s *Settings) { s.Method = "GET(1)" }},
 	}
 	for _, tt := range tests {
 		s := Defaults()
@@ -182,6 +207,65 @@ func TestSettingsRequest(t *testing.T) {
 	got = s.Request(base)
 	if got.URL.String() != "http://127.0.0.1:9000/p?r=2" || string(got.Body) != "from file" || base.Path != "/own" {
 		t.Errorf("with path and body file: %+v, base %s", got, base)
+	}
+}
+
+// TestSettingsConflicts holds which options the others make
+// meaningless, in Conflicts' order, and how a message names the options
+// it refers to: as a spec does by default, or as a caller spells them.
+func TestSettingsConflicts(t *testing.T) {
+	tests := []struct {
+		set   func(*Settings)
+		given []string
+		want  []string // the problems' options; nil means none
+	}{
+		{func(*Settings) {}, nil, nil},
+		{func(*Settings) {}, []string{"streams", "client", "connections", "seed"}, []string{"streams", "seed"}},
+		{func(s *Settings) { s.H2C = true }, []string{"streams"}, nil},
+		{func(s *Settings) { s.HTTP2 = true }, []string{"streams"}, nil},
+		{func(s *Settings) { s.Client = NetHTTPClient }, []string{"client"}, nil},
+		{func(s *Settings) { s.HTTP2 = true }, []string{"client"}, []string{"client"}},
+		{func(s *Settings) { s.H2C = true }, nil, nil}, // the default client is no conflict
+		{func(s *Settings) { s.NoKeepAlive = true }, nil, nil},
+		{func(s *Settings) { s.NoKeepAlive, s.H2C = true, true }, nil, []string{"no_keepalive"}},
+		{func(s *Settings) { s.Mode = ModeSequential }, []string{"connections"}, []string{"connections"}},
+		{func(s *Settings) { s.Mode = ModeSequential }, nil, nil},
+		{func(s *Settings) { s.Mode = ModeClosed }, []string{"connections"}, nil},
+		{func(s *Settings) { s.Arrivals = PoissonArrivals }, []string{"seed"}, nil},
+		{func(s *Settings) { s.Arrivals = ConstantArrivals }, []string{"seed"}, []string{"seed"}},
+		{func(s *Settings) { s.Mode, s.HTTP2, s.NoKeepAlive = ModeSequential, true, true },
+			[]string{"seed", "connections", "client", "streams"}, []string{"client", "no_keepalive", "connections", "seed"}},
+	}
+	for i, tt := range tests {
+		s := Defaults()
+		tt.set(&s)
+		var got []string
+		for _, p := range Problems(s.Conflicts(tt.given...)) {
+			got = append(got, p.Option)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%d: problems of %v, want %v", i, got, tt.want)
+		}
+	}
+	s := Defaults()
+	s.Mode = ModeSequential
+	p := Problems(s.Conflicts("connections", "seed"))
+	if len(p) != 2 {
+		t.Fatalf("problems %v, want connections and seed", p)
+	}
+	flag := func(r Ref) string { return "--" + r.Option + "=" + r.Value }
+	for _, c := range []struct{ got, want string }{
+		{p[0].Error(), "connections: mode: sequential uses one connection"},
+		{p[1].Error(), "seed: seeds Poisson arrivals; give arrivals: poisson too"},
+		{p[0].Text(flag), "--mode=sequential uses one connection"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	// A message without refs is kept as it is, verbs and all.
+	if e := (&OptionError{Option: "method", Msg: `"%s" is not an HTTP method`}); e.Text(flag) != e.Msg {
+		t.Errorf("Text = %q, want the message as it is", e.Text(flag))
 	}
 }
 

@@ -22,18 +22,14 @@ func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 			}
 		}
 	}
-	h2 := f.HTTP2 || f.H2C
-	switch {
-	case set("streams") && !h2:
-		return usagef("--streams: streams are HTTP/2's; give --http2 or --h2c too")
-	case set("client") && h2:
-		return usagef("--client picks the HTTP/1.1 client; HTTP/2 always goes through Go's http2")
-	case f.NoKeepAlive && h2:
-		return usagef("--no-keepalive: HTTP/2 multiplexes requests on connections it keeps; drop --no-keepalive")
-	case set("connections") && f.sequential:
-		return usagef("--connections: --sequential uses one connection")
-	case set("seed") && f.Arrivals != load.PoissonArrivals:
-		return usagef("--seed seeds Poisson arrivals: give --arrivals poisson too")
+	var given []string
+	for _, option := range []string{"streams", "client", "connections", "seed"} {
+		if set(option) { // the flag is named as the option
+			given = append(given, option)
+		}
+	}
+	if err := load.First(f.Conflicts(given...)); err != nil {
+		return optionError(err)
 	}
 	if err := load.Check(cfg.Source, cfg.Transport, f.TLSFiles()); err != nil {
 		var oe *load.OptionError

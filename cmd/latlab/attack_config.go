@@ -90,9 +90,22 @@ func optionError(err error) error {
 	case errors.As(err, &oe) && oe.Option == "h2c":
 		return usagef("give --http2 (over TLS) or --h2c (cleartext), not both")
 	case errors.As(err, &oe):
-		return usagef("%s: %s", optionFlag(oe.Option), oe.Msg)
+		return usagef("%s: %s", optionFlag(oe.Option), oe.Text(refFlag))
 	}
 	return usageError{err}
+}
+
+// refFlag spells the flag of an option a load.OptionError refers to:
+// --sequential for sequential mode, and the flag and its value for
+// another option's value.
+func refFlag(r load.Ref) string {
+	switch {
+	case r.Option == "mode":
+		return "--" + r.Value
+	case r.Value != "":
+		return optionFlag(r.Option) + " " + r.Value
+	}
+	return optionFlag(r.Option)
 }
 
 // optionFlag spells the flag of a load.Settings option, named by its spec
@@ -107,6 +120,8 @@ func optionFlag(option string) string {
 		return "-n"
 	case "duration":
 		return "-d"
+	case "method":
+		return "-m"
 	}
 	return "--" + strings.ReplaceAll(option, "_", "-")
 }
@@ -141,11 +156,12 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, "", usagef("URL %q: want an absolute http:// or https:// URL", args[0])
 	}
-	method := strings.ToUpper(f.Method)
-	if method == "" || strings.ContainsAny(method, " \t\r\n:/") {
-		return nil, "", usagef("-m: %q is not an HTTP method", f.Method)
+	for _, p := range load.Problems(f.Validate()) {
+		if p.Option == "method" {
+			return nil, "", optionError(p)
+		}
 	}
-	f.Method = method
+	f.Method = strings.ToUpper(f.Method)
 	req := f.Request(u)
 	for _, h := range f.headers { // repeatable, unlike a spec's headers
 		k, v, ok := strings.Cut(h, ":")

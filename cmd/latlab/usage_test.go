@@ -89,6 +89,15 @@ func TestAttackBadInput(t *testing.T) {
 		{"zero streams", []string{url, "--streams", "0", "-n", "1"}, []string{"--streams"}},
 		{"negative connections", []string{url, "--connections", "-1", "-n", "1"}, []string{"--connections"}},
 		{"method with a space", []string{url, "-m", "GET X", "-n", "1"}, []string{"-m", `"GET X"`}},
+		// The bounds are judged before --format, so that an attack let
+		// through by mistake stops at --format, without a million workers.
+		{"method not a token", []string{url, "-m", "GET(1)", "-n", "1", "--format", "xml"}, []string{"-m", `"GET(1)" is not an HTTP method`}},
+		{"workers past the bound", []string{url, "-c", "1000001", "-n", "1", "--format", "xml"}, []string{"-c: want at most 1000000, got 1000001"}},
+		{"rate past the bound", []string{url, "-r", "2e9", "-n", "1", "--format", "xml"}, []string{"-r: want at most 1e+09, got 2e+09"}},
+		{"requests past the bound", []string{url, "-n", "1000000000001", "--format", "xml"}, []string{"-n: want at most 1000000000000"}},
+		{"timeout past the bound", []string{url, "--timeout", "25h", "-n", "1", "--format", "xml"}, []string{"--timeout: want at most 24h0m0s, got 25h0m0s"}},
+		{"streams past the bound", []string{url, "--h2c", "--streams", "10001", "-n", "1", "--format", "xml"}, []string{"--streams: want at most 10000, got 10001"}},
+		{"connections past the bound", []string{url, "--connections", "1000001", "-n", "1", "--format", "xml"}, []string{"--connections: want at most 1000000"}},
 		{"cpus not a list", []string{url, "--cpus", "abc", "-n", "1"}, []string{"--cpus", `"abc"`}},
 		{"cpus missing", []string{url, "--cpus", "1023", "-n", "1"}, []string{"--cpus", "1023"}},
 		{"targets syntax", []string{"--targets", badTargets, "-n", "1"}, []string{badTargets + ":3:", "header", "no colon here"}},
