@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # bench/peers.sh measures `latlab attack` against the HTTP load generators
-# installed on this machine (wrk, ab, hey, fortio, oha), all aimed at one local
-# target, and prints each tool's median per scenario next to latlab's.
+# installed on this machine (wrk, ab, hey, fortio, oha; wrk2 for the open-loop
+# ladder), all aimed at one local target, and prints each tool's median per
+# scenario next to latlab's.
 #
 # Usage (from anywhere; `make bench-peers` runs it with the defaults):
 #
 #   bench/peers.sh [--rounds N] [--seconds S] [--only LIST] [--requests N]
 #                  [--target nginx|serve] [--no-pin] [--install]
+#                  [--rates LIST] [--step N] [--max-rate N] [--conns N]
 #
 #   --rounds N      rounds per scenario (default 3); tools take turns in each
 #                   round, in an order rotated every round
 #   --seconds S     length of each timed run (default 5)
 #   --only LIST     scenarios to run, comma- or space-separated
-#                   (default closed50,closed1,open20k,n1m)
+#                   (default closed50,closed1,open20k,n1m,ladder)
 #   --requests N    requests of the n1m scenario (default 1000000)
+#   --rates LIST    first rates of the ladder, req/s, rising
+#                   (default 10000,20000)
+#   --step N        then the ladder climbs by N req/s until every tool falls
+#                   short (default 20000; 0: the listed rates only)
+#   --max-rate N    the ladder never goes above N req/s (default 400000)
+#   --conns N       connections of wrk2, oha and fortio in the ladder
+#                   (default 100)
 #   --target T      nginx (default when installed) or serve (latlab serve)
 #   --no-pin        do not pin the target and the load generators to CPUs
 #   --install       install missing peers first: Debian packages wrk,
@@ -32,18 +41,30 @@
 #             with pinning on, once pinned and once on all CPUs
 #   n1m       closed loop, 300 connections, N requests: wall time, peak RSS
 #             (wrk cannot stop after N requests, so it sits this one out)
+#   ladder    open loop at each rate of the ladder for S seconds: latlab,
+#             wrk2, oha and fortio; per tool and rate the achieved rate and
+#             latency p50/p99 from the intended send time; each tool's
+#             open-loop capacity, the highest rate at which it sent >= 99.5%
+#             of its schedule, >= 99.5% of them answered 2xx/3xx, with
+#             latency p99 <= 10 ms (median of the rounds' capacities)
 #
 # The target answers "ok\n" with status 200 to every GET. With two or more
 # CPUs, the target is pinned to the last CPU and each load generator to the
 # others, so every tool gets the same CPUs and none competes with the target.
 # Needs bash, GNU time (/usr/bin/time), curl, coreutils, ss, and jq or
 # python3; taskset for the pinning. $GO names the go command (default go).
+# Tools are looked up on PATH, in $PEERS_BIN and in ~/.cargo/bin; $WRK2
+# names the wrk2 binary when it is elsewhere.
 set -euo pipefail
 
 rounds=3
 secs=5
-scenarios="closed50 closed1 open20k n1m"
+scenarios="closed50 closed1 open20k n1m ladder"
 n1m_requests=1000000
+ladder_rates="10000 20000"
+ladder_step=20000
+ladder_max=400000
+ladder_conns=100
 target=""
 pin=1
 install=0
@@ -60,6 +81,10 @@ while [ $# -gt 0 ]; do
     --target) target=${2:?}; shift 2 ;;
     --no-pin) pin=0; shift ;;
     --install) install=1; shift ;;
+    --rates) ladder_rates=${2:?}; shift 2 ;;
+    --step) ladder_step=${2:?}; shift 2 ;;
+    --max-rate) ladder_max=${2:?}; shift 2 ;;
+    --conns) ladder_conns=${2:?}; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
@@ -69,13 +94,24 @@ for v in "$rounds" "$secs" "$n1m_requests"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || die "--rounds, --seconds and --requests take a positive integer, not $v"
 done
 for s in $scenarios; do
-  case "$s" in closed50 | closed1 | open20k | n1m) ;; *) die "unknown scenario $s" ;; esac
+  case "$s" in closed50 | closed1 | open20k | n1m | ladder) ;; *) die "unknown scenario $s" ;; esac
+done
+ladder_rates=${ladder_rates//,/ }
+for v in $ladder_rates "$ladder_max" "$ladder_conns"; do
+  [[ $v =~ ^[1-9][0-9]*$ ]] || die "--rates, --max-rate and --conns take positive integers, not $v"
+done
+[[ $ladder_step =~ ^(0|[1-9][0-9]*)$ ]] || die "--step takes a whole number of req/s, not $ladder_step"
+last=0
+for v in $ladder_rates; do
+  [ "$v" -gt "$last" ] || die "--rates must rise, and $v does not follow $last"
+  [ "$v" -le "$ladder_max" ] || die "--rates: $v is above --max-rate $ladder_max"
+  last=$v
 done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 PEERS_BIN=${PEERS_BIN:-$HOME/.cache/latlab-peers/bin}
-export PATH="$PEERS_BIN:$PATH"
+export PATH="$PEERS_BIN:$PATH:$HOME/.cargo/bin"
 [ -x /usr/bin/time ] || die "GNU time is required (/usr/bin/time; Debian package time)"
 command -v curl >/dev/null || die "curl is required"
 command -v jq >/dev/null || command -v python3 >/dev/null || die "jq or python3 is required"
@@ -184,6 +220,11 @@ curl -fs -o /dev/null "$url" || die "the target does not answer at $url"
 
 tools="latlab"
 for t in wrk ab hey fortio oha; do command -v "$t" >/dev/null && tools="$tools $t"; done
+# wrk2 only runs in the ladder: it has no closed loop.
+wrk2=${WRK2:-$(command -v wrk2 || true)}
+[ -z "$wrk2" ] || [ -x "$wrk2" ] || die "WRK2=$wrk2 is not an executable file"
+ladder=0
+case " $scenarios " in *" ladder "*) ladder=1 ;; esac
 
 version_of() {
   case "$1" in
@@ -193,6 +234,7 @@ version_of() {
     hey) "${GO:-go}" version -m "$(command -v hey)" 2>/dev/null | awk '$1 == "mod" {print $3}' ;;
     fortio) fortio version 2>/dev/null | head -1 ;;
     oha) oha --version 2>/dev/null | awk '{print $2}' ;;
+    wrk2) "$wrk2" -v 2>&1 | head -1 | awk '{print $2}' ;;
   esac
 }
 
@@ -297,11 +339,99 @@ total() {
     oha) measure $lim oha --no-tui -c "$c" -n "$n" "$url" ;;
   esac
 }
-# rotated ROUND: the tools, starting at a different one every round.
-rotated() {
-  local -a ts=($tools)
-  local k=$(($1 % ${#ts[@]})) i
+# rotate ROUND TOOL...: the tools, starting at a different one every round;
+# rotated ROUND does it for $tools.
+rotate() {
+  local r=$1; shift
+  local -a ts=("$@")
+  local k=$((r % ${#ts[@]})) i
   for ((i = 0; i < ${#ts[@]}; i++)); do printf '%s ' "${ts[(k + i) % ${#ts[@]}]}"; done
+}
+rotated() { rotate "$1" $tools; }
+
+# ---------------------------------------------------------------- ladder
+# The ladder's tools.
+ladder_tools="latlab"
+[ -n "$wrk2" ] && ladder_tools="$ladder_tools wrk2"
+for t in oha fortio; do command -v "$t" >/dev/null && ladder_tools="$ladder_tools $t"; done
+wrk2_threads=$((load_ncpu < ladder_conns ? load_ncpu : ladder_conns))
+
+# open_run TOOL RATE: one open-loop run of $secs seconds at RATE req/s;
+# the JSON result (latlab, oha, fortio) lands in $work/open.json.
+open_run() {
+  local t=$1 rate=$2 lim=$((secs + 30))
+  rm -f "$work/open.json"
+  case "$t" in
+    latlab) measure $lim "$latlab" attack "$url" -r "$rate" -d "${secs}s" --format json -o "$work/open.json" ;;
+    wrk2) measure $lim "$wrk2" -t "$wrk2_threads" -c "$ladder_conns" -d "${secs}s" -R "$rate" --latency "$url" ;;
+    oha) measure $lim oha --no-tui -c "$ladder_conns" -q "$rate" --latency-correction -z "${secs}s" -w \
+      --output-format json -o "$work/open.json" "$url" ;;
+    fortio) measure $lim fortio load -qps "$rate" -c "$ladder_conns" -t "${secs}s" -r 0.000001 -p 50,99 \
+      -json "$work/open.json" "$url" ;;
+  esac
+}
+
+# open_figures TOOL: "sent failed p50_us p99_us" of the last open_run, from
+# the tool's own output (nan where it printed none). sent: latlab's sent,
+# oha's responses and errors, fortio's calls, wrk2's completed requests;
+# failed: those of them without a 2xx or 3xx answer.
+open_figures() {
+  case "$1" in
+    wrk2)
+      awk 'function us(v, u, m) { u = v; sub(/^[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+          m = (u == "us") ? 1 : (u == "ms") ? 1e3 : (u == "s") ? 1e6 : (u == "m") ? 6e7 : (u == "h") ? 3.6e9 : 0
+          return m ? sprintf("%.2f", v * m) : "nan" }
+        /^ *[0-9]+ requests in / {n = $1}
+        /Socket errors:/ {gsub(",", ""); f += $4 + $6 + $8}
+        /Non-2xx or 3xx responses:/ {f += $NF}
+        $1 == "50.000%" && p50 == "" {p50 = us($2)}
+        $1 == "99.000%" && p99 == "" {p99 = us($2)}
+        END { print (n == "" ? "nan" : n), f + 0, (p50 == "" ? "nan" : p50), (p99 == "" ? "nan" : p99) }' "$work/out" ;;
+    *) open_json "$1" "$work/open.json" | awk '{ for (i = 3; i <= 4; i++) if ($i != "nan") $i = sprintf("%.2f", $i * 1e6); print }' ;;
+  esac
+}
+# open_json TOOL FILE: "sent failed p50_s p99_s" from a JSON result.
+open_json() {
+  local ok='[to_entries[] | select(.key | test("^[23]")) | .value] | add // 0' f
+  if command -v jq >/dev/null; then
+    case "$1" in
+      latlab) f="[.sent, .sent - (.status_codes // {} | $ok), .latency_seconds.p50, .latency_seconds.p99]" ;;
+      oha) f="([.statusCodeDistribution[], .errorDistribution[]] | add // 0) as \$n
+        | [\$n, \$n - (.statusCodeDistribution | $ok), .latencyPercentiles.p50, .latencyPercentiles.p99]" ;;
+      fortio) f="[.DurationHistogram.Count, .DurationHistogram.Count - (.RetCodes // {} | $ok),
+        (.DurationHistogram.Percentiles[] | select(.Percentile == 50) | .Value),
+        (.DurationHistogram.Percentiles[] | select(.Percentile == 99) | .Value)]" ;;
+    esac
+    jq -r "$f | map(if . == null then \"nan\" else tostring end) | join(\" \")" "$2" 2>/dev/null || echo nan nan nan nan
+  else
+    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo nan nan nan nan
+import json, sys
+tool, d = sys.argv[1], json.load(open(sys.argv[2]))
+def ok(codes): return sum(v for k, v in (codes or {}).items() if k[:1] in "23")
+if tool == "latlab":
+    n, codes, p = d["sent"], d.get("status_codes"), d["latency_seconds"]
+    p50, p99 = p.get("p50"), p.get("p99")
+elif tool == "oha":
+    codes = d["statusCodeDistribution"]
+    n = sum(codes.values()) + sum(d["errorDistribution"].values())
+    p50, p99 = d["latencyPercentiles"].get("p50"), d["latencyPercentiles"].get("p99")
+else:
+    h, codes = d["DurationHistogram"], d.get("RetCodes")
+    n, q = h["Count"], {x["Percentile"]: x["Value"] for x in h["Percentiles"]}
+    p50, p99 = q.get(50), q.get(99)
+print(" ".join("nan" if v is None else str(v) for v in (n, n - ok(codes), p50, p99)))
+PY
+  fi
+}
+# sched_s TOOL: the seconds of a run's schedule. wrk2 opens the connections
+# of each thread 5 ms apart and starts each one's schedule when it connects,
+# all stopping at -d, so at rate R its schedule holds R × (S − 2.5 ms ×
+# (connections per thread − 1)) requests; the others' hold R × S.
+sched_s() {
+  case "$1" in
+    wrk2) awk -v s="$secs" -v n=$((ladder_conns / wrk2_threads)) 'BEGIN { printf "%.4f", s - 0.0025 * (n - 1) }' ;;
+    *) echo "$secs" ;;
+  esac
 }
 
 # ---------------------------------------------------------------- summary
@@ -330,9 +460,11 @@ fi
 echo "target:   $target_desc at $url"
 printf 'tools:   '
 for t in $tools; do printf ' %s %s;' "$t" "$(version_of "$t")"; done
+[ "$ladder" = 1 ] && [ -n "$wrk2" ] && printf ' wrk2 %s (%s);' "$(version_of wrk2)" "$wrk2"
 echo
 missing=""
 for t in wrk ab hey fortio oha; do command -v "$t" >/dev/null || missing="$missing $t"; done
+[ "$ladder" = 1 ] && [ -z "$wrk2" ] && missing="$missing wrk2"
 [ -z "$missing" ] || echo "absent:  $missing (not measured; --install adds what it can)"
 echo "Every figure is the median over rounds; ×latlab = the tool's figure ÷ latlab's."
 
@@ -446,6 +578,77 @@ for sc in $scenarios; do
         "$(fmt "$(median n1m "$t" rps)" %.0f)" \
         "$(fmt "$(median n1m "$t" cpu_us)" %.2f)" "$(fmt "$m_rss" %.1f)" "$(ratio "$m_rss" "$L_rss")"
     done
+    ;;
+  ladder)
+    note "ladder: $rounds rounds × {$ladder_tools} × ${secs}s per rate, from ${ladder_rates%% *} req/s until every tool falls short"
+    rates_left=($ladder_rates)
+    rate=0 climbed="" top=1
+    while :; do
+      if [ ${#rates_left[@]} -gt 0 ]; then
+        rate=${rates_left[0]} rates_left=("${rates_left[@]:1}")
+      elif [ "$ladder_step" -gt 0 ] && [ $((rate + ladder_step)) -le "$ladder_max" ]; then
+        rate=$((rate + ladder_step))
+      else
+        break
+      fi
+      note "ladder: $rate req/s"
+      key=$(printf '%06d' "$rate") met_here=0
+      for r in $(seq "$rounds"); do
+        for t in $(rotate "$r" $ladder_tools); do
+          open_run "$t" "$rate"
+          read -r n failed p50 p99 < <(open_figures "$t")
+          met=$(awk -v n="$n" -v f="$failed" -v s="$(sched_s "$t")" -v r="$rate" -v p99="$p99" 'BEGIN {
+            print (n != "nan" && p99 != "nan" && n >= 0.995 * r * s && f <= 0.005 * n && p99 <= 10000) ? 1 : 0 }')
+          record ladder "$t" "$r" "$key:sent_s" "$(awk -v n="$n" -v s="$(sched_s "$t")" 'BEGIN { if (n == "nan") print "nan"; else printf "%.1f", n / s }')"
+          record ladder "$t" "$r" "$key:failed" "$failed"
+          record ladder "$t" "$r" "$key:p50_us" "$p50"
+          record ladder "$t" "$r" "$key:p99_us" "$p99"
+          record ladder "$t" "$r" "$key:met" "$met"
+          met_here=$((met_here + met))
+        done
+      done
+      climbed="$climbed $rate"
+      [ "$met_here" = 0 ] && { top=0; break; }
+    done
+    echo
+    echo "ladder: open loop, ${secs} s per rate, $rounds rounds; latlab attack -r R (its defaults);" \
+      "wrk2 -t $wrk2_threads -c $ladder_conns -R R; oha -c $ladder_conns -q R --latency-correction; fortio -c $ladder_conns -qps R"
+    echo "  open-loop capacity: the highest rate with >= 99.5% of the schedule sent, >= 99.5% of it answered 2xx/3xx," \
+      "latency p99 <= 10 ms; median of the rounds"
+    printf '  %-7s %10s %8s  %s\n' tool capacity ×latlab "per round"
+    first=${ladder_rates%% *}
+    for t in $ladder_tools; do
+      for r in $(seq "$rounds"); do
+        record ladder "$t" "$r" capacity "$(awk -F'\t' -v t="$t" -v r="$r" '$1 == "ladder" && $2 == t && $3 == r && $4 ~ /:met$/ && $5 == 1 {
+          k = $4; sub(/:.*/, "", k); if (k + 0 > c) c = k + 0 } END {print c + 0}' "$results")"
+      done
+    done
+    L_cap=$(median ladder latlab capacity)
+    for t in $ladder_tools; do
+      m=$(median ladder "$t" capacity)
+      shown=$(fmt "$m" %.0f)
+      [ "$m" = 0 ] && shown="<$first"
+      [ "$top" = 1 ] && [ "$m" = "$rate" ] && shown=">=$m"
+      printf '  %-7s %10s %8s  %s\n' "$t" "$shown" "$(ratio "$m" "$L_cap")" \
+        "$(awk -F'\t' -v t="$t" '$1 == "ladder" && $2 == t && $4 == "capacity" {printf "%s ", $5}' "$results")"
+    done
+    echo
+    printf '  %7s %-7s %9s %7s %7s %10s %10s %5s\n' rate tool "sent/s" ×rate failed "p50 µs" "p99 µs" met
+    for rate in $climbed; do
+      key=$(printf '%06d' "$rate")
+      for t in $ladder_tools; do
+        m_sent=$(median ladder "$t" "$key:sent_s")
+        printf '  %7s %-7s %9s %7s %7s %10s %10s %5s\n' "$rate" "$t" "$(fmt "$m_sent" %.0f)" "$(ratio "$m_sent" "$rate")" \
+          "$(fmt "$(median ladder "$t" "$key:failed")" %.0f)" "$(fmt "$(median ladder "$t" "$key:p50_us")" %.1f)" \
+          "$(fmt "$(median ladder "$t" "$key:p99_us")" %.1f)" \
+          "$(awk -F'\t' -v t="$t" -v k="$key:met" '$1 == "ladder" && $2 == t && $4 == k {m += $5; n++} END {print m "/" n}' "$results")"
+      done
+    done
+    echo "  sent/s: requests sent per second of the tool's schedule (wrk2: completed; its schedule starts per"
+    echo "  connection as it connects, 5 ms apart, so it is $(sched_s wrk2) s of the ${secs} s); met: rounds meeting the bar."
+    echo "  Latency runs from the intended send time, except fortio's: from the moment it actually sent the"
+    echo "  request, so fortio's latency leaves out how late a request left; falling behind shows in its sent/s."
+    [ "$top" = 1 ] && echo "  The ladder stopped at $rate req/s (--rates, --step, --max-rate) before every tool fell short."
     ;;
   esac
 done
