@@ -611,10 +611,10 @@ for sc in $scenarios; do
       [ "$met_here" = 0 ] && { top=0; break; }
     done
     echo
-    echo "ladder: open loop, ${secs} s per rate, $rounds rounds; latlab attack -r R (its defaults);" \
-      "wrk2 -t $wrk2_threads -c $ladder_conns -R R; oha -c $ladder_conns -q R --latency-correction; fortio -c $ladder_conns -qps R"
+    echo "ladder: open loop, ${secs} s per rate, $rounds rounds: latlab attack -r R (its defaults),"
+    echo "  wrk2 -t $wrk2_threads -c $ladder_conns -R R, oha -c $ladder_conns -q R --latency-correction, fortio -c $ladder_conns -qps R"
     echo "  open-loop capacity: the highest rate with >= 99.5% of the schedule sent, >= 99.5% of it answered 2xx/3xx," \
-      "latency p99 <= 10 ms; median of the rounds"
+      "latency p99 <= 10 ms; median of the rounds (the lower one of an even count)"
     printf '  %-7s %10s %8s  %s\n' tool capacity ×latlab "per round"
     first=${ladder_rates%% *}
     for t in $ladder_tools; do
@@ -623,14 +623,21 @@ for sc in $scenarios; do
           k = $4; sub(/:.*/, "", k); if (k + 0 > c) c = k + 0 } END {print c + 0}' "$results")"
       done
     done
-    L_cap=$(median ladder latlab capacity)
+    # The lower median, so that a capacity is always a rate of the ladder.
+    capacity() {
+      awk -F'\t' -v t="$1" '$1 == "ladder" && $2 == t && $4 == "capacity" {print $5}' "$results" |
+        sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] + 0}'
+    }
+    L_cap=$(capacity latlab)
     for t in $ladder_tools; do
-      m=$(median ladder "$t" capacity)
+      m=$(capacity "$t")
       shown=$(fmt "$m" %.0f)
       [ "$m" = 0 ] && shown="<$first"
       [ "$top" = 1 ] && [ "$m" = "$rate" ] && shown=">=$m"
-      printf '  %-7s %10s %8s  %s\n' "$t" "$shown" "$(ratio "$m" "$L_cap")" \
-        "$(awk -F'\t' -v t="$t" '$1 == "ladder" && $2 == t && $4 == "capacity" {printf "%s ", $5}' "$results")"
+      x=$(ratio "$m" "$L_cap")
+      [ "$m" = 0 ] && x="-"
+      printf '  %-7s %10s %8s  %s\n' "$t" "$shown" "$x" \
+        "$(awk -F'\t' -v t="$t" '$1 == "ladder" && $2 == t && $4 == "capacity" {printf "%s%s", sep, $5; sep = " "}' "$results")"
     done
     echo
     printf '  %7s %-7s %9s %7s %7s %10s %10s %5s\n' rate tool "sent/s" ×rate failed "p50 µs" "p99 µs" met
