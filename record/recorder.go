@@ -72,83 +72,37 @@ type shard struct {
 // counters is what one interval collects.
 type counters struct {
 	latency, service, lag *hdr.Histogram
-	outcomes
-	bytesIn, bytesOut int64
-	firstIntended     time.Duration
-	lastSent          time.Duration
-	lastDone          time.Duration
-	any               bool
+	completed, errors     int64
+	unsuccessful          int64
+	bytesIn, bytesOut     int64
+	codes                 map[int]int64
+	classes               [numClasses]int64
+	firstIntended         time.Duration
+	lastSent              time.Duration
+	lastDone              time.Duration
+	any                   bool
 }
 
 type stepCounters struct {
 	latency, service *hdr.Histogram
-	outcomes
-}
-
-// outcomes counts what completed requests came to: errors by class, and
-// responses by code, unsuccessful ones also apart.
-type outcomes struct {
-	completed    int64
-	errors       int64
-	unsuccessful int64
-	codes        map[int]int64
-	classes      [numClasses]int64
+	completed        int64
+	errors           int64
+	unsuccessful     int64
+	codes            map[int]int64
+	classes          [numClasses]int64
 }
 
 func newCounters() *counters {
-	return &counters{latency: NewHistogram(), service: NewHistogram(), lag: NewHistogram(), outcomes: outcomes{codes: map[int]int64{}}}
-}
-
-// count counts s's outcome: an error by class, or a response by code,
-// unsuccessful unless success has it.
-func (o *outcomes) count(success CodeSet, s *Sample) {
-	o.completed++
-	if s.Error != OK {
-		o.errors++
-		o.classes[s.Error]++
-		return
-	}
-	o.codes[s.Code]++
-	if !success.Has(s.Code) {
-		o.unsuccessful++
-	}
-}
-
-// add folds p into o.
-func (o *outcomes) add(p *outcomes) {
-	o.completed += p.completed
-	o.errors += p.errors
-	o.unsuccessful += p.unsuccessful
-	for k, v := range p.codes {
-		o.codes[k] += v
-	}
-	for i, v := range p.classes {
-		o.classes[i] += v
-	}
-}
-
-// addTo adds o's counts to the totals of a Result or a StepStats.
-func (o *outcomes) addTo(requests, errs, unsuccessful *int64, codes map[int]int64, errors map[string]int64) {
-	*requests += o.completed
-	*errs += o.errors
-	*unsuccessful += o.unsuccessful
-	for k, v := range o.codes {
-		codes[k] += v
-	}
-	for cl, v := range o.classes {
-		if v > 0 {
-			errors[ErrorClass(cl).String()] += v
-		}
-	}
+	return &counters{latency: NewHistogram(), service: NewHistogram(), lag: NewHistogram(), codes: map[int]int64{}}
 }
 
 func (c *counters) reset() {
 	c.latency.Reset()
 	c.service.Reset()
 	c.lag.Reset()
-	c.outcomes = outcomes{codes: c.codes}
+	c.completed, c.errors, c.unsuccessful, c.bytesIn, c.bytesOut = 0, 0, 0, 0, 0
 	clear(c.codes)
-	c.bytesIn, c.bytesOut = 0, 0
+	c.classes = [numClasses]int64{}
 	c.firstIntended, c.lastSent, c.lastDone, c.any = 0, 0, 0, false
 }
 
@@ -157,9 +111,17 @@ func (c *counters) add(o *counters) {
 	c.latency.Merge(o.latency)
 	c.service.Merge(o.service)
 	c.lag.Merge(o.lag)
-	c.outcomes.add(&o.outcomes)
+	c.completed += o.completed
+	c.errors += o.errors
+	c.unsuccessful += o.unsuccessful
 	c.bytesIn += o.bytesIn
 	c.bytesOut += o.bytesOut
+	for k, v := range o.codes {
+		c.codes[k] += v
+	}
+	for i, v := range o.classes {
+		c.classes[i] += v
+	}
 	if o.any {
 		if !c.any || o.firstIntended < c.firstIntended {
 			c.firstIntended = o.firstIntended
@@ -199,7 +161,7 @@ func NewRecorder(start time.Time, cfg Config) *Recorder {
 		if len(cfg.Steps) > 1 {
 			s.steps = make([]stepCounters, len(cfg.Steps))
 			for j := range s.steps {
-				s.steps[j] = stepCounters{latency: NewHistogram(), service: NewHistogram(), outcomes: outcomes{codes: map[int]int64{}}}
+				s.steps[j] = stepCounters{latency: NewHistogram(), service: NewHistogram(), codes: map[int]int64{}}
 			}
 		}
 	}
@@ -286,9 +248,10 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	recordDuration(c.latency, s.Done-s.Intended)
 	recordDuration(c.service, s.Done-s.Sent)
 	recordDuration(c.lag, s.Sent-s.Intended)
+	c.completed++
 	c.bytesIn += s.BytesIn
 	c.bytesOut += s.BytesOut
-	c.count(r.success, s)
+	r.tally(c.codes, &c.classes, &c.errors, &c.unsuccessful, s)
 	if !c.any || s.Intended < c.firstIntended {
 		c.firstIntended = s.Intended
 	}
@@ -309,7 +272,8 @@ func (r *Recorder) Record(worker int, s *Sample) {
 		st := &sh.steps[s.Step]
 		recordDuration(st.latency, s.Done-s.Intended)
 		recordDuration(st.service, s.Done-s.Sent)
-		st.count(r.success, s)
+		st.completed++
+		r.tally(st.codes, &st.classes, &st.errors, &st.unsuccessful, s)
 	}
 	sh.mu.Unlock()
 }
@@ -325,6 +289,19 @@ func (r *Recorder) example(s *Sample) {
 		r.examples[k] = s.Err.Error()
 	}
 	r.connMu.Unlock()
+}
+
+// tally counts s's outcome: an error by class, or a response by code.
+func (r *Recorder) tally(codes map[int]int64, classes *[numClasses]int64, errs, unsuccessful *int64, s *Sample) {
+	if s.Error != OK {
+		*errs++
+		classes[s.Error]++
+		return
+	}
+	codes[s.Code]++
+	if !r.success.Has(s.Code) {
+		*unsuccessful++
+	}
 }
 
 // closeInterval ends the interval at end. The caller holds r.mu.
@@ -451,7 +428,17 @@ func (r *Recorder) Stop() *Result {
 				sc := &r.shards[i].steps[j]
 				st.Latency.Merge(sc.latency)
 				st.Service.Merge(sc.service)
-				sc.addTo(&st.Requests, &st.ErrorsTotal, &st.Unsuccessful, st.Codes, st.Errors)
+				st.Requests += sc.completed
+				st.ErrorsTotal += sc.errors
+				st.Unsuccessful += sc.unsuccessful
+				for k, v := range sc.codes {
+					st.Codes[k] += v
+				}
+				for c, v := range sc.classes {
+					if v > 0 {
+						st.Errors[ErrorClass(c).String()] += v
+					}
+				}
 			}
 			res.StepStats[j] = st
 		}

@@ -128,9 +128,19 @@ func (r *Result) addInterval(in Interval, c *counters) {
 	r.Latency.Merge(c.latency)
 	r.Service.Merge(c.service)
 	r.Lag.Merge(c.lag)
-	c.addTo(&r.Requests, &r.ErrorsTotal, &r.Unsuccessful, r.Codes, r.Errors)
+	r.Requests += c.completed
+	r.ErrorsTotal += c.errors
+	r.Unsuccessful += c.unsuccessful
 	r.BytesIn += c.bytesIn
 	r.BytesOut += c.bytesOut
+	for k, v := range c.codes {
+		r.Codes[k] += v
+	}
+	for cl, v := range c.classes {
+		if v > 0 {
+			r.Errors[ErrorClass(cl).String()] += v
+		}
+	}
 	if c.any {
 		if !r.seen || c.firstIntended < r.FirstIntended {
 			r.FirstIntended = c.firstIntended
