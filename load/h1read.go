@@ -43,6 +43,15 @@ type reader struct {
 	wrote int    // request bytes written by the last exchange
 	rn    int
 	rerr  error
+
+	// body is what the body parser expects next, left the bytes of a
+	// Content-Length body or of a chunk still to come.
+	body int
+	left int64
+
+	// nb marks a reader fed by an event loop: fill never reads, it says
+	// errMore, and the loop reads when the descriptor is readable.
+	nb bool
 }
 
 // start readies b to read a response on c, whose descriptor is raw (nil
@@ -121,6 +130,12 @@ func (b *reader) rawStep(fd uintptr) bool {
 
 // fill reads more bytes into the buffer, growing it up to max.
 func (b *reader) fill(max int) error {
+	if b.nb {
+		if b.w-b.r >= max {
+			return &protocolError{"line or header too long"}
+		}
+		return errMore
+	}
 	if b.r > 0 {
 		copy(b.buf, b.buf[b.r:b.w])
 		b.w -= b.r
@@ -152,13 +167,7 @@ func (b *reader) fill(max int) error {
 // until the next call.
 func (b *reader) line(max int) ([]byte, error) {
 	for {
-		if i := bytes.IndexByte(b.buf[b.r:b.w], '\n'); i >= 0 {
-			l := b.buf[b.r : b.r+i]
-			b.r += i + 1
-			b.n += int64(i + 1)
-			if len(l) > 0 && l[len(l)-1] == '\r' {
-				l = l[:len(l)-1]
-			}
+		if l, ok := b.bufLine(); ok {
 			return l, nil
 		}
 		if err := b.fill(max); err != nil {
@@ -170,45 +179,20 @@ func (b *reader) line(max int) ([]byte, error) {
 	}
 }
 
-// discard consumes n body bytes.
-func (b *reader) discard(n int64) error {
-	for n > 0 {
-		if b.r == b.w {
-			b.r, b.w = 0, 0
-			m, err := b.c.Read(b.buf)
-			b.w = m
-			if m == 0 {
-				if err == nil || errors.Is(err, io.EOF) {
-					err = io.ErrUnexpectedEOF
-				}
-				return err
-			}
-		}
-		k := int64(b.w - b.r)
-		if k > n {
-			k = n
-		}
-		b.r += int(k)
-		b.n += k
-		n -= k
+// bufLine returns the next line in the buffer without its CRLF (or LF),
+// and false when the buffer holds no whole line.
+func (b *reader) bufLine() ([]byte, bool) {
+	i := bytes.IndexByte(b.buf[b.r:b.w], '\n')
+	if i < 0 {
+		return nil, false
 	}
-	return nil
-}
-
-// discardAll consumes bytes until the peer closes the connection.
-func (b *reader) discardAll() error {
-	b.n += int64(b.w - b.r)
-	b.r, b.w = 0, 0
-	for {
-		m, err := b.c.Read(b.buf)
-		b.n += int64(m)
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	l := b.buf[b.r : b.r+i]
+	b.r += i + 1
+	b.n += int64(i + 1)
+	if len(l) > 0 && l[len(l)-1] == '\r' {
+		l = l[:len(l)-1]
 	}
+	return l, true
 }
 
 // response is what a response's head says about it.
@@ -302,54 +286,106 @@ func (b *reader) readOneHead(r *response) error {
 	}
 }
 
-// readBody consumes the body of a response to method.
-func (b *reader) readBody(r *response, head bool) error {
+// What the body parser expects next.
+const (
+	bodyDone      = iota
+	bodyLength    // the rest of a Content-Length body
+	bodyClose     // bytes until the peer closes
+	bodyChunkSize // a chunk-size line
+	bodyChunkData // the rest of a chunk
+	bodyChunkEnd  // the line ending a chunk's data
+	bodyTrailer   // trailer lines, up to an empty one
+)
+
+// errMore says that parsing needs bytes the buffer does not hold yet.
+var errMore = errors.New("more bytes needed")
+
+// startBody readies the body parser for the response r, to a HEAD request
+// when head is set.
+func (b *reader) startBody(r *response, head bool) {
 	switch {
 	case head || r.code == 204 || r.code == 304 || (r.code >= 100 && r.code < 200):
-		return nil
+		b.body = bodyDone
 	case r.chunked:
-		return b.readChunked()
+		b.body = bodyChunkSize
 	case r.length >= 0:
-		return b.discard(r.length)
+		b.body, b.left = bodyLength, r.length
 	default:
 		r.keepAlive = false
-		return b.discardAll()
+		b.body = bodyClose
 	}
 }
 
-func (b *reader) readChunked() error {
+// readBody consumes the body of r, reading until it ends.
+func (b *reader) readBody(r *response, head bool) error {
+	b.startBody(r, head)
 	for {
-		l, err := b.line(maxLineSize)
-		if err != nil {
-			return eofIsUnexpected(err)
-		}
-		if i := bytes.IndexByte(l, ';'); i >= 0 {
-			l = l[:i]
-		}
-		size, ok := parseHex(bytes.TrimSpace(l))
-		if !ok {
-			return &protocolError{"bad chunk size"}
-		}
-		if size == 0 {
-			for { // trailers, up to an empty line
-				l, err := b.line(maxLineSize)
-				if err != nil {
-					return eofIsUnexpected(err)
-				}
-				if len(l) == 0 {
-					return nil
-				}
-			}
-		}
-		if err := b.discard(size); err != nil {
+		err := b.bodyStep()
+		if err != errMore {
 			return err
 		}
-		l, err = b.line(maxLineSize)
-		if err != nil {
+		if err := b.fill(maxLineSize); err != nil {
+			if b.body == bodyClose && errors.Is(err, io.EOF) {
+				return nil
+			}
 			return eofIsUnexpected(err)
 		}
-		if len(l) != 0 {
-			return &protocolError{"chunk data longer than its size"}
+	}
+}
+
+// bodyStep consumes what the buffer holds of the body. It returns nil once
+// the body is complete, and errMore when it needs more bytes: the caller
+// reads them (fill) and calls again.
+func (b *reader) bodyStep() error {
+	for {
+		switch b.body {
+		case bodyDone:
+			return nil
+		case bodyLength, bodyChunkData, bodyClose:
+			k := int64(b.w - b.r)
+			if b.body != bodyClose {
+				k = min(k, b.left)
+				b.left -= k
+			}
+			b.r += int(k)
+			b.n += k
+			switch {
+			case b.body == bodyClose || b.left > 0:
+				return errMore
+			case b.body == bodyLength:
+				b.body = bodyDone
+			default:
+				b.body = bodyChunkEnd
+			}
+			continue
+		}
+		l, ok := b.bufLine()
+		if !ok {
+			return errMore
+		}
+		switch b.body {
+		case bodyChunkSize:
+			if i := bytes.IndexByte(l, ';'); i >= 0 {
+				l = l[:i]
+			}
+			size, ok := parseHex(bytes.TrimSpace(l))
+			switch {
+			case !ok:
+				return &protocolError{"bad chunk size"}
+			case size == 0:
+				b.body = bodyTrailer
+			default:
+				b.body, b.left = bodyChunkData, size
+			}
+		case bodyChunkEnd:
+			if len(l) != 0 {
+				return &protocolError{"chunk data longer than its size"}
+			}
+			b.body = bodyChunkSize
+		case bodyTrailer:
+			if len(l) == 0 {
+				b.body = bodyDone
+			}
 		}
 	}
 }
