@@ -24,6 +24,10 @@ type Config struct {
 	Interval  time.Duration   // length of one interval of the series; 0 means 1 s
 	Success   *record.CodeSet // nil means every code below 400
 	KeepRaw   int64           // keep this many measured requests raw (Result.Raw); 0 keeps none
+	// Pool is how many connections an open loop opens before it starts:
+	// 0 sizes the pool from the rate (see PoolService), a negative
+	// number opens none.
+	Pool int
 	// Started, if set, is called with the recorder of the measured phase as
 	// it starts, for live progress.
 	Started func(*record.Recorder)
@@ -73,21 +77,31 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 			prepare(r, opts)
 		}
 	}
+	var eng *engine
+	if eventLoops(&cfg, opts) {
+		if eng, err = newEngine(&cfg, opts); err != nil {
+			return nil, err
+		}
+		defer eng.close()
+	}
 	var warm int64
 	if cfg.Warmup > 0 {
 		warmCfg := cfg
 		warmCfg.KeepRaw = 0 // raw samples are of the measurement only
-		wr := newRunner(ctx, &warmCfg, tr, cfg.Warmup, 0).run(model, nil)
+		wr := newRunner(ctx, &warmCfg, tr, eng, cfg.Warmup, 0).run(model, nil)
 		warm = wr.Requests
 	}
 	var res *record.Result
 	if ctx.Err() != nil { // interrupted while warming up
 		res = record.NewRecorder(time.Now(), record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source)}).Stop()
 	} else {
-		res = newRunner(ctx, &cfg, tr, cfg.Duration, cfg.Count).run(model, cfg.Started)
+		res = newRunner(ctx, &cfg, tr, eng, cfg.Duration, cfg.Count).run(model, cfg.Started)
 	}
 	res.Interrupted = ctx.Err() != nil
 	res.WarmupRequests = warm
+	if eng != nil {
+		res.Pool = eng.preopened()
+	}
 	res.Mode = modeName(cfg.Model)
 	switch m := model.(type) {
 	case Open:
@@ -150,6 +164,7 @@ func stepNames(src Source) []string {
 type runner struct {
 	cfg    *Config
 	tr     Transport
+	eng    *engine // the open loop's event loops; nil runs it on goroutines
 	rec    *record.Recorder
 	nsteps int
 	ctx    context.Context // the caller's: its end stops sending
@@ -167,10 +182,11 @@ type runner struct {
 	wg       sync.WaitGroup
 }
 
-func newRunner(ctx context.Context, cfg *Config, tr Transport, d time.Duration, limit int64) *runner {
+func newRunner(ctx context.Context, cfg *Config, tr Transport, eng *engine, d time.Duration, limit int64) *runner {
 	r := &runner{
 		cfg:    cfg,
 		tr:     tr,
+		eng:    eng,
 		nsteps: len(cfg.Source.Steps()),
 		ctx:    ctx,
 		reqCtx: context.WithoutCancel(ctx),
@@ -322,6 +338,10 @@ type job struct {
 // open dispatches iterations on m's schedule to a pool of workers that
 // grows on demand up to m.MaxInFlight.
 func (r *runner) open(m Open) {
+	if r.eng != nil {
+		r.eng.run(r, m)
+		return
+	}
 	limit := m.MaxInFlight
 	if limit == 0 {
 		limit = DefaultMaxInFlight

@@ -332,7 +332,7 @@ func TestOpenJobAfterStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	r := newRunner(context.Background(), &cfg, tr, time.Minute, 0)
+	r := newRunner(context.Background(), &cfg, tr, nil, time.Minute, 0)
 	r.rec.Start()
 	jobs := make(chan job)
 	r.wg.Add(1)

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,13 +22,21 @@ import (
 )
 
 // clients are the HTTP/1.1 transports every transport test runs against.
-var clients = []struct {
+var clients = []client{
+	{"lean", Options{}, false},
+	{"nethttp", Options{NetHTTP: true}, false},
+}
+
+// client is a way to send requests: a transport, or the open loop's event
+// loops (the lean client's protocol on epoll).
+type client struct {
 	name string
 	opts Options
-}{
-	{"lean", Options{}},
-	{"nethttp", Options{NetHTTP: true}},
+	loop bool
 }
+
+// loopClient sends through the open loop's event loops.
+var loopClient = client{"evloop", Options{}, true}
 
 // rawServer serves each connection with handle on 127.0.0.1 and counts the
 // connections it accepted.
@@ -107,6 +117,27 @@ func do(t *testing.T, opts Options, req *Request) record.Sample {
 	var out record.Sample
 	s.Do(context.Background(), req, &out)
 	return out
+}
+
+// do sends req with opts, as cl sends it.
+func (cl client) do(t *testing.T, opts Options, req *Request) record.Sample {
+	t.Helper()
+	if !cl.loop {
+		return do(t, opts, req)
+	}
+	res := attack(t, context.Background(), Config{
+		Source: Static{req}, Model: Open{Pacer: Constant{Rate: 1000}}, Count: 1,
+		Transport: opts, KeepRaw: 1, Pool: -1,
+	})
+	if len(res.Raw) != 1 {
+		t.Fatalf("%d raw samples, want 1", len(res.Raw))
+	}
+	r := res.Raw[0]
+	s := record.Sample{Sent: r.Sent, Done: r.Done, Code: int(r.Code), Error: r.Error, BytesIn: r.BytesIn}
+	for _, e := range res.ErrorExample {
+		s.Err = errors.New(e)
+	}
+	return s
 }
 
 func TestHostileServers(t *testing.T) {
@@ -206,7 +237,7 @@ func TestHostileServers(t *testing.T) {
 			code:    200,
 		},
 	}
-	for _, cl := range clients {
+	for _, cl := range append(slices.Clone(clients), loopClient) {
 		for _, tt := range tests {
 			t.Run(cl.name+"/"+tt.name, func(t *testing.T) {
 				srv := newRawServer(t, tt.handle)
@@ -220,7 +251,7 @@ func TestHostileServers(t *testing.T) {
 					method = http.MethodGet
 				}
 				start := time.Now()
-				got := do(t, opts, mustRequest(t, method, srv.url()))
+				got := cl.do(t, opts, mustRequest(t, method, srv.url()))
 				if el := time.Since(start); el > opts.Timeout+time.Second {
 					t.Errorf("took %s, want at most the timeout %s", el, opts.Timeout)
 				}
@@ -389,7 +420,7 @@ func TestKeepAlive(t *testing.T) {
 		{"connection close", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", true, 5},
 		{"closed while idle", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true, 5},
 	}
-	for _, cl := range clients {
+	for _, cl := range append(slices.Clone(clients), loopClient) {
 		for _, tt := range tests {
 			t.Run(cl.name+"/"+tt.name, func(t *testing.T) {
 				srv := newRawServer(t, func(c net.Conn, br *bufio.Reader) {

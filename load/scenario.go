@@ -310,3 +310,15 @@ func (e *partError) Error() string { return e.p.name + ": " + e.msg }
 func (p *part) errorf(format string, args ...any) error {
 	return &partError{p, fmt.Sprintf(format, args...)}
 }
+
+// plainHTTP reports whether every step's URL is fixed and http, so that
+// every request of the scenario goes over plain TCP to an address known
+// before the run.
+func (s *Scenario) plainHTTP() bool {
+	for _, st := range s.steps {
+		if st.u == nil || st.u.Scheme != "http" {
+			return false
+		}
+	}
+	return len(s.steps) > 0
+}

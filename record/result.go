@@ -18,6 +18,7 @@ type Result struct {
 	Concurrency    int     // workers, or the cap on requests in flight in open loop
 	Interrupted    bool    // the run was stopped before its end
 	WarmupRequests int64   // requests sent while warming up, not recorded
+	Pool           int64   // open loop: connections opened before the load started
 
 	Sent         int64 // requests whose first byte was written
 	Unsent       int64 // open loop: requests due before the end but never sent (the in-flight cap held them)

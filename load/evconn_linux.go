@@ -1,0 +1,367 @@
+//go:build linux
+
+package load
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/record"
+)
+
+// connState is where a connection of an event loop stands.
+type connState uint8
+
+const (
+	connIdle    connState = iota // open, kept for the next request
+	connDialing                  // connecting
+	connWriting                  // writing a request that did not fit at once
+	connReading                  // waiting for and reading a response
+	connClosed
+)
+
+// evconn is one connection of an event loop, and the request it carries.
+type evconn struct {
+	fd    int
+	slot  int32
+	key   string
+	addr  net.Addr
+	err   error // why the dial failed before it began
+	state connState
+	busy  bool // carries a request
+	used  bool // carried a request before
+	fresh bool // dialed to send a request again: no second retry
+	wout  bool // waits for EPOLLOUT: a request is partly written
+
+	dialAt   time.Duration
+	deadline time.Duration
+	reused   bool // the request went out on a used connection
+
+	j      evjob
+	s      record.Sample
+	resp   response
+	inHead bool
+	rd     reader
+	out    []byte // request bytes not written yet
+	tmp    []byte // wire bytes of a request that was not prepared
+}
+
+// dialAddrs is an address to dial, resolved once per loop.
+type dialAddrs struct {
+	family int
+	sa     unix.Sockaddr
+	addr   net.Addr
+	err    error
+}
+
+// resolve returns where key's connections go.
+func (l *evloop) resolve(key string) *dialAddrs {
+	if a, ok := l.addrs[key]; ok {
+		return a
+	}
+	a := &dialAddrs{}
+	if p := l.e.o.UnixSocket; p != "" {
+		a.family, a.sa, a.addr = unix.AF_UNIX, &unix.SockaddrUnix{Name: p}, &net.UnixAddr{Name: p, Net: "unix"}
+	} else {
+		_, hostport, _ := strings.Cut(key, "://")
+		ta, err := net.ResolveTCPAddr("tcp", hostport)
+		switch {
+		case err != nil:
+			a.err = &net.OpError{Op: "dial", Net: "tcp", Err: err}
+		case ta.IP.To4() != nil:
+			sa := &unix.SockaddrInet4{Port: ta.Port}
+			copy(sa.Addr[:], ta.IP.To4())
+			a.family, a.sa, a.addr = unix.AF_INET, sa, ta
+		default:
+			sa := &unix.SockaddrInet6{Port: ta.Port}
+			copy(sa.Addr[:], ta.IP.To16())
+			if ta.Zone != "" {
+				if ifi, err := net.InterfaceByName(ta.Zone); err == nil {
+					sa.ZoneId = uint32(ifi.Index)
+				}
+			}
+			a.family, a.sa, a.addr = unix.AF_INET6, sa, ta
+		}
+	}
+	l.addrs[key] = a
+	return a
+}
+
+// dial starts opening a connection to key; the caller counted it in open.
+// A dial that fails at once keeps its error in err, for begin to report.
+func (l *evloop) dial(key string) *evconn {
+	c := &evconn{fd: -1, key: key, state: connDialing}
+	l.dials++
+	c.rd.buf, c.rd.nb = make([]byte, readBufSize), true
+	l.addSlot(c)
+	c.dialAt = Now()
+	c.deadline = c.dialAt + l.e.timeout
+	a := l.resolve(key)
+	c.addr = a.addr
+	if a.err != nil {
+		c.err = a.err
+		return c
+	}
+	fd, err := unix.Socket(a.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("socket", err)}
+		return c
+	}
+	c.fd = fd
+	if a.family != unix.AF_UNIX {
+		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	if err := unix.Connect(fd, a.sa); err != nil && err != unix.EINPROGRESS {
+		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("connect", err)}
+		return c
+	}
+	// Writable once connected (or failed): ready takes it from there.
+	if err := l.ctl(unix.EPOLL_CTL_ADD, c, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP); err != nil {
+		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("epoll_ctl", err)}
+	}
+	return c
+}
+
+// ctl adds c to the loop's epoll set or changes the events it waits for.
+func (l *evloop) ctl(op int, c *evconn, events uint32) error {
+	ev := unix.EpollEvent{Events: events, Fd: c.slot, Pad: l.gens[c.slot]}
+	return unix.EpollCtl(l.epfd, op, c.fd, &ev)
+}
+
+// begin sends j's request on c, once c is open.
+func (c *evconn) begin(l *evloop, j evjob) {
+	c.busy = true
+	l.busy++
+	c.j = j
+	c.s = record.Sample{Intended: j.due, Step: j.step}
+	if c.state == connDialing {
+		// The request's send starts with its connection: opening one
+		// is the target's work, not the generator's lag.
+		c.s.Sent = c.dialAt
+		if c.err != nil {
+			c.fail(l, c.err)
+		}
+		return
+	}
+	c.s.Sent = Now()
+	c.send(l)
+}
+
+// send writes the request of c's job.
+func (c *evconn) send(l *evloop) {
+	req := c.j.req
+	wire := req.wire
+	if wire == nil {
+		c.tmp = appendWire(c.tmp[:0], req, l.e.o.NoKeepAlive)
+		wire = c.tmp
+	}
+	c.reused, c.used = c.used, true
+	c.deadline = Now() + l.e.timeout
+	c.inHead, c.resp = true, response{}
+	rd := &c.rd
+	rd.r, rd.w, rd.n, rd.wroteAt, rd.firstAt, rd.body = 0, 0, 0, 0, 0, bodyDone
+	c.state = connWriting
+	c.out = wire
+	c.write(l)
+}
+
+// write writes what is left of the request.
+func (c *evconn) write(l *evloop) {
+	n, err := unix.Write(c.fd, c.out)
+	for err == unix.EINTR {
+		n, err = unix.Write(c.fd, c.out)
+	}
+	if n > 0 {
+		c.s.BytesOut += int64(n)
+		c.out = c.out[n:]
+	}
+	switch {
+	case err != nil && err != unix.EAGAIN:
+		c.fail(l, &net.OpError{Op: "write", Net: "tcp", Addr: c.addr, Err: os.NewSyscallError("write", err)})
+	case len(c.out) > 0:
+		if !c.wout {
+			c.wout = true
+			if err := l.ctl(unix.EPOLL_CTL_MOD, c, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP); err != nil {
+				c.fail(l, err)
+			}
+		}
+	default:
+		c.rd.wroteAt = Now()
+		c.state = connReading
+		if c.wout {
+			c.wout = false
+			if err := l.ctl(unix.EPOLL_CTL_MOD, c, unix.EPOLLIN|unix.EPOLLRDHUP); err != nil {
+				c.fail(l, err)
+			}
+		}
+	}
+}
+
+// ready handles the epoll events of c.
+func (c *evconn) ready(l *evloop, events uint32) {
+	switch c.state {
+	case connDialing:
+		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) == 0 {
+			return
+		}
+		if errno, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR); err != nil || errno != 0 {
+			if err == nil {
+				err = unix.Errno(errno)
+			}
+			c.fail(l, &net.OpError{Op: "dial", Net: "tcp", Addr: c.addr, Err: os.NewSyscallError("connect", err)})
+			return
+		}
+		if err := l.ctl(unix.EPOLL_CTL_MOD, c, unix.EPOLLIN|unix.EPOLLRDHUP); err != nil {
+			c.fail(l, err)
+			return
+		}
+		l.dials--
+		c.state = connIdle
+		if !c.busy { // opened for the pool
+			l.putIdle(c)
+			if l.r != nil {
+				l.pump()
+			}
+			return
+		}
+		c.s.Connect = Now() - c.dialAt
+		c.send(l)
+	case connWriting:
+		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			c.write(l)
+		}
+	case connReading:
+		c.receive(l)
+	case connIdle:
+		// The server closed a kept connection, or sent what nobody asked
+		// for: either way it is done.
+		l.unidle(c)
+		l.drop(c)
+	}
+}
+
+// receive reads what arrived for c's response and parses it.
+func (c *evconn) receive(l *evloop) {
+	rd := &c.rd
+	if rd.w == len(rd.buf) {
+		if rd.r > 0 {
+			rd.w = copy(rd.buf, rd.buf[rd.r:rd.w])
+			rd.r = 0
+		} else {
+			nb := make([]byte, 2*len(rd.buf))
+			copy(nb, rd.buf[:rd.w])
+			rd.buf = nb
+		}
+	}
+	n, err := unix.Read(c.fd, rd.buf[rd.w:])
+	for err == unix.EINTR {
+		n, err = unix.Read(c.fd, rd.buf[rd.w:])
+	}
+	switch {
+	case err == unix.EAGAIN:
+		return
+	case err != nil:
+		c.fail(l, &net.OpError{Op: "read", Net: "tcp", Addr: c.addr, Err: os.NewSyscallError("read", err)})
+		return
+	case n == 0:
+		switch {
+		case !c.inHead && rd.body == bodyClose:
+			c.done(l)
+		case c.inHead && rd.w == 0:
+			c.fail(l, io.EOF)
+		default:
+			c.fail(l, io.ErrUnexpectedEOF)
+		}
+		return
+	}
+	if rd.firstAt == 0 {
+		rd.firstAt = Now()
+	}
+	rd.w += n
+	if c.inHead {
+		err := rd.readHead(&c.resp)
+		if err == errMore {
+			rd.r, rd.n = 0, 0 // parse the head again when more has come
+			return
+		}
+		if err != nil {
+			c.fail(l, err)
+			return
+		}
+		c.s.Code = c.resp.code
+		rd.startBody(&c.resp, c.j.req.Method == http.MethodHead)
+		c.inHead = false
+	}
+	err = rd.bodyStep()
+	if err == errMore {
+		err = rd.fill(maxLineSize)
+	}
+	switch {
+	case err == errMore:
+	case err != nil:
+		c.fail(l, err)
+	default:
+		c.done(l)
+	}
+}
+
+// done ends c's request with its response complete.
+func (c *evconn) done(l *evloop) {
+	s := &c.s
+	s.Done = Now()
+	s.BytesIn += c.rd.n
+	s.Wait, s.Read = breakdown(c.rd.wroteAt, c.rd.firstAt, s.Done)
+	keep := c.resp.keepAlive && c.rd.r == c.rd.w && !l.e.o.NoKeepAlive && c.resp.code != 101
+	j, done := c.j, s.Done
+	l.record(s)
+	c.j = evjob{}
+	if keep {
+		c.busy = false
+		l.busy--
+		l.putIdle(c)
+	} else {
+		l.drop(c)
+	}
+	l.then(j, done)
+	l.pump()
+}
+
+// fail ends c's request with err and closes c. A request on a kept
+// connection that the server had closed goes again, once, on a new one.
+func (c *evconn) fail(l *evloop, err error) {
+	busy, j, s := c.busy, c.j, c.s
+	retry := busy && c.reused && !c.fresh && c.rd.n == 0 && c.state != connDialing && isClosed(err)
+	l.drop(c)
+	if !busy {
+		return
+	}
+	if retry {
+		s.Retries++
+		l.open++
+		nc := l.dial(j.key)
+		nc.fresh = true
+		nc.busy = true
+		l.busy++
+		nc.j, nc.s = j, s
+		if nc.err != nil {
+			nc.fail(l, nc.err)
+		}
+		return
+	}
+	now := Now()
+	if s.Sent == 0 {
+		s.Sent = now
+	}
+	s.Done = now
+	s.BytesIn += c.rd.n
+	s.Error, s.Err = classify(err), err
+	l.record(&s)
+	l.then(j, now)
+	l.pump()
+}

@@ -1,0 +1,103 @@
+package load
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+)
+
+// PoolService is the service time the open loop expects when it sizes its
+// pool of connections opened before the run: rate × PoolService × 2, so
+// that a target that answers within a millisecond never waits for a
+// connection to open, even when twice the mean is in flight.
+const PoolService = time.Millisecond
+
+// eventLoops reports whether the open loop of cfg can run on event loops:
+// the lean HTTP/1.1 client over plain TCP or a unix socket, with requests
+// whose address is known before the run.
+func eventLoops(cfg *Config, o Options) bool {
+	if o.HTTP2 || o.H2C || o.NetHTTP || !loopsSupported {
+		return false
+	}
+	if _, ok := cfg.Model.(Open); !ok {
+		return false
+	}
+	switch src := cfg.Source.(type) {
+	case Static:
+		for _, r := range src {
+			if r.URL == nil || r.URL.Scheme != "http" {
+				return false
+			}
+		}
+		return len(src) > 0
+	case *Scenario:
+		return src.plainHTTP()
+	}
+	return false
+}
+
+// loopCount returns how many event loops to run: one per CPU the Go
+// scheduler may use, no more than the cap on connections, and one when the
+// schedule cannot be split.
+func loopCount(p Pacer, limit int) int {
+	n := min(runtime.GOMAXPROCS(0), limit)
+	if v, err := strconv.Atoi(os.Getenv("LATLAB_LOOPS")); err == nil && v > 0 {
+		n = v
+	}
+	if _, ok := fork(p); !ok {
+		n = 1
+	}
+	return max(n, 1)
+}
+
+// fork returns a copy of p that yields the same schedule from its start,
+// to be read by one goroutine; false when p's type is not known to be safe
+// to read so.
+func fork(p Pacer) (Pacer, bool) {
+	switch p := p.(type) {
+	case Constant, Stages:
+		return p, true
+	case *Poisson:
+		switch p.Of.(type) {
+		case Constant, Stages:
+			return &Poisson{Of: p.Of, Seed: p.Seed}, true
+		}
+	}
+	return nil, false
+}
+
+// peakRate returns the highest rate p asks for.
+func peakRate(p Pacer) float64 {
+	switch p := p.(type) {
+	case Constant:
+		return p.Rate
+	case Stages:
+		r := p.Start
+		for _, s := range p.Steps {
+			r = math.Max(r, s.Target)
+		}
+		return r
+	case *Poisson:
+		return peakRate(p.Of)
+	}
+	return p.Mean()
+}
+
+// poolSize returns how many connections to open before an open loop at p
+// starts: asked when positive, none when negative, else rate × PoolService
+// × 2, at least one per loop; within the cap.
+func poolSize(asked int, p Pacer, loops, limit int) int {
+	switch {
+	case asked > 0:
+		return min(asked, limit)
+	case asked < 0:
+		return 0
+	}
+	n := math.Ceil(peakRate(p) * PoolService.Seconds() * 2)
+	if math.IsNaN(n) || n > float64(limit) {
+		return limit
+	}
+	return min(max(int(n), loops), limit)
+}
