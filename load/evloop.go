@@ -39,10 +39,11 @@ func eventLoops(cfg *Config, o Options) bool {
 }
 
 // loopCount returns how many event loops to run: one per CPU the Go
-// scheduler may use, no more than the cap on connections, and one when the
-// schedule cannot be split.
+// scheduler may use but one, which stays for the rest of the program (the
+// recorder, progress, signals); one when there is a single CPU, when the
+// cap on connections is 1, or when the schedule cannot be split.
 func loopCount(p Pacer, limit int) int {
-	n := min(runtime.GOMAXPROCS(0), limit)
+	n := min(runtime.GOMAXPROCS(0)-1, limit)
 	if v, err := strconv.Atoi(os.Getenv("LATLAB_LOOPS")); err == nil && v > 0 {
 		n = v
 	}

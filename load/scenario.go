@@ -311,12 +311,12 @@ func (p *part) errorf(format string, args ...any) error {
 	return &partError{p, fmt.Sprintf(format, args...)}
 }
 
-// plainHTTP reports whether every step's URL is fixed and http, so that
-// every request of the scenario goes over plain TCP to an address known
-// before the run.
+// plainHTTP reports whether every step's URL is http, templated or not,
+// so that every request of the scenario goes over plain TCP.
 func (s *Scenario) plainHTTP() bool {
 	for _, st := range s.steps {
-		if st.u == nil || st.u.Scheme != "http" {
+		if st.u != nil && st.u.Scheme != "http" ||
+			st.u == nil && !strings.HasPrefix(strings.ToLower(st.url.text), "http://") {
 			return false
 		}
 	}

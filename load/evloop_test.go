@@ -1,0 +1,194 @@
+//go:build linux
+
+package load
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// withProcs runs the test with n Ps, so that the open loop runs n-1 event
+// loops (one when n is 1).
+func withProcs(t *testing.T, n int) {
+	old := runtime.GOMAXPROCS(n)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+}
+
+// TestEventLoopsKeepTheSchedule checks that the loops together send
+// exactly the schedule asked, each request at its own intended time,
+// however they split it.
+func TestEventLoopsKeepTheSchedule(t *testing.T) {
+	pacers := map[string]func() Pacer{
+		"constant": func() Pacer { return Constant{Rate: 3000} },
+		"poisson":  func() Pacer { return &Poisson{Of: Constant{Rate: 3000}, Seed: 11} },
+		"stages": func() Pacer {
+			return &Poisson{Of: Stages{Start: 500, Steps: []Stage{{100 * time.Millisecond, 4000}}}, Seed: 3}
+		},
+	}
+	for _, procs := range []int{1, 3} {
+		for name, mk := range pacers {
+			t.Run(name, func(t *testing.T) {
+				withProcs(t, procs)
+				srv := newCountingServer(t, 0)
+				const n = 200
+				res := attack(t, context.Background(), Config{
+					Source: staticTo(t, srv.URL), Model: Open{Pacer: mk()}, Count: n, KeepRaw: n,
+				})
+				var want, got []time.Duration
+				p := mk()
+				for i := range int64(n) {
+					off, ok := p.Due(i)
+					if !ok {
+						break
+					}
+					want = append(want, off)
+				}
+				for _, r := range res.Raw {
+					got = append(got, r.Intended)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%d procs: %d intended times, want the %d of the schedule, exactly", procs, len(got), len(want))
+				}
+				if res.Sent != int64(len(want)) || res.Codes[200] != res.Sent {
+					t.Errorf("sent %d, 200s %d; want %d", res.Sent, res.Codes[200], len(want))
+				}
+			})
+		}
+	}
+}
+
+// TestEventLoopsCountUnsentAtDeadline stalls a loop across the end of the
+// run: every request due before the end is sent or counted unsent, never
+// lost.
+func TestEventLoopsCountUnsentAtDeadline(t *testing.T) {
+	for _, procs := range []int{1, 3} {
+		withProcs(t, procs)
+		srv := newCountingServer(t, 0)
+		// 200/s for 300 ms: requests 0..59 are due. The loop building
+		// request 50 (due at 250 ms) stalls until past the end.
+		testHookBuild = func(seq int64, _ int) {
+			if seq == 50 {
+				time.Sleep(150 * time.Millisecond)
+			}
+		}
+		res := attack(t, context.Background(), Config{
+			Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 200}}, Duration: 300 * time.Millisecond,
+		})
+		testHookBuild = nil
+		if res.Sent+res.Unsent != 60 || res.Unsent < 1 {
+			t.Errorf("%d procs: sent %d and unsent %d, want 60 in all, some unsent", procs, res.Sent, res.Unsent)
+		}
+	}
+}
+
+// TestEventLoopsCapCountsUnsent holds every connection on a slow target:
+// the requests past the cap wait, and those still waiting at the end count
+// as unsent.
+func TestEventLoopsCapCountsUnsent(t *testing.T) {
+	withProcs(t, 3)
+	srv := newCountingServer(t, 400*time.Millisecond)
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 200}, MaxInFlight: 3},
+		Duration: 300 * time.Millisecond, Transport: Options{Timeout: 5 * time.Second},
+	})
+	if res.Sent != 3 || res.Sent+res.Unsent != 60 {
+		t.Errorf("sent %d, unsent %d; want 3 sent (the cap) and 60 in all", res.Sent, res.Unsent)
+	}
+	if got := srv.peak.Load(); got > 3 {
+		t.Errorf("server saw %d requests at once, want at most 3", got)
+	}
+}
+
+// TestEventLoopsPool opens the pool asked for before the load, and counts
+// every connection opened after it.
+func TestEventLoopsPool(t *testing.T) {
+	withProcs(t, 3)
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 500}}, Count: 50, Pool: 5,
+	})
+	if res.Pool != 5 {
+		t.Errorf("pool %d, want 5", res.Pool)
+	}
+	if got, want := srv.conns.Load(), res.Pool+res.Connect.TotalCount(); got != want {
+		t.Errorf("server saw %d connections; the result counts %d before the run and %d during it",
+			got, res.Pool, res.Connect.TotalCount())
+	}
+	// Without a pool every connection is opened during the run, and counted.
+	srv2 := newCountingServer(t, 0)
+	res = attack(t, context.Background(), Config{
+		Source: staticTo(t, srv2.URL), Model: Open{Pacer: Constant{Rate: 500}}, Count: 20, Pool: -1,
+	})
+	if res.Pool != 0 || res.Connect.TotalCount() != srv2.conns.Load() || res.Connect.TotalCount() < 1 {
+		t.Errorf("pool %d, %d connections counted, server saw %d; want 0 and the server's count",
+			res.Pool, res.Connect.TotalCount(), srv2.conns.Load())
+	}
+}
+
+// TestEventLoopsScenario runs ordered steps per iteration on the loops:
+// each iteration's steps in order, none lost, every object deleted.
+func TestEventLoopsScenario(t *testing.T) {
+	withProcs(t, 3)
+	var mu sync.Mutex
+	steps := map[string][]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		steps[r.URL.Path] = append(steps[r.URL.Path], r.Method)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	yaml := `steps:
+  - {name: create, method: POST, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}", body: "{}"}
+  - {name: get, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
+  - {name: delete, method: DELETE, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
+`
+	sc, err := ParseScenario("crud.yaml", []byte(yaml), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !eventLoops(&Config{Source: sc, Model: Open{}}, Options{}) {
+		t.Fatal("a scenario over http does not run on the event loops")
+	}
+	res := attack(t, context.Background(), Config{Source: sc, Model: Open{Pacer: Constant{Rate: 1000}}, Count: 40})
+	if res.Requests != 120 || len(steps) != 40 {
+		t.Errorf("%d requests on %d objects, want 120 on 40", res.Requests, len(steps))
+	}
+	for path, got := range steps {
+		if strings.Join(got, ",") != "POST,GET,DELETE" {
+			t.Errorf("%s: steps %v, want POST, GET, DELETE in order", path, got)
+		}
+	}
+}
+
+// TestEventLoopsOnlyPlainHTTP keeps every other protocol on the
+// goroutines.
+func TestEventLoopsOnlyPlainHTTP(t *testing.T) {
+	open := Open{Pacer: Constant{Rate: 1}}
+	for _, tt := range []struct {
+		url  string
+		opts Options
+		want bool
+	}{
+		{"http://127.0.0.1:1/", Options{}, true},
+		{"http://127.0.0.1:1/", Options{UnixSocket: "/tmp/x.sock"}, true},
+		{"https://127.0.0.1:1/", Options{}, false},
+		{"http://127.0.0.1:1/", Options{H2C: true}, false},
+		{"http://127.0.0.1:1/", Options{NetHTTP: true}, false},
+	} {
+		cfg := Config{Source: staticTo(t, tt.url), Model: open}
+		if got := eventLoops(&cfg, tt.opts); got != tt.want {
+			t.Errorf("%s %+v: event loops %v, want %v", tt.url, tt.opts, got, tt.want)
+		}
+	}
+	if eventLoops(&Config{Source: staticTo(t, "http://127.0.0.1:1/"), Model: Closed{Workers: 1}}, Options{}) {
+		t.Error("a closed loop runs on the event loops")
+	}
+}
