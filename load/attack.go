@@ -24,9 +24,11 @@ type Config struct {
 	Interval  time.Duration   // length of one interval of the series; 0 means 1 s
 	Success   *record.CodeSet // nil means every code below 400
 	KeepRaw   int64           // keep this many measured requests raw (Result.Raw); 0 keeps none
-	// Pool is how many connections an open loop opens before it starts:
-	// 0 sizes the pool from the rate (see PoolService), a negative
-	// number opens none.
+	// Pool is how many connections an open loop opens before it starts,
+	// and keeps: 0 sizes the pool from the rate (see PoolService); a
+	// negative number opens none before and sizes it from the rate. Past
+	// the pool, requests wait up to GrowAfter for a kept connection
+	// before one is opened for them.
 	Pool int
 	// Started, if set, is called with the recorder of the measured phase as
 	// it starts, for live progress.

@@ -5,6 +5,8 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,6 +119,43 @@ func BenchmarkAttackClosed(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10000), "ns/request")
+}
+
+// BenchmarkAttackOpen is the open loop's dispatch of each request against
+// the fast server: saturated (due faster than it can send, 8 in flight),
+// and at 20,000 requests per second, where what counts is the CPU each
+// request costs the process (client and in-process server together).
+func BenchmarkAttackOpen(b *testing.B) {
+	req := &Request{Method: "GET", URL: mustParse(b, fastServer(b))}
+	for _, bc := range []struct {
+		name  string
+		rate  float64
+		count int64
+	}{
+		{"saturated", 1e7, 10000},
+		{"20k", 20000, 2000},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ms0, ms1 runtime.MemStats
+			var ru0, ru1 syscall.Rusage
+			runtime.ReadMemStats(&ms0)
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			for b.Loop() {
+				res, err := Attack(context.Background(), Config{Source: Static{req},
+					Model: Open{Pacer: Constant{Rate: bc.rate}, MaxInFlight: 8}, Count: bc.count})
+				if err != nil || res.Codes[200] != bc.count {
+					b.Fatalf("err %v, codes %v", err, res.Codes)
+				}
+			}
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			runtime.ReadMemStats(&ms1)
+			n := float64(int64(b.N) * bc.count)
+			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/request")
+			b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/request")
+			b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/request")
+		})
+	}
 }
 
 func mustParse(b *testing.B, raw string) *url.URL {

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// GrowAfter is how long a request of the open loop waits for a kept
+// connection, once the pool's are all busy, before one is opened for it.
+const GrowAfter = time.Millisecond
+
 // PoolService is the service time the open loop expects when it sizes its
 // pool of connections opened before the run: rate × PoolService × 2, so
 // that a target that answers within a millisecond never waits for a
@@ -39,11 +43,10 @@ func eventLoops(cfg *Config, o Options) bool {
 }
 
 // loopCount returns how many event loops to run: one per CPU the Go
-// scheduler may use but one, which stays for the rest of the program (the
-// recorder, progress, signals); one when there is a single CPU, when the
-// cap on connections is 1, or when the schedule cannot be split.
+// scheduler may use; one when the cap on connections is 1 or the schedule
+// cannot be split.
 func loopCount(p Pacer, limit int) int {
-	n := min(runtime.GOMAXPROCS(0)-1, limit)
+	n := min(runtime.GOMAXPROCS(0), limit)
 	if v, err := strconv.Atoi(os.Getenv("LATLAB_LOOPS")); err == nil && v > 0 {
 		n = v
 	}
@@ -86,15 +89,12 @@ func peakRate(p Pacer) float64 {
 	return p.Mean()
 }
 
-// poolSize returns how many connections to open before an open loop at p
-// starts: asked when positive, none when negative, else rate × PoolService
-// × 2, at least one per loop; within the cap.
+// poolSize returns the size of an open loop's pool of connections at p:
+// asked when positive, else rate × PoolService × 2, at least one per loop;
+// within the cap.
 func poolSize(asked int, p Pacer, loops, limit int) int {
-	switch {
-	case asked > 0:
+	if asked > 0 {
 		return min(asked, limit)
-	case asked < 0:
-		return 0
 	}
 	n := math.Ceil(peakRate(p) * PoolService.Seconds() * 2)
 	if math.IsNaN(n) || n > float64(limit) {

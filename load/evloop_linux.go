@@ -3,7 +3,6 @@
 package load
 
 import (
-	"errors"
 	"net"
 	"os"
 	"runtime"
@@ -29,6 +28,7 @@ const loopsSupported = true
 // wake-up is spent per request. The connections stay open from the warm-up
 // through the measured phase.
 type engine struct {
+	procs   int // GOMAXPROCS before the engine raised it
 	o       Options
 	timeout time.Duration
 	loops   []*evloop
@@ -47,17 +47,21 @@ func newEngine(cfg *Config, o Options) (*engine, error) {
 		limit = min(limit, o.Connections)
 	}
 	n := loopCount(m.Pacer, limit)
-	e := &engine{o: o, timeout: o.timeout()}
+	// Each loop blocks in epoll holding its P until the runtime takes it
+	// back. One P more than loops keeps one free for the rest of the
+	// program (the recorder, progress, signals, the collector), so that
+	// the runtime never needs to take a loop's: a loop's wake-up then
+	// costs no hand-off between threads.
+	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(n + 1)}
 	for i := range n {
 		l, err := newLoop(e, i, limit/n+btoi(i < limit%n))
 		if err != nil {
 			e.close()
 			return nil, err
 		}
-		l.raw = runtime.GOMAXPROCS(0) > n
 		e.loops = append(e.loops, l)
 	}
-	e.preopen(cfg.Source, poolSize(cfg.Pool, m.Pacer, n, limit))
+	e.preopen(cfg.Source, poolSize(cfg.Pool, m.Pacer, n, limit), cfg.Pool >= 0)
 	return e, nil
 }
 
@@ -76,6 +80,7 @@ func (e *engine) close() {
 	for _, l := range e.loops {
 		l.close()
 	}
+	runtime.GOMAXPROCS(e.procs)
 }
 
 // run runs one phase of m on every loop and returns when all are done.
@@ -95,13 +100,17 @@ func (e *engine) run(r *runner, m Open) {
 	wg.Wait()
 }
 
-// preopen opens n connections, spread over the loops and over the
-// addresses of the source's first requests, and waits until they are open
-// or failed (at most the request timeout). A failure here is not reported:
-// the run opens what it lacks and counts it.
-func (e *engine) preopen(src Source, n int) {
+// preopen sizes the pool at n connections, spread over the loops, and
+// when open is set opens them, to the addresses of the source's first
+// requests, waiting until they are open or failed (at most the request
+// timeout). A failure here is not reported: the run opens what it lacks
+// and counts it.
+func (e *engine) preopen(src Source, n int, open bool) {
+	for i, l := range e.loops {
+		l.target = min(n/len(e.loops)+btoi(i < n%len(e.loops)), l.limit)
+	}
 	keys := firstKeys(src)
-	if n <= 0 || len(keys) == 0 {
+	if !open || n <= 0 || len(keys) == 0 {
 		return
 	}
 	var wg sync.WaitGroup
@@ -171,15 +180,13 @@ type evloop struct {
 	open   int // connections open or being dialed
 	dials  int // connections being dialed
 	limit  int // cap on connections, so on requests in flight
+	target int // the pool's size: connections opened without waiting
 	busy   int // connections carrying a request
 	queue  []evjob
 	qhead  int
 	addrs  map[string]*dialAddrs
 	pwait2 bool // epoll_pwait2 works: waits in nanoseconds
-	// raw: the loop waits without giving its P back to the Go scheduler,
-	// which saves a hand-off per wake-up. Only when another P is left for
-	// the rest of the program.
-	raw bool
+	ts     unix.Timespec
 
 	// The phase.
 	r        *runner
@@ -249,6 +256,9 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 				l.release(now)
 			}
 		}
+		if l.queued() > 0 {
+			l.pump()
+		}
 		if l.busy == 0 && l.queued() == 0 && (!l.sending || !l.more) {
 			return
 		}
@@ -262,6 +272,9 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		}
 		if l.sending && r.end > 0 {
 			wait = min(wait, r.end-now)
+		}
+		if t := l.growAt(); t > 0 {
+			wait = min(wait, t-now)
 		}
 		if wait < 2*time.Microsecond {
 			wait = 0
@@ -282,14 +295,9 @@ func (l *evloop) wait(d time.Duration) int {
 		var n uintptr
 		var errno unix.Errno
 		if l.pwait2 {
-			ts := unix.NsecToTimespec(int64(d))
-			if l.raw {
-				n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
-					uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-			} else {
-				n, _, errno = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
-					uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
-			}
+			l.ts = unix.NsecToTimespec(int64(d)) // a field: a local would escape, an allocation per wait
+			n, _, errno = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
+				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
 			if errno == unix.ENOSYS {
 				l.pwait2 = false
 				continue
@@ -297,7 +305,10 @@ func (l *evloop) wait(d time.Duration) int {
 		} else {
 			ms := int(d / time.Millisecond)
 			n1, err := unix.EpollWait(l.epfd, l.events, ms)
-			n, _ = uintptr(max(n1, 0)), errors.As(err, &errno)
+			n = uintptr(max(n1, 0))
+			if e, ok := err.(unix.Errno); ok {
+				errno = e
+			}
 			if ms == 0 && d > 0 && n1 == 0 {
 				nap(int64(d)) // under a millisecond: the thread sleeps it
 			}
@@ -411,10 +422,7 @@ func (l *evloop) start(j evjob) bool {
 	}
 	c := l.take(j.key)
 	if c == nil {
-		// Opening connections without bound when the target slows makes
-		// it slower still: a few dials at a time, and requests wait for
-		// the first connection free, counting the wait as lag.
-		if l.open >= l.limit || l.dials >= maxDials {
+		if !l.mayDial(j, Now()) {
 			return false
 		}
 		l.open++
@@ -423,6 +431,31 @@ func (l *evloop) start(j evjob) bool {
 	r.rec.Sent()
 	c.begin(l, j)
 	return true
+}
+
+// mayDial reports whether a connection may be opened for j. Up to the
+// pool's size, at once. Past it, a kept connection is reused before another
+// is opened: j waits for one up to GrowAfter (the wait counts as lag), as
+// every request queued before it does, and then each gets at most one dial
+// of its own, a few at a time. Opening connections without bound the moment
+// a target slows down would slow it down further.
+func (l *evloop) mayDial(j evjob, now time.Duration) bool {
+	switch {
+	case l.open >= l.limit || l.dials >= maxDials:
+		return false
+	case l.open < l.target:
+		return true
+	}
+	return now-j.due >= GrowAfter && l.dials < l.queued()
+}
+
+// growAt returns when the request at the head of the queue may have a
+// connection opened for it, or 0.
+func (l *evloop) growAt() time.Duration {
+	if l.queued() == 0 || l.open >= l.limit || l.dials >= maxDials {
+		return 0
+	}
+	return l.queue[l.qhead].due + GrowAfter
 }
 
 // take returns an idle connection to key, or nil. At the cap, an idle
