@@ -195,6 +195,10 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
 			l.MaxInFlight, dec.explicit = int(n), append(dec.explicit, e.key)
 		}
+	case "pool":
+		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
+			l.Pool, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
 	case "duration":
 		if t, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Duration, dec.explicit = t, append(dec.explicit, e.key)

@@ -87,6 +87,7 @@ func (s *Settings) Config(src Source, m Model) (Config, error) {
 		Interval:  s.Interval,
 		Success:   success,
 		KeepRaw:   s.Samples,
+		Pool:      s.Pool,
 	}, nil
 }
 

@@ -16,7 +16,7 @@ import (
 // first, then the limits, the transport and the samples; or nil. First
 // picks the first. given names, by spec key, the options given
 // explicitly whose 0 must then be refused, where left out it means none
-// or the default: duration, requests, max_in_flight and connections. It
+// or the default: duration, requests, max_in_flight, pool and connections. It
 // does not judge how the options fit together or the
 // requests they apply to (see Check), nor read files (see Transport).
 func (s *Settings) Validate(given ...string) error {
@@ -75,6 +75,7 @@ func (s *Settings) Validate(given ...string) error {
 		}
 	}
 	count("max_in_flight", int64(s.MaxInFlight), least("max_in_flight"), MaxCount, "at least 1")
+	count("pool", int64(s.Pool), least("pool"), MaxCount, "at least 1")
 	count("requests", s.Requests, least("requests"), MaxRequests, "a positive number of requests")
 	duration := func(option string, d, min time.Duration) {
 		switch {
@@ -176,19 +177,19 @@ func isMode(m Mode) bool { return m == "" || slices.Contains(Modes, m) }
 
 // LevelOptions are the options, by spec key, that give a mode its levels
 // and their shape; each mode takes some of them (see Mode.Takes).
-var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight"}
+var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight", "pool"}
 
 // RequestOptions are the options, by spec key, that describe the request
 // when no targets or scenario file gives the requests.
 var RequestOptions = []string{"path", "method", "headers", "body", "body_file"}
 
 // Takes reports whether mode m takes option, one of LevelOptions: open
-// mode takes rates, arrivals and max_in_flight, closed mode concurrency,
+// mode takes rates, arrivals, max_in_flight and pool, closed mode concurrency,
 // ramp mode concurrency and ramp, and sequential mode none of them.
 func (m Mode) Takes(option string) bool {
 	switch m {
 	case ModeOpen, "":
-		return slices.Contains([]string{"rates", "arrivals", "max_in_flight"}, option)
+		return slices.Contains([]string{"rates", "arrivals", "max_in_flight", "pool"}, option)
 	case ModeClosed:
 		return option == "concurrency"
 	case ModeRamp:

@@ -274,8 +274,8 @@ func TestSettingsConflicts(t *testing.T) {
 func TestExcludes(t *testing.T) {
 	for option, want := range map[string][]string{
 		"rates":       {"concurrency", "ramp"},
-		"concurrency": {"rates", "arrivals", "max_in_flight"},
-		"ramp":        {"rates", "arrivals", "max_in_flight"},
+		"concurrency": {"rates", "arrivals", "max_in_flight", "pool"},
+		"ramp":        {"rates", "arrivals", "max_in_flight", "pool"},
 		"arrivals":    nil,
 		"body":        {"body_file", "targets", "scenario"},
 		"body_file":   {"body", "targets", "scenario"},
@@ -291,7 +291,7 @@ func TestExcludes(t *testing.T) {
 		}
 	}
 	for m, want := range map[Mode][]string{
-		ModeOpen:       {"rates", "arrivals", "max_in_flight"},
+		ModeOpen:       {"rates", "arrivals", "max_in_flight", "pool"},
 		ModeClosed:     {"concurrency"},
 		ModeRamp:       {"concurrency", "ramp"},
 		ModeSequential: nil,

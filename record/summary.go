@@ -42,6 +42,7 @@ type Summary struct {
 	InFlight       InFlight          `json:"in_flight"`
 	Interrupted    bool              `json:"interrupted"`
 	WarmupRequests int64             `json:"warmup_requests"`
+	Pool           int64             `json:"pool,omitempty"` // open loop: connections opened before the load; connect_seconds counts those opened during it
 	Intervals      []IntervalJSON    `json:"intervals"`
 	Steps          []StepJSON        `json:"steps"`
 }
@@ -152,6 +153,7 @@ func Summarize(r *Result) (Summary, error) {
 		Mode:           r.Mode,
 		Concurrency:    r.Concurrency,
 		WarmupRequests: r.WarmupRequests,
+		Pool:           r.Pool,
 		ErrorExamples:  r.ErrorExample,
 		TargetRate:     r.TargetRate,
 		Sent:           r.Sent,

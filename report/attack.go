@@ -52,6 +52,9 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", units.Bytes(sum.BytesIn), units.Bytes(sum.BytesOut),
 		units.Bytes(int64(math.Round(sum.BytesInRate))), units.Bytes(int64(math.Round(sum.BytesOutRate))))
 	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
+	if res.Pool > 0 {
+		fmt.Fprintf(&b, "Conns      %d opened before the load, %d during it\n", res.Pool, res.Connect.TotalCount())
+	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tsamples\tmin\tmean\tstdev\tp50\tp90\tp95\tp99\tp99.9\tmax\t")

@@ -141,6 +141,7 @@ still exits 130.
 	fl.DurationVar(&f.Timeout, "timeout", load.DefaultTimeout, "per request, from send to the last byte")
 	fl.BoolVar(&f.NoKeepAlive, "no-keepalive", false, "open a new connection for every request")
 	fl.IntVar(&f.Connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
+	fl.IntVar(&f.Pool, "pool", 0, "open loop: connections opened before the load and kept (default: rate × 2 ms)")
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
 	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
 	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 connection")

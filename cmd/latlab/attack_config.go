@@ -32,8 +32,10 @@ func (f *attackFlags) config(cmd *cobra.Command, args []string) (load.Config, st
 		return load.Config{}, "", err
 	}
 	var given []string
-	if set("duration") {
-		given = append(given, "duration")
+	for _, name := range []string{"duration", "pool"} {
+		if set(name) {
+			given = append(given, name)
+		}
 	}
 	err = load.First(f.Validate(given...))
 	if err != nil && !isOption(err, "samples") { // --samples is judged with -o (see openDB)
@@ -192,6 +194,9 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 // --sequential, and reads --stages and --ramp.
 func (f *attackFlags) mode(set func(string) bool) error {
 	open := set("rate") || f.stages != ""
+	if set("pool") && !open {
+		return usagef("--pool opens the connections of an open loop: give -r or --stages too")
+	}
 	if set("arrivals") && !open {
 		switch f.Arrivals {
 		case load.ConstantArrivals, load.PoissonArrivals:
