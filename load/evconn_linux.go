@@ -37,7 +37,9 @@ type evconn struct {
 	busy  bool // carries a request
 	used  bool // carried a request before
 	fresh bool // dialed to send a request again: no second retry
-	wout  bool // waits for EPOLLOUT: a request is partly written
+	// untried: opened for a request during the run, no response yet
+	untried bool
+	wout    bool // waits for EPOLLOUT: a request is partly written
 
 	dialAt   time.Duration
 	deadline time.Duration
@@ -320,6 +322,10 @@ func (c *evconn) done(l *evloop) {
 	keep := c.resp.keepAlive && c.rd.r == c.rd.w && !l.e.o.NoKeepAlive && c.resp.code != 101
 	j, done := c.j, s.Done
 	l.record(s)
+	if c.untried {
+		c.untried = false
+		l.untried--
+	}
 	c.j = evjob{}
 	if keep {
 		c.busy = false

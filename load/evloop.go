@@ -2,15 +2,35 @@ package load
 
 import (
 	"math"
-	"os"
 	"runtime"
-	"strconv"
 	"time"
 )
 
 // GrowAfter is how long a request of the open loop waits for a kept
 // connection, once the pool's are all busy, before one is opened for it.
 const GrowAfter = time.Millisecond
+
+// Tuning of the event loops, as variables for benchmarks to vary.
+var (
+	growAfter = GrowAfter
+	// loopRate is the rate one event loop takes on: past it, another
+	// loop runs, up to one per CPU.
+	loopRate = 50_000.0
+	// batchMax is the least time between a loop's wake-ups for the
+	// schedule once its share of the rate reaches batchFull: requests due
+	// in between go out together, up to batchMax late (counted as lag),
+	// so that the loop and the target wake once per batch rather than
+	// once per request. Below batchFrom nothing is batched.
+	batchMax             = 200 * time.Microsecond
+	batchFrom, batchFull = 5_000.0, 10_000.0
+)
+
+// batchFor returns the least time between wake-ups for the schedule of a
+// loop whose share of the schedule peaks at rate per second.
+func batchFor(rate float64) time.Duration {
+	f := (rate - batchFrom) / (batchFull - batchFrom)
+	return time.Duration(max(0, min(1, f)) * float64(batchMax))
+}
 
 // PoolService is the service time the open loop expects when it sizes its
 // pool of connections opened before the run: rate × PoolService × 2, so
@@ -42,17 +62,14 @@ func eventLoops(cfg *Config, o Options) bool {
 	return false
 }
 
-// loopCount returns how many event loops to run: one per CPU the Go
-// scheduler may use; one when the cap on connections is 1 or the schedule
-// cannot be split.
+// loopCount returns how many event loops to run: one per loopRate of the
+// schedule's peak rate, at most one per CPU the Go scheduler may use and
+// one per connection; one when the schedule cannot be split.
 func loopCount(p Pacer, limit int) int {
-	n := min(runtime.GOMAXPROCS(0), limit)
-	if v, err := strconv.Atoi(os.Getenv("LATLAB_LOOPS")); err == nil && v > 0 {
-		n = v
-	}
 	if _, ok := fork(p); !ok {
-		n = 1
+		return 1
 	}
+	n := min(int(math.Ceil(peakRate(p)/loopRate)), runtime.GOMAXPROCS(0), limit)
 	return max(n, 1)
 }
 

@@ -6,7 +6,7 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -52,7 +52,10 @@ func newEngine(cfg *Config, o Options) (*engine, error) {
 	// program (the recorder, progress, signals, the collector), so that
 	// the runtime never needs to take a loop's: a loop's wake-up then
 	// costs no hand-off between threads.
-	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(n + 1)}
+	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0)}
+	if e.procs < n+1 {
+		runtime.GOMAXPROCS(n + 1)
+	}
 	for i := range n {
 		l, err := newLoop(e, i, limit/n+btoi(i < limit%n))
 		if err != nil {
@@ -91,6 +94,7 @@ func (e *engine) run(r *runner, m Open) {
 		if !ok {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
+		l.batch = batchFor(peakRate(m.Pacer) / float64(len(e.loops)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -179,14 +183,17 @@ type evloop struct {
 	nidle  int
 	open   int // connections open or being dialed
 	dials  int // connections being dialed
-	limit  int // cap on connections, so on requests in flight
-	target int // the pool's size: connections opened without waiting
-	busy   int // connections carrying a request
-	queue  []evjob
-	qhead  int
-	addrs  map[string]*dialAddrs
-	pwait2 bool // epoll_pwait2 works: waits in nanoseconds
-	ts     unix.Timespec
+	// untried counts the connections opened for a request that have not
+	// carried a response yet.
+	untried int
+	limit   int // cap on connections, so on requests in flight
+	target  int // the pool's size: connections opened without waiting
+	busy    int // connections carrying a request
+	queue   []evjob
+	qhead   int
+	addrs   map[string]*dialAddrs
+	pwait2  bool // epoll_pwait2 works: waits in nanoseconds
+	ts      unix.Timespec
 
 	// The phase.
 	r        *runner
@@ -199,12 +206,8 @@ type evloop struct {
 	iters    int64 // iterations begun, for Vars.Iter
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
+	batch    time.Duration // least time between wake-ups for the schedule
 }
-
-var batchGap = func() time.Duration {
-	v, _ := strconv.Atoi(os.Getenv("LATLAB_BATCH"))
-	return time.Duration(v) * time.Microsecond
-}()
 
 func newLoop(e *engine, id, limit int) (*evloop, error) {
 	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
@@ -268,7 +271,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		}
 		wait := min(l.scanAt-now, 10*time.Millisecond)
 		if l.sending && l.more {
-			wait = min(wait, max(l.nextDue, l.released+batchGap)-now)
+			wait = min(wait, max(l.nextDue, l.released+l.batch)-now)
 		}
 		if l.sending && r.end > 0 {
 			wait = min(wait, r.end-now)
@@ -279,12 +282,16 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if wait < 2*time.Microsecond {
 			wait = 0
 		}
-		n := l.wait(wait)
-		for i := range n {
-			ev := &l.events[i]
-			if c := l.conns[ev.Fd]; c != nil && l.gens[ev.Fd] == ev.Pad {
-				c.ready(l, ev.Events)
-			}
+		l.dispatch(l.wait(wait))
+	}
+}
+
+// dispatch hands the first n events of the last wait to their connections.
+func (l *evloop) dispatch(n int) {
+	for i := range n {
+		ev := &l.events[i]
+		if c := l.conns[ev.Fd]; c != nil && l.gens[ev.Fd] == ev.Pad {
+			c.ready(l, ev.Events)
 		}
 	}
 }
@@ -393,8 +400,12 @@ func (l *evloop) pump() {
 		l.queue[l.qhead] = evjob{}
 		l.qhead++
 	}
-	if l.qhead > 0 && l.qhead == len(l.queue) {
-		l.queue, l.qhead = l.queue[:0], 0
+	if l.qhead > 0 && (l.qhead == len(l.queue) || l.qhead >= len(l.queue)/2) {
+		// Taken from the front: move what is left there, so that a queue
+		// that never empties does not grow for ever.
+		n := copy(l.queue, l.queue[l.qhead:])
+		clear(l.queue[n:])
+		l.queue, l.qhead = l.queue[:n], 0
 	}
 }
 
@@ -427,6 +438,8 @@ func (l *evloop) start(j evjob) bool {
 		}
 		l.open++
 		c = l.dial(j.key)
+		c.untried = true
+		l.untried++
 	}
 	r.rec.Sent()
 	c.begin(l, j)
@@ -437,8 +450,8 @@ func (l *evloop) start(j evjob) bool {
 // pool's size, at once. Past it, a kept connection is reused before another
 // is opened: j waits for one up to GrowAfter (the wait counts as lag), as
 // every request queued before it does, and then each gets at most one dial
-// of its own, a few at a time. Opening connections without bound the moment
-// a target slows down would slow it down further.
+// of its own, a few at a time (see mayGrow). Opening connections without
+// bound the moment a target slows down would slow it down further.
 func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 	switch {
 	case l.open >= l.limit || l.dials >= maxDials:
@@ -446,16 +459,28 @@ func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 	case l.open < l.target:
 		return true
 	}
-	return now-j.due >= GrowAfter && l.dials < l.queued()
+	return now-j.due >= growAfter && l.mayGrow()
+}
+
+// mayGrow reports whether the pool may grow past its size, whatever the
+// time: fewer dials under way than requests queued, and as many untried
+// connections as tried ones at most. A connection opened during the run is
+// untried until it carried a response; the pool then grows no faster than
+// the target takes up new connections (doubling each service time) rather
+// than burying it in them.
+func (l *evloop) mayGrow() bool {
+	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() &&
+		l.untried < max(maxDials, l.open-l.untried)
 }
 
 // growAt returns when the request at the head of the queue may have a
-// connection opened for it, or 0.
+// connection opened for it, or 0 when none may be opened before something
+// else changes.
 func (l *evloop) growAt() time.Duration {
-	if l.queued() == 0 || l.open >= l.limit || l.dials >= maxDials {
+	if l.queued() == 0 || !l.mayGrow() {
 		return 0
 	}
-	return l.queue[l.qhead].due + GrowAfter
+	return l.queue[l.qhead].due + growAfter
 }
 
 // take returns an idle connection to key, or nil. At the cap, an idle
@@ -555,13 +580,13 @@ func (l *evloop) preopen(reqs []*Request, n int) {
 			l.expire(now + l.e.timeout)
 			break
 		}
-		n := l.wait(min(end-now, 10*time.Millisecond))
-		for i := range n {
-			ev := &l.events[i]
-			if c := l.conns[ev.Fd]; c != nil && l.gens[ev.Fd] == ev.Pad {
-				c.ready(l, ev.Events)
-			}
-		}
+		l.dispatch(l.wait(min(end-now, 10*time.Millisecond)))
+	}
+	// Idle connections are taken last in, first out, which keeps the
+	// busy ones few and warm. The server accepts the pool's first in,
+	// first out: the first requests go to those it accepted first.
+	for _, cs := range l.idle {
+		slices.Reverse(cs)
 	}
 }
 
@@ -573,6 +598,10 @@ func (l *evloop) drop(c *evconn) {
 	l.open--
 	if c.state == connDialing {
 		l.dials--
+	}
+	if c.untried {
+		c.untried = false
+		l.untried--
 	}
 	if c.busy {
 		c.busy = false

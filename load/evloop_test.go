@@ -14,11 +14,12 @@ import (
 	"time"
 )
 
-// withProcs runs the test with n Ps, so that the open loop runs n event
-// loops.
+// withProcs runs the test with n Ps, and one event loop per P whatever
+// the rate.
 func withProcs(t *testing.T, n int) {
-	old := runtime.GOMAXPROCS(n)
-	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
+	old, oldRate := runtime.GOMAXPROCS(n), loopRate
+	loopRate = 1
+	t.Cleanup(func() { runtime.GOMAXPROCS(old); loopRate = oldRate })
 }
 
 // TestEventLoopsKeepTheSchedule checks that the loops together send
@@ -190,5 +191,34 @@ func TestEventLoopsOnlyPlainHTTP(t *testing.T) {
 	}
 	if eventLoops(&Config{Source: staticTo(t, "http://127.0.0.1:1/"), Model: Closed{Workers: 1}}, Options{}) {
 		t.Error("a closed loop runs on the event loops")
+	}
+}
+
+func TestBatchAndLoops(t *testing.T) {
+	for _, tt := range []struct {
+		rate float64
+		want time.Duration
+	}{{0, 0}, {5000, 0}, {7500, batchMax / 2}, {10000, batchMax}, {1e6, batchMax}} {
+		if got := batchFor(tt.rate); got != tt.want {
+			t.Errorf("batchFor(%g) = %s, want %s", tt.rate, got, tt.want)
+		}
+	}
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	for _, tt := range []struct {
+		p     Pacer
+		limit int
+		want  int
+	}{
+		{Constant{Rate: 1000}, 100, 1},
+		{Constant{Rate: loopRate + 1}, 100, 2},
+		{Constant{Rate: 10 * loopRate}, 100, 4},
+		{Constant{Rate: 10 * loopRate}, 3, 3},
+		{Stages{Steps: []Stage{{time.Second, 3 * loopRate}, {time.Second, 0}}}, 100, 3},
+		{&Poisson{Of: Constant{Rate: 10 * loopRate}}, 100, 4},
+	} {
+		if got := loopCount(tt.p, tt.limit); got != tt.want {
+			t.Errorf("loopCount(%v, %d) = %d, want %d", tt.p, tt.limit, got, tt.want)
+		}
 	}
 }
