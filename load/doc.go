@@ -7,6 +7,14 @@
 // transports carry them: a lean HTTP/1.1 client of its own (pooled
 // connections, no allocation per request) and net/http for HTTP/2.
 //
+// The open loop of the lean client over plain TCP runs on event loops
+// (evloop_linux.go): each is one thread that owns its connections and
+// every nth request of the schedule, waits on epoll until its next request
+// is due or a response arrives, and sends every request due at a wake-up in
+// one pass. Connections are opened before the load (the pool) and kept from
+// the warm-up through the measured phase. Every other open loop, and every
+// closed one, runs on goroutines: a worker per request in flight.
+//
 // Latency is measured from each request's intended send time, so a slow
 // target cannot hide its queueing (coordinated omission); service time from
 // its actual send; lag is the difference.
