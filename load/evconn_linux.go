@@ -3,6 +3,7 @@
 package load
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -32,7 +33,10 @@ type evconn struct {
 	slot  int32
 	key   string
 	addr  net.Addr
-	err   error // why the dial failed before it began
+	to    *dialAddrs // where it connects
+	try   int        // the address of to it tries, or connected to
+	tries int        // addresses that failed
+	err   error      // why the dial failed before it began
 	state connState
 	busy  bool // carries a request
 	used  bool // carried a request before
@@ -54,12 +58,19 @@ type evconn struct {
 	tmp    []byte // wire bytes of a request that was not prepared
 }
 
-// dialAddrs is an address to dial, resolved once per loop.
+// dialAddrs are the addresses of a dial key, resolved once per loop: a
+// connection tries them in turn, from the last that worked.
 type dialAddrs struct {
+	list []sockAddr
+	pref int // index of the address that worked last
+	err  error
+}
+
+// sockAddr is one address to connect to.
+type sockAddr struct {
 	family int
 	sa     unix.Sockaddr
 	addr   net.Addr
-	err    error
 }
 
 // resolve returns where key's connections go.
@@ -68,30 +79,45 @@ func (l *evloop) resolve(key string) *dialAddrs {
 		return a
 	}
 	a := &dialAddrs{}
-	if p := l.e.o.UnixSocket; p != "" {
-		a.family, a.sa, a.addr = unix.AF_UNIX, &unix.SockaddrUnix{Name: p}, &net.UnixAddr{Name: p, Net: "unix"}
-	} else {
-		_, hostport, _ := strings.Cut(key, "://")
-		ta, err := net.ResolveTCPAddr("tcp", hostport)
-		switch {
-		case err != nil:
-			a.err = &net.OpError{Op: "dial", Net: "tcp", Err: err}
-		case ta.IP.To4() != nil:
-			sa := &unix.SockaddrInet4{Port: ta.Port}
-			copy(sa.Addr[:], ta.IP.To4())
-			a.family, a.sa, a.addr = unix.AF_INET, sa, ta
-		default:
-			sa := &unix.SockaddrInet6{Port: ta.Port}
-			copy(sa.Addr[:], ta.IP.To16())
-			if ta.Zone != "" {
-				if ifi, err := net.InterfaceByName(ta.Zone); err == nil {
-					sa.ZoneId = uint32(ifi.Index)
-				}
-			}
-			a.family, a.sa, a.addr = unix.AF_INET6, sa, ta
-		}
-	}
 	l.addrs[key] = a
+	if p := l.e.o.UnixSocket; p != "" {
+		a.list = []sockAddr{{unix.AF_UNIX, &unix.SockaddrUnix{Name: p}, &net.UnixAddr{Name: p, Net: "unix"}}}
+		return a
+	}
+	_, hostport, _ := strings.Cut(key, "://")
+	host, port, err := net.SplitHostPort(hostport)
+	var pn int
+	var ips []net.IPAddr
+	if err == nil {
+		pn, err = net.LookupPort("tcp", port)
+	}
+	if err == nil {
+		ips, err = net.DefaultResolver.LookupIPAddr(context.Background(), host)
+	}
+	if err != nil {
+		a.err = &net.OpError{Op: "dial", Net: "tcp", Err: err}
+		return a
+	}
+	for _, ip := range ips {
+		ta := &net.TCPAddr{IP: ip.IP, Port: pn, Zone: ip.Zone}
+		if ip4 := ip.IP.To4(); ip4 != nil {
+			sa := &unix.SockaddrInet4{Port: pn}
+			copy(sa.Addr[:], ip4)
+			a.list = append(a.list, sockAddr{unix.AF_INET, sa, ta})
+			continue
+		}
+		sa := &unix.SockaddrInet6{Port: pn}
+		copy(sa.Addr[:], ip.IP.To16())
+		if ip.Zone != "" {
+			if ifi, err := net.InterfaceByName(ip.Zone); err == nil {
+				sa.ZoneId = uint32(ifi.Index)
+			}
+		}
+		a.list = append(a.list, sockAddr{unix.AF_INET6, sa, ta})
+	}
+	if len(a.list) == 0 {
+		a.err = &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "no address", Addr: host}}
+	}
 	return a
 }
 
@@ -104,30 +130,53 @@ func (l *evloop) dial(key string) *evconn {
 	l.addSlot(c)
 	c.dialAt = Now()
 	c.deadline = c.dialAt + l.e.timeout
-	a := l.resolve(key)
-	c.addr = a.addr
-	if a.err != nil {
-		c.err = a.err
+	c.to = l.resolve(key)
+	if c.to.err != nil {
+		c.err = c.to.err
 		return c
 	}
+	c.try = c.to.pref
+	c.err = l.connect(c)
+	return c
+}
+
+// connect opens c's socket to the address it tries and starts connecting.
+func (l *evloop) connect(c *evconn) error {
+	a := c.to.list[c.try]
+	c.addr = a.addr
 	fd, err := unix.Socket(a.family, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("socket", err)}
-		return c
+		return &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("socket", err)}
 	}
 	c.fd = fd
 	if a.family != unix.AF_UNIX {
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
 	if err := unix.Connect(fd, a.sa); err != nil && err != unix.EINPROGRESS {
-		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("connect", err)}
-		return c
+		return &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("connect", err)}
 	}
 	// Writable once connected (or failed): ready takes it from there.
 	if err := l.ctl(unix.EPOLL_CTL_ADD, c, unix.EPOLLIN|unix.EPOLLOUT|unix.EPOLLRDHUP); err != nil {
-		c.err = &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("epoll_ctl", err)}
+		return &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("epoll_ctl", err)}
 	}
-	return c
+	return nil
+}
+
+// redial moves c on to the next of its addresses after its connect
+// failed, and reports false when it has tried them all.
+func (l *evloop) redial(c *evconn) bool {
+	c.tries++
+	if c.tries >= len(c.to.list) {
+		return false
+	}
+	unix.Close(c.fd)
+	c.fd = -1
+	l.gens[c.slot]++ // events of the closed socket are stale
+	c.try = (c.try + 1) % len(c.to.list)
+	if err := l.connect(c); err != nil {
+		return l.redial(c)
+	}
+	return true
 }
 
 // ctl adds c to the loop's epoll set or changes the events it waits for.
@@ -216,9 +265,13 @@ func (c *evconn) ready(l *evloop, events uint32) {
 			if err == nil {
 				err = unix.Errno(errno)
 			}
-			c.fail(l, &net.OpError{Op: "dial", Net: "tcp", Addr: c.addr, Err: os.NewSyscallError("connect", err)})
+			failed := &net.OpError{Op: "dial", Net: "tcp", Addr: c.addr, Err: os.NewSyscallError("connect", err)}
+			if !l.redial(c) {
+				c.fail(l, failed)
+			}
 			return
 		}
+		c.to.pref = c.try
 		if err := l.ctl(unix.EPOLL_CTL_MOD, c, unix.EPOLLIN|unix.EPOLLRDHUP); err != nil {
 			c.fail(l, err)
 			return

@@ -4,6 +4,7 @@ package load
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // withProcs runs the test with n Ps, and one event loop per P whatever
@@ -220,5 +223,45 @@ func TestBatchAndLoops(t *testing.T) {
 		if got := loopCount(tt.p, tt.limit); got != tt.want {
 			t.Errorf("loopCount(%v, %d) = %d, want %d", tt.p, tt.limit, got, tt.want)
 		}
+	}
+}
+
+// TestEventLoopDialsTheNextAddress: a connection whose first address
+// refuses it goes on to the next, and the next dial starts there.
+func TestEventLoopDialsTheNextAddress(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	good := srv.Listener.Addr().(*net.TCPAddr)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := ln.Addr().(*net.TCPAddr)
+	ln.Close() // nothing listens there now
+	e := &engine{timeout: 5 * time.Second}
+	l, err := newLoop(e, 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	l.target = 4
+	inet := func(a *net.TCPAddr) sockAddr {
+		sa := &unix.SockaddrInet4{Port: a.Port}
+		copy(sa.Addr[:], a.IP.To4())
+		return sockAddr{unix.AF_INET, sa, a}
+	}
+	l.addrs["k"] = &dialAddrs{list: []sockAddr{inet(refused), inet(good)}}
+	l.open++
+	c := l.dial("k")
+	for end := time.Now().Add(5 * time.Second); c.state == connDialing && time.Now().Before(end); {
+		l.dispatch(l.wait(10 * time.Millisecond))
+	}
+	if c.state != connIdle || l.addrs["k"].pref != 1 || c.addr.String() != good.String() {
+		t.Fatalf("state %d, preferred address %d, connected to %v; want idle, 1, %v", c.state, l.addrs["k"].pref, c.addr, good)
+	}
+	for end := time.Now().Add(5 * time.Second); srv.conns.Load() == 0 && time.Now().Before(end); {
+		time.Sleep(time.Millisecond) // the server accepts in its own time
+	}
+	if srv.conns.Load() != 1 {
+		t.Errorf("server saw %d connections, want 1", srv.conns.Load())
 	}
 }
