@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -224,10 +225,7 @@ func (c *evconn) send(l *evloop) {
 
 // write writes what is left of the request.
 func (c *evconn) write(l *evloop) {
-	n, err := unix.Write(c.fd, c.out)
-	for err == unix.EINTR {
-		n, err = unix.Write(c.fd, c.out)
-	}
+	n, err := rawIO(unix.SYS_WRITE, c.fd, c.out)
 	if n > 0 {
 		c.s.BytesOut += int64(n)
 		c.out = c.out[n:]
@@ -251,6 +249,25 @@ func (c *evconn) write(l *evloop) {
 				c.fail(l, err)
 			}
 		}
+	}
+}
+
+// rawIO reads or writes b on the non-blocking descriptor fd. It never
+// blocks, so it skips the Go scheduler's bookkeeping of a system call that
+// might.
+func rawIO(trap uintptr, fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	for {
+		n, _, errno := unix.RawSyscall(trap, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch {
+		case errno == unix.EINTR:
+			continue
+		case errno != 0:
+			return 0, errno
+		}
+		return int(n), nil
 	}
 }
 
@@ -314,10 +331,7 @@ func (c *evconn) receive(l *evloop) {
 			rd.buf = nb
 		}
 	}
-	n, err := unix.Read(c.fd, rd.buf[rd.w:])
-	for err == unix.EINTR {
-		n, err = unix.Read(c.fd, rd.buf[rd.w:])
-	}
+	n, err := rawIO(unix.SYS_READ, c.fd, rd.buf[rd.w:])
 	switch {
 	case err == unix.EAGAIN:
 		return
