@@ -162,6 +162,8 @@ func TestEventLoopsScenario(t *testing.T) {
 		t.Fatal("a scenario over http does not run on the event loops")
 	}
 	res := attack(t, context.Background(), Config{Source: sc, Model: Open{Pacer: Constant{Rate: 1000}}, Count: 40})
+	mu.Lock()
+	defer mu.Unlock()
 	if res.Requests != 120 || len(steps) != 40 {
 		t.Errorf("%d requests on %d objects, want 120 on 40", res.Requests, len(steps))
 	}
