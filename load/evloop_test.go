@@ -267,3 +267,38 @@ func TestEventLoopDialsTheNextAddress(t *testing.T) {
 		t.Errorf("server saw %d connections, want 1", srv.conns.Load())
 	}
 }
+
+// TestEventLoopsInterrupt stops sending at the interrupt, lets the
+// requests in flight finish and counts nothing unsent: the user chose to
+// stop.
+func TestEventLoopsInterrupt(t *testing.T) {
+	withProcs(t, 2)
+	srv := newCountingServer(t, 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for srv.requests.Load() < 5 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	res := attack(t, ctx, Config{Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 200}}, Duration: time.Minute})
+	if !res.Interrupted || res.Unsent != 0 {
+		t.Errorf("interrupted %v, unsent %d; want true and 0", res.Interrupted, res.Unsent)
+	}
+	if res.ErrorsTotal != 0 || res.Requests < 5 || res.Requests != srv.requests.Load() {
+		t.Errorf("requests %d, errors %d, server saw %d; want every request the server saw finished, none cut",
+			res.Requests, res.ErrorsTotal, srv.requests.Load())
+	}
+}
+
+// TestEventLoopsNoKeepAlive opens a connection per request and counts
+// each.
+func TestEventLoopsNoKeepAlive(t *testing.T) {
+	withProcs(t, 2)
+	srv := newCountingServer(t, 0)
+	res := attack(t, context.Background(), Config{Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 500}},
+		Count: 30, Pool: -1, Transport: Options{NoKeepAlive: true}})
+	if res.Codes[200] != 30 || srv.conns.Load() != 30 || res.Connect.TotalCount() != 30 {
+		t.Errorf("200s %d, server saw %d connections, %d counted; want 30 of each", res.Codes[200], srv.conns.Load(), res.Connect.TotalCount())
+	}
+}
