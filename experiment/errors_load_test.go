@@ -125,10 +125,11 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		},
 		{
 			name: "limits zero or negative",
-			spec: loadBase + "  max_in_flight: -3\n  connections: 0\n  requests: 2000000000000\n",
+			spec: loadBase + "  max_in_flight: -3\n  connections: 0\n  requests: 2000000000000\n  pool: 0\n",
 			want: "spec.yaml:8: load.max_in_flight: want at least 1, got -3\n" +
 				"spec.yaml:9: load.connections: want at least 1, got 0\n" +
-				"spec.yaml:10: load.requests: want at most 1000000000000, got 2000000000000",
+				"spec.yaml:10: load.requests: want at most 1000000000000, got 2000000000000\n" +
+				"spec.yaml:11: load.pool: want at least 1, got 0",
 		},
 		{
 			name: "path without slash",
