@@ -176,6 +176,12 @@ func TestAttackModels(t *testing.T) {
 				t.Errorf("mode %q, target rate %g, requests %d; want open, 200, 30 to 60", sum.Mode, sum.TargetRate, sum.Requests)
 			}
 		}},
+		{"pool", []string{"-r", "200", "-n", "20", "--pool", "3"}, 0, func(t *testing.T, sum record.Summary, srv *testServer) {
+			if sum.Requests != 20 || sum.Pool != 3 || srv.conns.Load() != sum.Pool+sum.Connect.Count {
+				t.Errorf("requests %d, pool %d, %d opened during the run, server saw %d; want 20, 3, the server's count in all",
+					sum.Requests, sum.Pool, sum.Connect.Count, srv.conns.Load())
+			}
+		}},
 		{"poisson", []string{"-r", "200", "--arrivals", "poisson", "-d", "300ms"}, 0, func(t *testing.T, sum record.Summary, _ *testServer) {
 			if sum.Mode != "open" || sum.TargetRate != 200 || sum.Requests < 1 || sum.Requests > 200 {
 				t.Errorf("mode %q, target rate %g, requests %d; want open, 200, 1 to 200", sum.Mode, sum.TargetRate, sum.Requests)
