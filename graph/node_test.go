@@ -306,3 +306,29 @@ func BenchmarkHop(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForward is a node's own path for / with one downstream: its
+// handler, called directly, forwards to a plain server over loopback. The
+// server side of the hop is the downstream's, not the node's.
+func BenchmarkForward(b *testing.B) {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "leaf / ok\n")
+	}))
+	defer down.Close()
+	n, err := NewNode(NodeConfig{Name: "bench", Downstreams: []string{down.URL}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer n.Close()
+	h := n.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
