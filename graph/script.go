@@ -146,9 +146,9 @@ func (n *Node) runParallel(ctx context.Context, ex *exchange, steps []Step) erro
 func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query string, size int64, bounded bool) error {
 	route := routeLabel(strings.SplitN(path, "?", 2)[0])
 	if bounded {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, n.cfg.CallTimeout)
-		defer cancel()
+		var release func()
+		ctx, release = n.watch.bound(ctx, n.cfg.CallTimeout)
+		defer release()
 	}
 	ctx, span := n.tr.startSpan(ctx, "call "+t.name+" "+route, trace.SpanKindClient,
 		attribute.String("peer.service", t.name), attribute.String("http.route", route))
