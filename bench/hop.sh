@@ -192,7 +192,7 @@ done
 p50_of() { awk -F'\t' -v c="$1" -v k="$2" -v r="$3" '$1 == c && $2 == k && $3 == r {print $4}' "$results"; }
 per_hop() {
   awk -v e="$(p50_of "$1" entry "$2")" -v l="$(p50_of "$1" leaf "$2")" 'BEGIN {
-    if (e == "nan" || l == "nan" || e == "" || l == "") print "nan"; else printf "%.2f", (e - l) / 2 }'
+    if (e == "nan" || l == "nan" || e == "" || l == "") print "nan"; else printf "%.2f\n", (e - l) / 2 }'
 }
 median() { sort -g | awk '$1 != "nan" {a[++n] = $1} END { if (!n) print "nan"; else print (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'; }
 fig() {

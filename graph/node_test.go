@@ -311,7 +311,8 @@ func BenchmarkHop(b *testing.B) {
 
 // BenchmarkForward is a node's own path for / with one downstream: its
 // handler, called directly, forwards to a plain server over loopback. The
-// server side of the hop is the downstream's, not the node's.
+// server side of the hop is the downstream's, not the node's. minimal is
+// the floor: minimalHandler, a plain net/http handler, in the node's place.
 func BenchmarkForward(b *testing.B) {
 	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -323,16 +324,22 @@ func BenchmarkForward(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer n.Close()
-	h := n.Handler()
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	b.ReportAllocs()
-	defer reportRusage(b)()
-	for b.Loop() {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", w.Code, w.Body)
-		}
+	for _, h := range []struct {
+		name string
+		h    http.Handler
+	}{{"minimal", minimalHandler(down.URL)}, {"node", n.Handler()}} {
+		b.Run(h.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			b.ReportAllocs()
+			defer reportRusage(b)()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }
 

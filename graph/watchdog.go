@@ -38,8 +38,9 @@ type watchdog struct {
 
 // A watchedCall is a downstream call bounded by the watchdog.
 type watchedCall struct {
-	deadline time.Time
-	cancel   context.CancelCauseFunc
+	deadline  time.Time
+	cancel    context.CancelCauseFunc
+	stopTimer context.CancelFunc // set when a timer bounds the call instead
 }
 
 // newWatchdog returns a watchdog closing connections that wait longer
@@ -57,26 +58,33 @@ func newWatchdog(header, idle, call time.Duration) *watchdog {
 }
 
 // bound returns a context of ctx that the watchdog cancels, with cause
-// context.DeadlineExceeded, once d has passed; release frees it and must
-// be called when the call ends. After stop, bound falls back to a timer.
-func (w *watchdog) bound(ctx context.Context, d time.Duration) (_ context.Context, release func()) {
+// context.DeadlineExceeded, once d has passed, and the call to release
+// when it ends. After stop, a timer bounds the context instead.
+func (w *watchdog) bound(ctx context.Context, d time.Duration) (context.Context, *watchedCall) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	c := &watchedCall{deadline: time.Now().Add(d), cancel: cancel}
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
-		tctx, tcancel := context.WithTimeout(ctx, d)
-		return tctx, func() { tcancel(); cancel(context.Canceled) }
+		ctx, c.stopTimer = context.WithTimeout(ctx, d)
+		return ctx, c
 	}
 	w.calls[c] = struct{}{}
 	w.startLocked()
 	w.mu.Unlock()
-	return ctx, func() {
+	return ctx, c
+}
+
+// release forgets c and cancels its context.
+func (w *watchdog) release(c *watchedCall) {
+	if c.stopTimer != nil {
+		c.stopTimer()
+	} else {
 		w.mu.Lock()
 		delete(w.calls, c)
 		w.mu.Unlock()
-		cancel(context.Canceled)
 	}
+	c.cancel(context.Canceled)
 }
 
 // connState is an http.Server's ConnState hook: a connection waiting for

@@ -17,15 +17,15 @@ func TestWatchdogCalls(t *testing.T) {
 	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute)
 	defer w.stop()
 	start := time.Now()
-	late, releaseLate := w.bound(context.Background(), time.Minute)
-	defer releaseLate()
-	early, releaseEarly := w.bound(context.Background(), time.Minute)
+	late, lateCall := w.bound(context.Background(), time.Minute)
+	defer w.release(lateCall)
+	early, earlyCall := w.bound(context.Background(), time.Minute)
 
 	w.sweep(start)
 	if late.Err() != nil || early.Err() != nil {
 		t.Fatalf("before the deadline: errors %v, %v, want none", late.Err(), early.Err())
 	}
-	releaseEarly()
+	w.release(earlyCall)
 	if got := context.Cause(early); !errors.Is(got, context.Canceled) {
 		t.Errorf("released call: cause %v, want context.Canceled", got)
 	}
@@ -167,5 +167,27 @@ func TestCallTimeout(t *testing.T) {
 	}
 	if got := metricCount(t, n.Registry(), "latlab_client_request_duration_seconds", map[string]string{"code": "error"}); got != 1 {
 		t.Errorf("%v failed calls counted, want 1", got)
+	}
+}
+
+// TestWatchdogStopped: a call bounded after the watchdog has stopped is
+// still bounded, by a timer.
+func TestWatchdogStopped(t *testing.T) {
+	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute)
+	w.stop()
+	ctx, c := w.bound(context.Background(), 20*time.Millisecond)
+	defer w.release(c)
+	select {
+	case <-ctx.Done():
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Errorf("ended with %v, want context.DeadlineExceeded", ctx.Err())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a call bounded after stop never ended")
+	}
+	ctx, c = w.bound(context.Background(), time.Minute)
+	w.release(c)
+	if !errors.Is(context.Cause(ctx), context.Canceled) {
+		t.Errorf("released call: cause %v, want context.Canceled", context.Cause(ctx))
 	}
 }
