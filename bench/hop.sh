@@ -13,13 +13,14 @@
 #
 #   bench/hop.sh [--rounds N] [--seconds S] [--requests N] [--warmup S]
 #
-#   --rounds N     rounds (default 3); in each, every run below runs once,
-#                  minimal and graph taking turns, which goes first rotated
-#                  every round
-#   --seconds S    length of each timed run (default 5)
-#   --requests N   stop each run after N requests instead of S seconds
-#   --warmup S     seconds of the same load before each run, not counted
-#                  (default 1)
+#   --rounds N     rounds (default 3); minimal and graph take turns in
+#                  each, which goes first swapped every round
+#   --seconds S    seconds each target is measured per round (default 5):
+#                  the / runs in S interleaved slices of 1 s, busywork in
+#                  one run of S s
+#   --requests N   instead, N requests per target and round, in one run
+#   --warmup S     seconds of load on every target at the start of each
+#                  round, not counted (default 1)
 #
 # Every run is `latlab attack --sequential` (one request at a time on one
 # connection), so a p50 holds no queueing, only the hops. Per chain:
@@ -28,9 +29,12 @@
 #   busywork  /busywork?ms=10 on root: 3 × 10 ms of CPU spin plus the hops
 # per hop = (p50 entry − p50 leaf) / 2: what a service adds by taking a
 # request and calling the next, with the generator and the last server
-# cancelled out. Figures are medians over rounds (per hop per round, then
-# the median). The targets printed at the end: graph per hop <= 1.1 ×
-# minimal's, graph busywork p50 <= minimal's + 0.2 ms.
+# cancelled out. The four / targets take turns slice by slice (1 s each),
+# so that the machine's ups and downs fall on all of them alike; a
+# target's p50 in a round is the median of its slices'. Figures are
+# medians over rounds (per hop per round, then the median). The targets
+# printed at the end: graph per hop <= 1.1 × minimal's, graph busywork
+# p50 <= minimal's + 0.2 ms.
 #
 # Needs bash, curl, coreutils, ss, and jq or python3; Go to build latlab and
 # bench/minhop ($GO names the go command, default go). Every server listens
@@ -145,23 +149,20 @@ for u in "$graph_root" "$graph_leaf"; do
 done
 
 # ---------------------------------------------------------------- measuring
-# results.tsv: chain run round p50_us.
+# results.tsv: chain run round slice p50_us.
 results=$work/results.tsv
 : >"$results"
 
-# attack URL: one sequential run; prints its p50 in µs (nan when it failed
-# or any request was not a success).
+# attack URL FLAGS...: one sequential run of URL for FLAGS (-d or -n);
+# prints its p50 in µs (nan when it failed or a request was not a success).
 attack() {
-  local how=(-d "${secs}s")
-  [ "$requests" -gt 0 ] && how=(-n "$requests")
-  local w=()
-  [ "$warmup" -gt 0 ] && w=(--warmup "${warmup}s")
-  "$latlab" attack "$1" --sequential "${how[@]}" ${w[@]+"${w[@]}"} --format json -o "$work/run.json" >/dev/null 2>"$work/attack.err" || {
-    note "attack $1 failed: $(tail -3 "$work/attack.err")"; echo nan; return; }
+  local url=$1; shift
+  "$latlab" attack "$url" --sequential "$@" --format json -o "$work/run.json" >/dev/null 2>"$work/attack.err" || {
+    note "attack $url failed: $(tail -3 "$work/attack.err")"; echo nan; return; }
   local ok p50
   ok=$(jfile "$work/run.json" success_ratio)
   p50=$(jfile "$work/run.json" latency_seconds.p50)
-  if [ "$ok" != 1 ]; then note "attack $1: success ratio $ok, not 1"; echo nan; return; fi
+  if [ "$ok" != 1 ]; then note "attack $url: success ratio $ok, not 1"; echo nan; return; fi
   awk -v v="$p50" 'BEGIN { if (v == "nan" || v == "") print "nan"; else printf "%.2f", v * 1e6 }'
 }
 url_of() {
@@ -174,27 +175,51 @@ url_of() {
     graph/busywork) echo "$graph_root/busywork?ms=10" ;;
   esac
 }
+median() { sort -g | awk '$1 != "nan" {a[++n] = $1} END { if (!n) print "nan"; else print (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'; }
+p50_of() { awk -F'\t' -v c="$1" -v k="$2" -v r="$3" '$1 == c && $2 == k && $3 == r {print $5}' "$results" | median; }
+# record CHAIN RUN ROUND SLICE P50
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"; }
 
-note "$rounds rounds × {leaf, entry, busywork} × {minimal, graph} × ${secs}s$([ "$requests" -gt 0 ] && echo " (or $requests requests)")"
+# The / runs of a round are cut into slices of 1 s (or one slice of
+# --requests), the four targets taking turns slice by slice, so that
+# whatever the machine does meanwhile falls on all of them alike; a
+# target's p50 in a round is the median of its slices'.
+if [ "$requests" -gt 0 ]; then
+  slices=1 slice=(-n "$requests") busy=(-n "$requests")
+else
+  slices=$secs slice=(-d 1s) busy=(-d "${secs}s")
+fi
+note "$rounds rounds: / on leaf and root in $slices interleaved slices, then busywork, minimal and graph taking turns"
 for r in $(seq "$rounds"); do
   if ((r % 2)); then order="minimal graph"; else order="graph minimal"; fi
-  for run in leaf entry busywork; do
+  if [ "$warmup" -gt 0 ]; then
     for chain in $order; do
-      v=$(attack "$(url_of "$chain" "$run")")
-      printf '%s\t%s\t%s\t%s\n' "$chain" "$run" "$r" "$v" >>"$results"
-      note "  round $r $chain $run p50 ${v} µs"
+      for run in leaf entry busywork; do attack "$(url_of "$chain" "$run")" -d "${warmup}s" >/dev/null; done
     done
+  fi
+  for s in $(seq "$slices"); do
+    targets=""
+    for run in leaf entry; do for chain in $order; do targets="$targets $chain/$run"; done; done
+    ((s % 2)) || targets=$(echo $targets | tr ' ' '\n' | tac | tr '\n' ' ')
+    for t in $targets; do
+      record "${t%/*}" "${t#*/}" "$r" "$s" "$(attack "$(url_of "${t%/*}" "${t#*/}")" "${slice[@]}")"
+    done
+  done
+  for chain in $order; do
+    record "$chain" busywork "$r" 1 "$(attack "$(url_of "$chain" busywork)" "${busy[@]}")"
+  done
+  for chain in minimal graph; do
+    note "  round $r $chain: p50 leaf $(p50_of "$chain" leaf "$r") µs, root $(p50_of "$chain" entry "$r") µs, busywork $(p50_of "$chain" busywork "$r") µs"
   done
 done
 
 # ---------------------------------------------------------------- summary
-# per-round figure FIGURE CHAIN ROUND: p50 of a run, or per_hop.
-p50_of() { awk -F'\t' -v c="$1" -v k="$2" -v r="$3" '$1 == c && $2 == k && $3 == r {print $4}' "$results"; }
+# p50_of CHAIN RUN ROUND: the median of the round's slices of RUN; per_hop
+# CHAIN ROUND: the round's per hop.
 per_hop() {
   awk -v e="$(p50_of "$1" entry "$2")" -v l="$(p50_of "$1" leaf "$2")" 'BEGIN {
     if (e == "nan" || l == "nan" || e == "" || l == "") print "nan"; else printf "%.2f\n", (e - l) / 2 }'
 }
-median() { sort -g | awk '$1 != "nan" {a[++n] = $1} END { if (!n) print "nan"; else print (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }'; }
 fig() {
   local chain=$1 what=$2 r
   for r in $(seq "$rounds"); do
@@ -207,7 +232,7 @@ model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null |
 echo "# one hop: latlab's graph vs. a minimal net/http chain — bench/hop.sh --rounds $rounds --seconds $secs$([ "$requests" -gt 0 ] && echo " --requests $requests")"
 echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine:  $(nproc) CPUs, ${model:-unknown CPU}, Linux $(uname -r), $("$GO" version | awk '{print $3}')"
-echo "load:     latlab attack --sequential (one request in flight), warm-up ${warmup} s; medians over $rounds rounds"
+echo "load:     latlab attack --sequential (one request in flight), warm-up ${warmup} s per target and round; / in $slices slices per target and round; medians over $rounds rounds"
 echo
 printf '  %-28s %10s %10s %8s\n' "" minimal graph graph÷min
 for what in leaf entry per_hop busywork; do
