@@ -40,7 +40,7 @@ func main() {
 			body, _ = io.ReadAll(resp.Body)
 			resp.Body.Close()
 		}
-		w.Write(append([]byte(*listen+" "+r.URL.Path+"\n"), body...))
+		_, _ = w.Write(append([]byte(*listen+" "+r.URL.Path+"\n"), body...))
 	})
 	log.Fatal(http.ListenAndServe(*listen, nil))
 }
