@@ -11,7 +11,7 @@ FUZZTIME ?= 30s
 FUZZMINTIME ?= 10s
 BENCHCOUNT ?= 1
 
-.PHONY: build test test-short bench bench-peers fuzz lint clean
+.PHONY: build test test-short bench bench-hop bench-peers fuzz lint clean
 
 # The version latlab version prints: git describe's answer where git knows
 # this tree (a tag, or the commit, -dirty with uncommitted changes).
@@ -34,6 +34,11 @@ test-short:
 # Go benchmarks of the hot paths; compare runs with benchstat over BENCHCOUNT=10.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count=$(BENCHCOUNT) ./...
+
+# One hop of latlab's graph next to a minimal net/http chain; flags through
+# HOP_FLAGS, e.g. HOP_FLAGS='--rounds 5'. See bench/README.md.
+bench-hop:
+	GO=$(GO) bench/hop.sh $(HOP_FLAGS)
 
 # latlab attack side by side with wrk, ab, hey, fortio and oha where installed;
 # flags through PEERS_FLAGS, e.g. PEERS_FLAGS='--rounds 5 --install'. See bench/README.md.

@@ -33,6 +33,7 @@ type Node struct {
 	tr          *tracing
 	transport   *http.Transport
 	client      *http.Client
+	watch       *watchdog // the connections' and calls' timeouts
 	handler     http.Handler
 	filters     middleware.Filter // the service's filter chain, in front of its work routes
 	fwd         []target          // where work routes are forwarded
@@ -70,6 +71,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if n.tr, err = newTracing(context.Background(), &n.cfg); err != nil {
 		return nil, fmt.Errorf("node %s: %w", cfg.Name, err)
 	}
+	n.watch = newWatchdog(headerTimeout, idleTimeout, cfg.CallTimeout)
 	n.transport = newTransport()
 	n.client = &http.Client{
 		Transport: n.transport,
@@ -107,6 +109,16 @@ func newTransport() *http.Transport {
 	}
 }
 
+// A connection Serve accepts is closed when its first request's header
+// has not come within headerTimeout, or when it has waited longer than
+// idleTimeout + headerTimeout for the next one, as net/http's
+// ReadHeaderTimeout and IdleTimeout would close it; the node's watchdog
+// enforces them, to within a second, without a timer per request.
+const (
+	headerTimeout = 10 * time.Second
+	idleTimeout   = 2 * time.Minute
+)
+
 // Name returns the node's service name.
 func (n *Node) Name() string { return n.cfg.Name }
 
@@ -123,10 +135,9 @@ func (n *Node) Registry() *prometheus.Registry { return n.reg }
 // a clean shutdown. Call it once.
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           n.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(discard{}, "", 0),
+		Handler:   n.handler,
+		ConnState: n.watch.connState,
+		ErrorLog:  log.New(discard{}, "", 0),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -161,6 +172,7 @@ func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
 		n.cancel()
 		n.loads.wg.Wait()
+		n.watch.stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		n.closeErr = n.tr.shutdown(ctx)

@@ -16,6 +16,9 @@ import (
 // does not separate parameters: only "&" does), or a bad escape. A pair
 // without "=" is a parameter with an empty value.
 func parseQuery(route, raw string, known ...string) (url.Values, error) {
+	if raw == "" {
+		return nil, nil // reads as empty, and costs no map
+	}
 	q := url.Values{}
 	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {

@@ -144,11 +144,12 @@ func (n *Node) runParallel(ctx context.Context, ex *exchange, steps []Step) erro
 // span. A transport error or a status other than 2xx is a 502 naming t.
 // bounded applies CallTimeout.
 func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query string, size int64, bounded bool) error {
-	route := routeLabel(strings.SplitN(path, "?", 2)[0])
+	p, _, _ := strings.Cut(path, "?")
+	route := routeLabel(p)
 	if bounded {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, n.cfg.CallTimeout)
-		defer cancel()
+		var w *watchedCall
+		ctx, w = n.watch.bound(ctx, n.cfg.CallTimeout)
+		defer n.watch.release(w)
 	}
 	ctx, span := n.tr.startSpan(ctx, "call "+t.name+" "+route, trace.SpanKindClient,
 		attribute.String("peer.service", t.name), attribute.String("http.route", route))
@@ -194,17 +195,34 @@ func (n *Node) readAnswer(ex *exchange, resp *http.Response) error {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("status %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/plain" {
-		b, err := io.ReadAll(io.LimitReader(resp.Body, maxEcho))
+	body := &io.LimitedReader{R: resp.Body}
+	if textPlain(resp.Header.Get("Content-Type")) {
+		body.N = maxEcho
+		b, err := io.ReadAll(body)
 		if err != nil {
 			return fmt.Errorf("reading answer: %w", err)
 		}
 		ex.addEcho(b)
 	}
-	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, n.cfg.Caps.MaxBody)); err != nil {
+	body.N = n.cfg.Caps.MaxBody
+	if _, err := io.Copy(io.Discard, body); err != nil {
 		return fmt.Errorf("reading answer: %w", err)
 	}
 	return nil
+}
+
+// textPlain reports whether a Content-Type names text/plain, as
+// mime.ParseMediaType reads it; the values nodes answer with are known
+// without parsing.
+func textPlain(contentType string) bool {
+	switch contentType {
+	case textPlainUTF8, "text/plain":
+		return true
+	case "application/octet-stream", "":
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "text/plain"
 }
 
 // passHeaders copies to dst the headers of src that filters further down

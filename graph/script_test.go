@@ -2,6 +2,7 @@ package graph
 
 import (
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -216,5 +217,20 @@ func TestNodeDownstreamFailure(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTextPlain: the Content-Types a node echoes are those whose media
+// type mime.ParseMediaType reads as text/plain.
+func TestTextPlain(t *testing.T) {
+	for _, ct := range []string{
+		"text/plain; charset=utf-8", "text/plain", "application/octet-stream", "",
+		"TEXT/Plain", " text/plain ; charset=latin1", "text/plain;", "text/plainx", "text/plain/x",
+		"text/plain; charset=a; charset=b", "text/html; charset=utf-8", "text/plain; q", "text/plain x",
+	} {
+		mt, _, _ := mime.ParseMediaType(ct)
+		if got, want := textPlain(ct), mt == "text/plain"; got != want {
+			t.Errorf("textPlain(%q) = %v, want %v", ct, got, want)
+		}
 	}
 }
