@@ -17,9 +17,9 @@ import (
 // server's ReadHeaderTimeout and IdleTimeout, which move the connection's
 // read deadline several times per request) often wakes another thread
 // of the runtime to watch the new timer: the network poller, or an idle
-// P. On a loaded two-CPU machine those wake-ups cost a node 40–60 µs per
-// hop, a third of the hop. The watchdog's price is that a timeout fires up
-// to one tick late.
+// P. strace counted 0.08–0.57 such wake-ups (writes to the poller's
+// eventfd) per request of a node before, 0.01 with the watchdog. Its price
+// is that a timeout fires up to one tick late.
 //
 // The goroutine starts at the first thing watched and ends at stop.
 type watchdog struct {
