@@ -23,7 +23,23 @@ var (
 	// once per request. Below batchFrom nothing is batched.
 	batchMax             = 200 * time.Microsecond
 	batchFrom, batchFull = 5_000.0, 10_000.0
+	// spinMax is how long a loop whose share of the rate reaches
+	// spinFrom looks for events without sleeping after it last sent or
+	// received, while requests are in flight: at such rates the next
+	// response or due request is rarely further away, and a sleep and a
+	// wake-up cost more than looking.
+	spinMax  = 50 * time.Microsecond
+	spinFrom = 20_000.0
 )
+
+// spinFor returns how long a loop whose share of the schedule peaks at
+// rate per second looks for events before sleeping.
+func spinFor(rate float64) time.Duration {
+	if rate < spinFrom {
+		return 0
+	}
+	return spinMax
+}
 
 // batchFor returns the least time between wake-ups for the schedule of a
 // loop whose share of the schedule peaks at rate per second.

@@ -95,6 +95,7 @@ func (e *engine) run(r *runner, m Open) {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
 		l.batch = batchFor(peakRate(m.Pacer) / float64(len(e.loops)))
+		l.spin = spinFor(peakRate(m.Pacer) / float64(len(e.loops)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -207,6 +208,8 @@ type evloop struct {
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
 	batch    time.Duration // least time between wake-ups for the schedule
+	spin     time.Duration // how long a busy loop looks for events before it sleeps
+	active   time.Duration // when the loop last sent or received
 }
 
 func newLoop(e *engine, id, limit int) (*evloop, error) {
@@ -279,10 +282,16 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if t := l.growAt(); t > 0 {
 			wait = min(wait, t-now)
 		}
-		if wait < 2*time.Microsecond {
+		if wait < 2*time.Microsecond || (l.spin > 0 && l.busy > 0 && now-l.active < l.spin) {
+			// Due now, or a busy loop expecting its responses within
+			// the spin: look without sleeping, since a sleep and a
+			// wake-up cost more than the look.
 			wait = 0
 		}
-		l.dispatch(l.wait(wait))
+		if n := l.wait(wait); n > 0 {
+			l.active = Now()
+			l.dispatch(n)
+		}
 	}
 }
 
@@ -346,7 +355,7 @@ func (l *evloop) advance() {
 // release begins every request due by now.
 func (l *evloop) release(now time.Duration) {
 	if l.more && l.nextDue <= now {
-		l.released = now
+		l.released, l.active = now, now
 	}
 	for l.more && l.nextDue <= now {
 		j := evjob{seq: l.next, iter: l.iters, due: l.nextDue}
