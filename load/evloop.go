@@ -15,7 +15,7 @@ var (
 	growAfter = GrowAfter
 	// loopRate is the rate one event loop takes on: past it, another
 	// loop runs, up to one per CPU.
-	loopRate = 50_000.0
+	loopRate = 100_000.0
 	// batchMax is the least time between a loop's wake-ups for the
 	// schedule once its share of the rate reaches batchFull: requests due
 	// in between go out together, up to batchMax late (counted as lag),
@@ -32,10 +32,12 @@ var (
 	spinFrom = 20_000.0
 )
 
-// spinFor returns how long a loop whose share of the schedule peaks at
-// rate per second looks for events before sleeping.
-func spinFor(rate float64) time.Duration {
-	if rate < spinFrom {
+// spinFor returns how long each of loops loops whose share of the schedule
+// peaks at rate per second looks for events before sleeping: never when
+// they could keep every CPU busy, which would starve a target on the same
+// machine.
+func spinFor(rate float64, loops int) time.Duration {
+	if rate < spinFrom || loops >= runtime.NumCPU() {
 		return 0
 	}
 	return spinMax

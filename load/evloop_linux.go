@@ -95,7 +95,7 @@ func (e *engine) run(r *runner, m Open) {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
 		l.batch = batchFor(peakRate(m.Pacer) / float64(len(e.loops)))
-		l.spin = spinFor(peakRate(m.Pacer) / float64(len(e.loops)))
+		l.spin = spinFor(peakRate(m.Pacer)/float64(len(e.loops)), len(e.loops))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
