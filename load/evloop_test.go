@@ -56,6 +56,9 @@ func TestEventLoopsKeepTheSchedule(t *testing.T) {
 				}
 				for _, r := range res.Raw {
 					got = append(got, r.Intended)
+					if r.Sent < r.Intended {
+						t.Errorf("a request due at %s left at %s, before it was due", r.Intended, r.Sent)
+					}
 				}
 				slices.Sort(got)
 				if !slices.Equal(got, want) {
