@@ -216,6 +216,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			}()
 		}
 	}
+	lean()
 	started := time.Now()
 	res, err := load.Attack(ctx, cfg)
 	ended := time.Now()
