@@ -20,10 +20,14 @@ const attackGCPercent = 25
 // lean makes the process as small as the load it is about to send needs:
 // a tighter heap goal, and the binary's pages that start-up touched handed
 // back (see package exepages). Neither can change what is measured; a
-// failure to release only leaves the pages where they were.
-func lean() {
+// failure to release only leaves the pages where they were. The returned
+// func puts the heap goal back once the run and its result are done with.
+func lean() (restore func()) {
+	restore = func() {}
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(attackGCPercent)
+		old := debug.SetGCPercent(attackGCPercent)
+		restore = func() { debug.SetGCPercent(old) }
 	}
 	_, _ = exepages.Release()
+	return restore
 }
