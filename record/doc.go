@@ -30,7 +30,10 @@
 // some 4.5 KB for such a second. Encoding them takes a millisecond or two
 // each second, outside the recording path. Everything else is bounded
 // whatever the length: the dense histograms being recorded into, allocated
-// at the start, and up to Config.KeepRaw raw samples of 40 bytes. A
+// at the start (240 KB each: five per shard, three spare for all shards to
+// take turns with as intervals close, and eleven for the interval being
+// closed, the run's totals and its connections), and up to Config.KeepRaw
+// raw samples of 40 bytes. A
 // process's RSS follows what it keeps loosely: Go's collector lets the heap
 // grow to twice what is live before it collects, and returns what it frees
 // to the system in its own time. Over ten minutes at 3,000 connections the

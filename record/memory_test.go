@@ -124,3 +124,25 @@ func TestIntervalMemory(t *testing.T) {
 	runtime.KeepAlive(r)
 	runtime.KeepAlive(vals) // freed between the two measures, it would hide what the run keeps
 }
+
+// TestRecorderFootprint holds what a new recorder allocates to its dense
+// histograms, 240 KB each: per shard the counters workers record into and
+// the wait and read breakdown, one spare set of counters for all shards,
+// the aggregate of the interval being closed, connect and TLS times and the
+// run's three totals. A spare set per shard would cost three more
+// histograms a shard and not pass.
+func TestRecorderFootprint(t *testing.T) {
+	h := NewHistogram()
+	size := int(unsafe.Sizeof(*h)) + allocated(8*len(h.Export().Counts))
+	before := liveHeap()
+	r := NewRecorder(time.Now(), Config{})
+	after := liveHeap()
+	shards := len(r.shards)
+	want := 3*shards + 2*shards + 3 + 3 + 2 + 3
+	got := (float64(after) - float64(before)) / float64(size)
+	t.Logf("a recorder of %d shards holds %.2f histograms' worth of heap, bound %d", shards, got, want+1)
+	if got > float64(want+1) { // +1: the recorder's own small allocations
+		t.Errorf("a recorder of %d shards holds %.2f histograms' worth of heap, more than the %d histograms it needs", shards, got, want)
+	}
+	runtime.KeepAlive(r)
+}

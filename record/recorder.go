@@ -43,9 +43,15 @@ type Recorder struct {
 	tls      *hdr.Histogram
 	examples map[string]string
 
-	mu       sync.Mutex // guards what follows, shared with Snapshot
-	res      *Result
-	ival     *counters // aggregate of the interval being closed
+	mu   sync.Mutex // guards what follows, shared with Snapshot
+	res  *Result
+	ival *counters // aggregate of the interval being closed
+	// spare is the one set of counters not in a shard's hands: closing an
+	// interval gives it to the first shard for the next interval and takes
+	// that shard's, which, folded and reset, goes to the next shard, and so
+	// on. One spare for all shards rather than one each: every set is three
+	// dense histograms of 240 KB.
+	spare    *counters
 	packer   packer
 	ivStart  time.Duration
 	lastSent int64
@@ -58,7 +64,6 @@ type Recorder struct {
 type shard struct {
 	mu    sync.Mutex
 	cur   *counters
-	spare *counters
 	steps []stepCounters
 	raw   rawBuf
 	busy  busyTime
@@ -156,7 +161,7 @@ func NewRecorder(start time.Time, cfg Config) *Recorder {
 	r.shards = make([]shard, n)
 	for i := range r.shards {
 		s := &r.shards[i]
-		s.cur, s.spare = newCounters(), newCounters()
+		s.cur = newCounters()
 		s.wait, s.read = NewHistogram(), NewHistogram()
 		if len(cfg.Steps) > 1 {
 			s.steps = make([]stepCounters, len(cfg.Steps))
@@ -165,7 +170,7 @@ func NewRecorder(start time.Time, cfg Config) *Recorder {
 			}
 		}
 	}
-	r.ival = newCounters()
+	r.ival, r.spare = newCounters(), newCounters()
 	r.res = &Result{
 		Start:    start,
 		Interval: cfg.Interval,
@@ -311,12 +316,13 @@ func (r *Recorder) closeInterval(end time.Duration) {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		old := sh.cur
-		sh.cur, sh.spare = sh.spare, old
+		sh.cur = r.spare
 		sh.mu.Unlock()
-		// The old counters are ours now: no worker can reach them until the
-		// next swap, which this goroutine makes.
+		// The old counters are ours now: no worker can reach them until they
+		// are handed to the next shard, which this goroutine does.
 		iv.add(old)
 		old.reset()
+		r.spare = old
 	}
 	sent := r.sent.Load()
 	in := Interval{

@@ -217,6 +217,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 			}()
 		}
 	}
+	defer lean()() // the result is written with the run's heap goal too
 	started := time.Now()
 	res, err := load.Attack(ctx, cfg)
 	ended := time.Now()
