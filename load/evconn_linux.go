@@ -202,11 +202,12 @@ func (c *evconn) begin(l *evloop, j evjob) {
 		return
 	}
 	c.s.Sent = Now()
-	c.send(l)
+	c.send(l, c.s.Sent)
 }
 
-// send writes the request of c's job.
-func (c *evconn) send(l *evloop) {
+// send writes the request of c's job; now is the time on the package
+// clock.
+func (c *evconn) send(l *evloop, now time.Duration) {
 	req := c.j.req
 	wire := req.wire
 	if wire == nil {
@@ -214,7 +215,7 @@ func (c *evconn) send(l *evloop) {
 		wire = c.tmp
 	}
 	c.reused, c.used = c.used, true
-	c.deadline = Now() + l.e.timeout
+	c.deadline = now + l.e.timeout
 	c.inHead, c.resp = true, response{}
 	rd := &c.rd
 	rd.r, rd.w, rd.n, rd.wroteAt, rd.firstAt, rd.body = 0, 0, 0, 0, 0, bodyDone
@@ -302,8 +303,9 @@ func (c *evconn) ready(l *evloop, events uint32) {
 			}
 			return
 		}
-		c.s.Connect = Now() - c.dialAt
-		c.send(l)
+		now := Now()
+		c.s.Connect = now - c.dialAt
+		c.send(l, now)
 	case connWriting:
 		if events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 			c.write(l)
@@ -341,7 +343,7 @@ func (c *evconn) receive(l *evloop) {
 	case n == 0:
 		switch {
 		case !c.inHead && rd.body == bodyClose:
-			c.done(l)
+			c.done(l, Now())
 		case c.inHead && rd.w == 0:
 			c.fail(l, io.EOF)
 		default:
@@ -349,8 +351,9 @@ func (c *evconn) receive(l *evloop) {
 		}
 		return
 	}
+	now := Now() // the read's end, as the response's end if it is whole
 	if rd.firstAt == 0 {
-		rd.firstAt = Now()
+		rd.firstAt = now
 	}
 	rd.w += n
 	if c.inHead {
@@ -376,14 +379,14 @@ func (c *evconn) receive(l *evloop) {
 	case err != nil:
 		c.fail(l, err)
 	default:
-		c.done(l)
+		c.done(l, now)
 	}
 }
 
-// done ends c's request with its response complete.
-func (c *evconn) done(l *evloop) {
+// done ends c's request with its response complete, read in full at now.
+func (c *evconn) done(l *evloop, now time.Duration) {
 	s := &c.s
-	s.Done = Now()
+	s.Done = now
 	s.BytesIn += c.rd.n
 	s.Wait, s.Read = breakdown(c.rd.wroteAt, c.rd.firstAt, s.Done)
 	keep := c.resp.keepAlive && c.rd.r == c.rd.w && !l.e.o.NoKeepAlive && c.resp.code != 101

@@ -23,25 +23,7 @@ var (
 	// once per request. Below batchFrom nothing is batched.
 	batchMax             = 200 * time.Microsecond
 	batchFrom, batchFull = 5_000.0, 10_000.0
-	// spinMax is how long a loop whose share of the rate reaches
-	// spinFrom looks for events without sleeping after it last sent or
-	// received, while requests are in flight: at such rates the next
-	// response or due request is rarely further away, and a sleep and a
-	// wake-up cost more than looking.
-	spinMax  = 50 * time.Microsecond
-	spinFrom = 20_000.0
 )
-
-// spinFor returns how long each of loops loops whose share of the schedule
-// peaks at rate per second looks for events before sleeping: never when
-// they could keep every CPU busy, which would starve a target on the same
-// machine.
-func spinFor(rate float64, loops int) time.Duration {
-	if rate < spinFrom || loops >= runtime.NumCPU() {
-		return 0
-	}
-	return spinMax
-}
 
 // batchFor returns the least time between wake-ups for the schedule of a
 // loop whose share of the schedule peaks at rate per second.

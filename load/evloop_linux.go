@@ -95,7 +95,6 @@ func (e *engine) run(r *runner, m Open) {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
 		l.batch = batchFor(peakRate(m.Pacer) / float64(len(e.loops)))
-		l.spin = spinFor(peakRate(m.Pacer)/float64(len(e.loops)), len(e.loops))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -208,8 +207,8 @@ type evloop struct {
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
 	batch    time.Duration // least time between wake-ups for the schedule
-	spin     time.Duration // how long a busy loop looks for events before it sleeps
-	active   time.Duration // when the loop last sent or received
+	behind   time.Duration // when the loop last found itself behind the schedule
+	now      time.Duration // the time at the top of the loop's last turn
 	late     time.Duration // how late timed wake-ups came lately
 }
 
@@ -243,6 +242,10 @@ func (l *evloop) close() {
 // testHookBuild, when set, is called before a loop builds a request.
 var testHookBuild func(seq int64, step int)
 
+// behindFor is how long after a loop was last behind its schedule its
+// pool may not grow.
+const behindFor = 100 * time.Millisecond
+
 // maxDials caps the connections a loop opens at once during a run.
 const maxDials = 16
 
@@ -260,6 +263,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 	l.scanAt = Now() + l.scanEvery()
 	for {
 		now := Now()
+		l.now = now
 		if l.sending {
 			if r.stopped.Load() || (r.end > 0 && now >= r.end) {
 				l.stop()
@@ -296,15 +300,11 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if t := l.growAt(); t > 0 {
 			wait = min(wait, t-now)
 		}
-		if wait < 2*time.Microsecond || (l.spin > 0 && l.busy > 0 && now-l.active < l.spin) {
-			// Due now, or a busy loop expecting its responses within
-			// the spin: look without sleeping, since a sleep and a
-			// wake-up cost more than the look.
+		if wait < 2*time.Microsecond {
 			wait = 0
 		}
 		n := l.wait(wait)
 		if n > 0 {
-			l.active = Now()
 			l.dispatch(n)
 		} else if timed && wait > 0 {
 			// How late the thread woke, averaged over the last few
@@ -330,7 +330,12 @@ func (l *evloop) wait(d time.Duration) int {
 	for {
 		var n uintptr
 		var errno unix.Errno
-		if l.pwait2 {
+		if d == 0 {
+			// A look that cannot block needs none of the scheduler's
+			// bookkeeping of a system call that might.
+			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+		} else if l.pwait2 {
 			l.ts = unix.NsecToTimespec(int64(d)) // a field: a local would escape, an allocation per wait
 			n, _, errno = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
 				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
@@ -375,7 +380,13 @@ func (l *evloop) advance() {
 // release begins every request due by now.
 func (l *evloop) release(now time.Duration) {
 	if l.more && l.nextDue <= now {
-		l.released, l.active = now, now
+		l.released = now
+		if now-l.nextDue > growAfter {
+			// The loop itself is behind the schedule: the requests
+			// wait for it, not for connections, and more connections
+			// would only cost it and the target more.
+			l.behind = now
+		}
 	}
 	for l.more && l.nextDue <= now {
 		j := evjob{seq: l.next, iter: l.iters, due: l.nextDue}
@@ -498,7 +509,7 @@ func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 // the target takes up new connections (doubling each service time) rather
 // than burying it in them.
 func (l *evloop) mayGrow() bool {
-	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() &&
+	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() && l.now-l.behind > behindFor &&
 		l.untried < max(maxDials, l.open-l.untried)
 }
 

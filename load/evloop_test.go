@@ -305,18 +305,3 @@ func TestEventLoopsNoKeepAlive(t *testing.T) {
 		t.Errorf("200s %d, server saw %d connections, %d counted; want 30 of each", res.Codes[200], srv.conns.Load(), res.Connect.TotalCount())
 	}
 }
-
-func TestSpin(t *testing.T) {
-	n := runtime.NumCPU()
-	if got := spinFor(spinFrom-1, 1); got != 0 {
-		t.Errorf("spin below %g/s: %s, want none", spinFrom, got)
-	}
-	if got := spinFor(spinFrom, n); got != 0 {
-		t.Errorf("spin with a loop per CPU: %s, want none", got)
-	}
-	if n > 1 {
-		if got := spinFor(spinFrom, n-1); got != spinMax {
-			t.Errorf("spin with a CPU free: %s, want %s", got, spinMax)
-		}
-	}
-}
