@@ -3,6 +3,7 @@ package browsertest
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -33,9 +34,12 @@ type BarBox struct {
 	// End is the right end of the bar, Reach that of the bar or its
 	// whisker, whichever is further; LabelLeft and LabelRight bound its
 	// value label, which sits at the bar's end, inside or past it, or past
-	// the whisker.
+	// the whisker. Start and ReachLeft are the same on the left, where
+	// the label of a bar going left (a negative value, "-2ms") sits.
 	End        float64 `json:"end"`
 	Reach      float64 `json:"reach"`
+	Start      float64 `json:"start"`
+	ReachLeft  float64 `json:"reachLeft"`
 	LabelLeft  float64 `json:"labelLeft"`
 	LabelRight float64 `json:"labelRight"`
 	// Left and Right bound the chart.
@@ -98,6 +102,7 @@ const layoutJS = `(() => {
             const l = R(el);
             out.bars.push({plot: svg.id, label: el.textContent, width: bar.width, end: bar.right,
               reach: Math.max(bar.right, band ? band.right : 0),
+              start: bar.left, reachLeft: Math.min(bar.left, band ? band.left : Infinity),
               labelLeft: l.left, labelRight: l.right, left: box.left, right: box.right});
             bar = null;
           }
@@ -169,9 +174,13 @@ func (p Page) Violations() []string {
 			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is outside the chart (%.0f–%.0f px)",
 				b.Plot, b.Label, b.LabelLeft, b.LabelRight, b.Left, b.Right))
 		}
-		if !near(b, b.End) && !near(b, b.Reach) {
+		end, reach := b.End, b.Reach
+		if strings.HasPrefix(b.Label, "-") || strings.HasPrefix(b.Label, "−") { // a bar going left
+			end, reach = b.Start, b.ReachLeft
+		}
+		if !near(b, end) && !near(b, reach) {
 			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is neither at its bar's end (%.0f px) nor past its whisker (%.0f px)",
-				b.Plot, b.Label, b.LabelLeft, b.LabelRight, b.End, b.Reach))
+				b.Plot, b.Label, b.LabelLeft, b.LabelRight, end, reach))
 		}
 	}
 	for _, c := range l.Charts {

@@ -10,7 +10,12 @@ import (
 // long whisker has it; anywhere else is a violation.
 func TestBarLabelPlace(t *testing.T) {
 	bar := func(end, reach, left, right float64) BarBox {
-		return BarBox{Plot: "p", Label: "1µs", Width: 100, End: end, Reach: reach,
+		return BarBox{Plot: "p", Label: "1µs", Width: 100, End: end, Reach: reach, Start: end - 100, ReachLeft: end - 100,
+			LabelLeft: left, LabelRight: right, Left: 0, Right: 800}
+	}
+	// A bar going left, from 600 to 500, its whisker to reachLeft.
+	leftBar := func(reachLeft, left, right float64) BarBox {
+		return BarBox{Plot: "p", Label: "-1µs", Width: 100, End: 600, Reach: 600, Start: 500, ReachLeft: reachLeft,
 			LabelLeft: left, LabelRight: right, Left: 0, Right: 800}
 	}
 	for _, tt := range []struct {
@@ -24,6 +29,10 @@ func TestBarLabelPlace(t *testing.T) {
 		{"past no whisker", bar(246, 246, 406, 440), false},
 		{"short of the whisker", bar(246, 500, 406, 440), false},
 		{"before the bar's end", bar(246, 246, 100, 140), false},
+		{"left of a bar going left", leftBar(500, 456, 496), true},
+		{"left of the whisker of a bar going left", leftBar(380, 336, 376), true},
+		{"far left of a bar going left", leftBar(500, 100, 140), false},
+		{"right of a bar going left", leftBar(500, 604, 640), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := Page{Layout: Layout{Viewport: 1000, ScrollWidth: 1000, Bars: []BarBox{tt.b}}}.Violations()
