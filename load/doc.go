@@ -8,7 +8,9 @@
 // connections, no allocation per request) and net/http for HTTP/2.
 //
 // The open loop of the lean client over plain TCP runs on event loops
-// (evloop_linux.go): each is one thread that owns its connections and
+// (evengine_linux.go starts them and opens their pool, evloop_linux.go
+// keeps the schedule, evpool_linux.go the connections, evconn_linux.go
+// one connection's request): each is one thread that owns its connections and
 // every nth request of the schedule, waits on epoll until its next request
 // is due or a response arrives, and sends every request due at a wake-up in
 // one pass. Connections are opened before the load (the pool) and kept from

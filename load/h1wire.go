@@ -25,6 +25,14 @@ func prepare(req *Request, o Options) {
 // dialKey names the connections req can use: its scheme and address.
 func dialKey(req *Request) string { return req.URL.Scheme + "://" + dialAddr(req) }
 
+// keyOf returns req's dial key: the one prepare built, or a new one.
+func keyOf(req *Request) string {
+	if req.key != "" {
+		return req.key
+	}
+	return dialKey(req)
+}
+
 // appendWire appends the HTTP/1.1 encoding of req to b.
 func appendWire(b []byte, req *Request, closeConn bool) []byte {
 	method := req.Method

@@ -1,0 +1,176 @@
+//go:build linux
+
+package load
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// loopsSupported: Linux has epoll.
+const loopsSupported = true
+
+// engine runs the open loop of the lean HTTP/1.1 client on event loops.
+// Each loop is one thread that owns its connections and every stride-th
+// request of the schedule: it waits on epoll with a nanosecond timeout
+// until its next request is due or a response arrives, sends every request
+// due at a wake-up in one pass, and reads each response with one system
+// call where it fits. Nothing is handed from goroutine to goroutine, and no
+// wake-up is spent per request. The connections stay open from the warm-up
+// through the measured phase.
+type engine struct {
+	procs   int // GOMAXPROCS before the engine raised it
+	o       Options
+	timeout time.Duration
+	loops   []*evloop
+	pool    int64 // connections opened before the load started
+}
+
+// newEngine readies the event loops for cfg's open loop and opens its pool
+// of connections.
+func newEngine(cfg *Config, o Options) (*engine, error) {
+	m := cfg.Model.(Open)
+	limit := m.MaxInFlight
+	if limit <= 0 {
+		limit = DefaultMaxInFlight
+	}
+	if o.Connections > 0 {
+		limit = min(limit, o.Connections)
+	}
+	n := loopCount(m.Pacer, limit)
+	// Each loop blocks in epoll holding its P until the runtime takes it
+	// back. One P more than loops keeps one free for the rest of the
+	// program (the recorder, progress, signals, the collector), so that
+	// the runtime never needs to take a loop's: a loop's wake-up then
+	// costs no hand-off between threads.
+	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0)}
+	if e.procs < n+1 {
+		runtime.GOMAXPROCS(n + 1)
+	}
+	for i := range n {
+		l, err := newLoop(e, i, limit/n+btoi(i < limit%n))
+		if err != nil {
+			e.close()
+			return nil, err
+		}
+		e.loops = append(e.loops, l)
+	}
+	e.preopen(cfg.Source, poolSize(cfg.Pool, m.Pacer, n, limit), cfg.Pool >= 0)
+	return e, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// preopened returns how many connections were opened before the load.
+func (e *engine) preopened() int64 { return e.pool }
+
+// close closes every connection and loop.
+func (e *engine) close() {
+	for _, l := range e.loops {
+		l.close()
+	}
+	runtime.GOMAXPROCS(e.procs)
+}
+
+// run runs one phase of m on every loop and returns when all are done.
+func (e *engine) run(r *runner, m Open) {
+	var wg sync.WaitGroup
+	for i, l := range e.loops {
+		p, ok := fork(m.Pacer)
+		if !ok {
+			p = m.Pacer // one loop: it reads the schedule alone
+		}
+		l.batch = batchFor(peakRate(m.Pacer) / float64(len(e.loops)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.run(r, p, int64(i), int64(len(e.loops)))
+		}()
+	}
+	wg.Wait()
+}
+
+// preopen sizes the pool at n connections, spread over the loops, and
+// when open is set opens them, to the addresses of the source's first
+// requests, waiting until they are open or failed (at most the request
+// timeout). A failure here is not reported: the run opens what it lacks
+// and counts it.
+func (e *engine) preopen(src Source, n int, open bool) {
+	for i, l := range e.loops {
+		l.target = min(n/len(e.loops)+btoi(i < n%len(e.loops)), l.limit)
+	}
+	keys := firstKeys(src)
+	if !open || n <= 0 || len(keys) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	for i, l := range e.loops {
+		k := n/len(e.loops) + btoi(i < n%len(e.loops))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.preopen(keys, k)
+		}()
+	}
+	wg.Wait()
+	for _, l := range e.loops {
+		e.pool += int64(l.nidle)
+	}
+}
+
+// firstKeys returns the dial keys of the requests a source starts its
+// iterations with, each once.
+func firstKeys(src Source) []string {
+	var out []string
+	add := func(r *Request) {
+		if k := keyOf(r); !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	switch s := src.(type) {
+	case Static:
+		for _, r := range s {
+			add(r)
+		}
+	case *Scenario:
+		if r, err := s.Build(0, Vars{}); err == nil {
+			add(r)
+		}
+	}
+	return out
+}
+
+// preopen opens n connections to keys, in turn, and waits until each is
+// open or failed.
+func (l *evloop) preopen(keys []string, n int) {
+	defer precise()()
+	n = min(n, l.limit)
+	for i := range n {
+		l.open++
+		if c := l.dial(keys[i%len(keys)]); c.err != nil {
+			l.drop(c)
+		}
+	}
+	end := Now() + l.e.timeout
+	for l.dials > 0 {
+		now := Now()
+		if now >= end {
+			l.expire(now + l.e.timeout)
+			break
+		}
+		l.dispatch(l.wait(min(end-now, 10*time.Millisecond)))
+	}
+	// Idle connections are taken last in, first out, which keeps the
+	// busy ones few and warm. The server accepts the pool's first in,
+	// first out: the first requests go to those it accepted first.
+	for _, cs := range l.idle {
+		slices.Reverse(cs)
+	}
+}

@@ -1,0 +1,189 @@
+//go:build linux
+
+package load
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/record"
+)
+
+// behindFor is how long after a loop was last behind its schedule its
+// pool may not grow.
+const behindFor = 100 * time.Millisecond
+
+// maxDials caps the connections a loop opens at once during a run.
+const maxDials = 16
+
+func (l *evloop) queued() int { return len(l.queue) - l.qhead }
+
+// begin starts j, or queues it behind those waiting for a connection: its
+// wait counts as lag.
+func (l *evloop) begin(j evjob) {
+	if l.queued() > 0 || !l.start(j) {
+		l.queue = append(l.queue, j)
+	}
+}
+
+// pump starts the queued iterations that a connection is free for.
+func (l *evloop) pump() {
+	for l.queued() > 0 && l.start(l.queue[l.qhead]) {
+		l.queue[l.qhead] = evjob{}
+		l.qhead++
+	}
+	if l.qhead > 0 && (l.qhead == len(l.queue) || l.qhead >= len(l.queue)/2) {
+		// Taken from the front: move what is left there, so that a queue
+		// that never empties does not grow for ever.
+		n := copy(l.queue, l.queue[l.qhead:])
+		clear(l.queue[n:])
+		l.queue, l.qhead = l.queue[:n], 0
+	}
+}
+
+// start builds j's request and sends it on a connection, and reports false
+// when no connection is free.
+func (l *evloop) start(j evjob) bool {
+	r := l.r
+	if j.req == nil {
+		if testHookBuild != nil {
+			testHookBuild(j.seq, j.step)
+		}
+		req, err := r.cfg.Source.Request(j.step, Vars{Worker: int64(l.id), Iter: j.iter, Seq: j.seq})
+		if err != nil {
+			r.rec.Sent()
+			now := Now()
+			s := record.Sample{Intended: j.due, Step: j.step, Sent: now, Done: now, Error: record.Other, Err: err}
+			l.record(&s)
+			l.then(j, now)
+			return true
+		}
+		j.req, j.key = req, keyOf(req)
+	}
+	c := l.take(j.key)
+	if c == nil {
+		if !l.mayDial(j, Now()) {
+			return false
+		}
+		l.open++
+		c = l.dial(j.key)
+		c.untried = true
+		l.untried++
+	}
+	r.rec.Sent()
+	c.begin(l, j)
+	return true
+}
+
+// mayDial reports whether a connection may be opened for j. Up to the
+// pool's size, at once. Past it, a kept connection is reused before another
+// is opened: j waits for one up to GrowAfter (the wait counts as lag), as
+// every request queued before it does, and then each gets at most one dial
+// of its own, a few at a time (see mayGrow). Opening connections without
+// bound the moment a target slows down would slow it down further.
+func (l *evloop) mayDial(j evjob, now time.Duration) bool {
+	switch {
+	case l.open >= l.limit || l.dials >= maxDials:
+		return false
+	case l.open < l.target:
+		return true
+	}
+	return now-j.due >= growAfter && l.mayGrow()
+}
+
+// mayGrow reports whether the pool may grow past its size, whatever the
+// time: fewer dials under way than requests queued, and as many untried
+// connections as tried ones at most. A connection opened during the run is
+// untried until it carried a response; the pool then grows no faster than
+// the target takes up new connections (doubling each service time) rather
+// than burying it in them.
+func (l *evloop) mayGrow() bool {
+	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() && l.now-l.behind > behindFor &&
+		l.untried < max(maxDials, l.open-l.untried)
+}
+
+// growAt returns when the request at the head of the queue may have a
+// connection opened for it, or 0 when none may be opened before something
+// else changes.
+func (l *evloop) growAt() time.Duration {
+	if l.queued() == 0 || !l.mayGrow() {
+		return 0
+	}
+	return l.queue[l.qhead].due + growAfter
+}
+
+// take returns an idle connection to key, or nil. At the cap, an idle
+// connection to another address is closed to make room.
+func (l *evloop) take(key string) *evconn {
+	if cs := l.idle[key]; len(cs) > 0 {
+		c := cs[len(cs)-1]
+		l.idle[key] = cs[:len(cs)-1]
+		l.nidle--
+		return c
+	}
+	if l.open >= l.limit && l.nidle > 0 {
+		for k, cs := range l.idle {
+			if len(cs) > 0 {
+				l.idle[k] = cs[1:]
+				l.nidle--
+				l.drop(cs[0])
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// putIdle keeps c for the next request to its address.
+func (l *evloop) putIdle(c *evconn) {
+	c.state = connIdle
+	l.idle[c.key] = append(l.idle[c.key], c)
+	l.nidle++
+}
+
+// unidle removes c from the idle connections.
+func (l *evloop) unidle(c *evconn) {
+	cs := l.idle[c.key]
+	for i, o := range cs {
+		if o == c {
+			l.idle[c.key] = append(cs[:i], cs[i+1:]...)
+			l.nidle--
+			return
+		}
+	}
+}
+
+// drop closes c and frees its place.
+func (l *evloop) drop(c *evconn) {
+	unix.Close(c.fd) // closing removes it from the epoll set
+	l.conns[c.slot] = nil
+	l.free = append(l.free, c.slot)
+	l.open--
+	if c.state == connDialing {
+		l.dials--
+	}
+	if c.untried {
+		c.untried = false
+		l.untried--
+	}
+	if c.busy {
+		c.busy = false
+		l.busy--
+	}
+	c.state = connClosed
+}
+
+// addSlot gives c a slot, so that epoll events find it.
+func (l *evloop) addSlot(c *evconn) {
+	if n := len(l.free); n > 0 {
+		c.slot = l.free[n-1]
+		l.free = l.free[:n-1]
+		l.conns[c.slot] = c
+	} else {
+		c.slot = int32(len(l.conns))
+		l.conns = append(l.conns, c)
+		l.gens = append(l.gens, 0)
+	}
+	l.gens[c.slot]++
+}
