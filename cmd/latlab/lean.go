@@ -13,8 +13,10 @@ import (
 // the end (some 7 MB at 2 CPUs), and its loops allocate next to nothing
 // per request: what comes and goes is a few scratch buffers per second. At
 // Go's default of 100 that garbage would be let grow to the size of the
-// histograms, doubling the heap for no speed; at 25 a collection comes
-// every few seconds and marks mostly pointer-free memory.
+// histograms, doubling the heap for no speed; at 25 collections come more
+// often and mark mostly pointer-free memory (50 connections for 5 s: 12
+// collections instead of 3, about 0.3% more CPU per request). An open loop
+// that opens thousands of connections grows its heap, and collects more.
 const attackGCPercent = 25
 
 // lean makes the process as small as the load it is about to send needs:
