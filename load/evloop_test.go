@@ -106,8 +106,10 @@ func TestEventLoopsCapCountsUnsent(t *testing.T) {
 		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 200}, MaxInFlight: 3},
 		Duration: 300 * time.Millisecond, Transport: Options{Timeout: 5 * time.Second},
 	})
-	if res.Sent != 3 || res.Sent+res.Unsent != 60 {
-		t.Errorf("sent %d, unsent %d; want 3 sent (the cap) and 60 in all", res.Sent, res.Unsent)
+	// The cap holds three in flight for longer than the run; a machine
+	// that stalls the loops at the start sends fewer, and counts the rest.
+	if res.Sent > 3 || res.Sent+res.Unsent != 60 {
+		t.Errorf("sent %d, unsent %d; want at most 3 sent (the cap) and 60 in all", res.Sent, res.Unsent)
 	}
 	if got := srv.peak.Load(); got > 3 {
 		t.Errorf("server saw %d requests at once, want at most 3", got)
