@@ -153,6 +153,7 @@ func (l *evloop) connect(c *evconn) error {
 	if a.family != unix.AF_UNIX {
 		_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
+	stamp(fd)
 	if err := unix.Connect(fd, a.sa); err != nil && err != unix.EINPROGRESS {
 		return &net.OpError{Op: "dial", Net: "tcp", Addr: a.addr, Err: os.NewSyscallError("connect", err)}
 	}
@@ -333,7 +334,7 @@ func (c *evconn) receive(l *evloop) {
 			rd.buf = nb
 		}
 	}
-	n, err := rawIO(unix.SYS_READ, c.fd, rd.buf[rd.w:])
+	n, at, err := l.recv(c.fd, rd.buf[rd.w:])
 	switch {
 	case err == unix.EAGAIN:
 		return
@@ -351,7 +352,9 @@ func (c *evconn) receive(l *evloop) {
 		}
 		return
 	}
-	now := Now() // the read's end, as the response's end if it is whole
+	// When the read's last bytes arrived: the response's end if it is
+	// whole.
+	now := l.stamped(at, c.s.Sent, Now())
 	if rd.firstAt == 0 {
 		rd.firstAt = now
 	}
@@ -388,7 +391,9 @@ func (c *evconn) done(l *evloop, now time.Duration) {
 	s := &c.s
 	s.Done = now
 	s.BytesIn += c.rd.n
-	s.Wait, s.Read = breakdown(c.rd.wroteAt, c.rd.firstAt, s.Done)
+	// A stamp can come before the write's return was seen: the response
+	// arrived while the write's system call was still returning.
+	s.Wait, s.Read = breakdown(min(c.rd.wroteAt, c.rd.firstAt), c.rd.firstAt, s.Done)
 	keep := c.resp.keepAlive && c.rd.r == c.rd.w && !l.e.o.NoKeepAlive && c.resp.code != 101
 	j, done := c.j, s.Done
 	l.record(s)

@@ -48,6 +48,13 @@ type evloop struct {
 	pwait2  bool // epoll_pwait2 works: waits in nanoseconds
 	ts      unix.Timespec
 
+	// Reads, and the stamps of arrivals (evstamp_linux.go).
+	msg    unix.Msghdr
+	iov    unix.Iovec
+	oob    stampBuf
+	wall   time.Duration // the wall clock less the package clock
+	stamps bool          // the last read carried a believable stamp
+
 	// The phase.
 	r        *runner
 	pacer    Pacer
@@ -63,6 +70,9 @@ type evloop struct {
 	behind   time.Duration // when the loop last found itself behind the schedule
 	now      time.Duration // the time at the top of the loop's last turn
 	late     time.Duration // how late timed wake-ups came lately
+	// deaf: the loop's share of the schedule is fast enough that it sleeps
+	// through arrivals between its batches, while reads carry stamps.
+	deaf bool
 }
 
 // maxEarly bounds how much earlier than a request is due a loop wakes, to
@@ -92,8 +102,12 @@ func (l *evloop) close() {
 	unix.Close(l.epfd)
 }
 
-// testHookBuild, when set, is called before a loop builds a request.
-var testHookBuild func(seq int64, step int)
+// testHookBuild, when set, is called before a loop builds a request;
+// testHookNap before it sleeps through arrivals.
+var (
+	testHookBuild func(seq int64, step int)
+	testHookNap   func()
+)
 
 // scanEvery is how often a loop looks for requests past their timeout.
 func (l *evloop) scanEvery() time.Duration {
@@ -108,7 +122,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 	l.advance()
 	l.scanAt = Now() + l.scanEvery()
 	for {
-		now := Now()
+		now := l.tick()
 		l.now = now
 		if l.sending {
 			if r.stopped.Load() || (r.end > 0 && now >= r.end) {
@@ -129,9 +143,10 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		}
 		wait := min(l.scanAt-now, 10*time.Millisecond)
 		timed := false // the wait ends at the next request due
+		deaf := l.deaf && l.stamps
 		if l.sending && l.more {
 			due := max(l.nextDue, l.released+l.batch)
-			if l.batch == 0 {
+			if l.batch == 0 || deaf {
 				// Wake as early as wake-ups have lately been late,
 				// and look without sleeping for the rest.
 				due -= l.late
@@ -149,16 +164,39 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if wait < 2*time.Microsecond {
 			wait = 0
 		}
+		if deaf && timed && wait > 0 && wait <= deafMax {
+			// Sleep through arrivals: they are stamped, and read
+			// together at the wake-up.
+			if testHookNap != nil {
+				testHookNap()
+			}
+			l.nap(wait)
+			l.learn(now, wait, l.batch)
+			wait = 0
+		}
 		n := l.wait(wait)
 		if n > 0 {
 			l.dispatch(n)
 		} else if timed && wait > 0 {
-			// How late the thread woke, averaged over the last few
-			// wake-ups: on a busy machine tens of microseconds.
-			over := max(0, min(Now()-now-wait, maxEarly))
-			l.late += (over - l.late) / 8
+			l.learn(now, wait, maxEarly)
 		}
 	}
+}
+
+// learn averages how late a timed wake-up came, up to most, over the last
+// few: on a busy machine tens of microseconds, on a virtual one that idles
+// its CPU between wake-ups a hundred or more.
+func (l *evloop) learn(now, wait, most time.Duration) {
+	over := max(0, min(Now()-now-wait, most))
+	l.late += (over - l.late) / 8
+}
+
+// nap sleeps d on the loop's thread. The sleep is short and the loop's P
+// has no other work, so the scheduler's bookkeeping of a blocking system
+// call, and the hand-off of the P that follows it, are skipped.
+func (l *evloop) nap(d time.Duration) {
+	l.ts = unix.NsecToTimespec(int64(d))
+	unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&l.ts)), 0, 0)
 }
 
 // dispatch hands the first n events of the last wait to their connections.
@@ -252,10 +290,15 @@ func (l *evloop) stop() {
 	interrupted := r.ctx.Err() != nil
 	var unsent int64
 	if r.timedOut() {
-		for l.more {
+		// The loop woke past the end. What fell due within growAfter of
+		// now still goes, late, its lag counted: a wake-up's delay. What
+		// fell due earlier, the loop was behind on: unsent.
+		now := Now()
+		for l.more && now-l.nextDue > growAfter {
 			unsent++
 			l.advance()
 		}
+		l.release(now)
 	}
 	kept := l.queue[:0]
 	for _, j := range l.queue[l.qhead:] {

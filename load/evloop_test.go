@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -306,4 +307,104 @@ func TestEventLoopsNoKeepAlive(t *testing.T) {
 	if res.Codes[200] != 30 || srv.conns.Load() != 30 || res.Connect.TotalCount() != 30 {
 		t.Errorf("200s %d, server saw %d connections, %d counted; want 30 of each", res.Codes[200], srv.conns.Load(), res.Connect.TotalCount())
 	}
+}
+
+// TestEventLoopsSleepThroughArrivals makes a loop sleep through the
+// arrival of every response until its next request is due, 20 ms later:
+// the kernel's stamp of the arrival, not the late read, ends each response,
+// so the service time is the target's (well under a millisecond here), not
+// the loop's sleep.
+func TestEventLoopsSleepThroughArrivals(t *testing.T) {
+	withProcs(t, 1)
+	oldFrom, oldMax := deafFrom, deafMax
+	deafFrom, deafMax = 0, time.Second
+	t.Cleanup(func() { deafFrom, deafMax = oldFrom, oldMax })
+	var naps atomic.Int64
+	testHookNap = func() { naps.Add(1) }
+	t.Cleanup(func() { testHookNap = nil })
+	srv := newCountingServer(t, 0)
+	const n = 20
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 50}}, Count: n, KeepRaw: n,
+	})
+	// Between each two requests but the first few, which may come before
+	// the kernel stamps: a loop without stamps wakes for arrivals.
+	if got := naps.Load(); got < n/2 {
+		t.Errorf("the loop slept through arrivals %d times, want at least %d", got, n/2)
+	}
+	if res.Requests != n || res.Codes[200] != n {
+		t.Fatalf("%d requests, %d answered 200; want %d", res.Requests, res.Codes[200], n)
+	}
+	var service []time.Duration
+	for _, r := range res.Raw {
+		service = append(service, r.Done-r.Sent)
+	}
+	// A stamp can precede the write's return: the breakdown still counts.
+	if got := res.Wait.TotalCount(); got != n {
+		t.Errorf("%d requests have a wait and read breakdown, want all %d", got, n)
+	}
+	slices.Sort(service)
+	// Read when the loop wakes, the median would be some 20 ms.
+	if med := service[len(service)/2]; med >= 5*time.Millisecond {
+		t.Errorf("median service time %s; want the target's, not the loop's 20 ms sleep", med)
+	}
+}
+
+// TestArrivalStamp reads, 20 ms late, bytes a server wrote: their stamp
+// is when the server's write put them on the socket, not the read. The
+// kernel turns stamping on in the background when a machine's first
+// socket asks for it, so the first reads may come unstamped.
+func TestArrivalStamp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	stamp(fd)
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := unix.Connect(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	l := &evloop{}
+	l.tick()
+	buf := make([]byte, 16)
+	for range 50 {
+		before := Now()
+		if _, err := c.Write([]byte("ok")); err != nil {
+			t.Fatal(err)
+		}
+		after := Now()
+		time.Sleep(20 * time.Millisecond)
+		n, at, err := l.recv(fd, buf)
+		read := Now()
+		if err != nil || n != 2 {
+			t.Fatalf("read %d bytes, %v; want 2", n, err)
+		}
+		got := l.stamped(at, before, read)
+		if !l.stamps {
+			if got != read {
+				t.Fatalf("an unstamped read ended at %s, want when it was read, %s", got, read)
+			}
+			continue
+		}
+		if got < before || got > after+time.Microsecond {
+			t.Errorf("stamped %s; want within the write, %s to %s (read at %s)", got, before, after, read)
+		}
+		// A stamp from before the request left is not believed.
+		if l.stamped(at, after+time.Millisecond, read); l.stamps {
+			t.Errorf("a stamp before the request's send was believed")
+		}
+		return
+	}
+	t.Fatal("50 reads, none stamped")
 }

@@ -113,7 +113,7 @@ func warnings(res *record.Result) []string {
 			units.Rate(b.Achieved*res.TargetRate), units.Percent(b.Achieved, 1), units.Rate(res.TargetRate)))
 	}
 	if res.Unsent > 0 {
-		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
+		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: the generator was behind its schedule, or every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if b.Late {
 		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", units.Duration(b.LagP99), units.Duration(analysis.DefaultMaxLagP99)))
