@@ -21,7 +21,7 @@ type Result struct {
 	Pool           int64   // open loop: connections opened before the load started
 
 	Sent         int64 // requests whose first byte was written
-	Unsent       int64 // open loop: requests due before the end but never sent (the in-flight cap held them)
+	Unsent       int64 // open loop: requests due before the end but never sent (the in-flight cap held them, or the generator was behind)
 	Retries      int64 // sends again on a new connection, of requests whose kept-alive one the server had closed
 	Requests     int64 // completed: responses plus errors
 	ErrorsTotal  int64 // requests that ended in an error, without a response
