@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -367,4 +368,50 @@ func reportRusage(b *testing.B) func() {
 func rusage() (syscall.Rusage, error) {
 	var r syscall.Rusage
 	return r, syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+}
+
+// TestServerTimingFormat checks the integer formatting of a Server-Timing
+// duration against strconv's rounding of the same milliseconds, off the
+// half-microsecond ties where binary fractions may round either way.
+func TestServerTimingFormat(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 100000 {
+		d := time.Duration(r.Int64N(int64(20 * time.Second)))
+		if i < 2000 {
+			d = time.Duration(i) * 997 // the first milliseconds closely
+		}
+		if d%time.Microsecond == time.Microsecond/2 {
+			continue
+		}
+		got := string(appendMetric(nil, "x", d))
+		want := "x;dur=" + strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64)
+		if got != want {
+			t.Fatalf("%d ns: %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestReadEcho reads an answer's text by its length, by EOF when it has
+// none, up to maxEcho, and calls an answer shorter than its length an
+// error.
+func TestReadEcho(t *testing.T) {
+	long := strings.Repeat("x", maxEcho+10)
+	for _, c := range []struct {
+		body    string
+		length  int64
+		want    string
+		wantErr bool
+	}{
+		{"leaf / ok\n", 10, "leaf / ok\n", false},
+		{"leaf / ok\n", -1, "leaf / ok\n", false},
+		{"", 0, "", false},
+		{long, -1, long[:maxEcho], false},
+		{long, int64(len(long)), long[:maxEcho], false},
+		{"leaf", 10, "leaf", true},
+	} {
+		got, err := readEcho(&io.LimitedReader{R: strings.NewReader(c.body)}, c.length)
+		if string(got) != c.want || (err != nil) != c.wantErr {
+			t.Errorf("%d bytes, length %d: read %d bytes, %v; want %d, error %t", len(c.body), c.length, len(got), err, len(c.want), c.wantErr)
+		}
+	}
 }

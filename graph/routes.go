@@ -147,7 +147,7 @@ func (n *Node) respond(w http.ResponseWriter, ex *exchange, route string, code i
 	if err == nil && size > n.cfg.Caps.MaxPayload {
 		err = statusError(http.StatusInternalServerError, "payload: %d bytes is over MaxPayload (%d)", size, n.cfg.Caps.MaxPayload)
 	}
-	h.Set("Server-Timing", ex.tm.header(time.Now()))
+	h["Server-Timing"] = []string{ex.tm.header(time.Now())} // a canonical key: no Set needed
 	if err != nil {
 		writeError(w, n.cfg.Name, err)
 		return

@@ -196,9 +196,12 @@ func (n *Node) readAnswer(ex *exchange, resp *http.Response) error {
 		return fmt.Errorf("status %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
 	body := &io.LimitedReader{R: resp.Body}
-	if textPlain(resp.Header.Get("Content-Type")) {
-		body.N = maxEcho
-		b, err := io.ReadAll(body)
+	var ct string
+	if v := resp.Header["Content-Type"]; len(v) > 0 {
+		ct = v[0]
+	}
+	if textPlain(ct) {
+		b, err := readEcho(body, resp.ContentLength)
 		if err != nil {
 			return fmt.Errorf("reading answer: %w", err)
 		}
@@ -209,6 +212,23 @@ func (n *Node) readAnswer(ex *exchange, resp *http.Response) error {
 		return fmt.Errorf("reading answer: %w", err)
 	}
 	return nil
+}
+
+// readEcho reads the text of an answer to echo, up to maxEcho bytes: a
+// length the answer gives is read into one buffer of that size rather than
+// one grown as the bytes come.
+func readEcho(body *io.LimitedReader, length int64) ([]byte, error) {
+	if length < 0 || length > maxEcho {
+		body.N = maxEcho
+		return io.ReadAll(body)
+	}
+	b := make([]byte, length)
+	body.N = length
+	n, err := io.ReadFull(body, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = io.ErrUnexpectedEOF // shorter than its Content-Length
+	}
+	return b[:n], err
 }
 
 // textPlain reports whether a Content-Type names text/plain, as

@@ -37,8 +37,17 @@ func (t *timing) header(now time.Time) string {
 	return string(b)
 }
 
+// appendMetric appends name;dur=D with D in milliseconds to the nearest
+// microsecond, three decimals always, in integer arithmetic.
 func appendMetric(b []byte, name string, d time.Duration) []byte {
 	b = append(b, name...)
 	b = append(b, ";dur="...)
-	return strconv.AppendFloat(b, float64(d)/float64(time.Millisecond), 'f', 3, 64)
+	if d < 0 {
+		b = append(b, '-')
+		d = -d
+	}
+	us := (d + time.Microsecond/2) / time.Microsecond
+	b = strconv.AppendInt(b, int64(us/1000), 10)
+	frac := us % 1000
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
 }
