@@ -23,6 +23,7 @@ type Vars struct {
 	Worker int64 // index of the worker sending the request
 	Iter   int64 // the worker's iteration, from 0
 	Seq    int64 // the iteration across all workers, from 0
+	User   *User // the iteration's user, of the scenario's users: list; nil without
 }
 
 // A Scenario is a list of request steps, each built afresh for every
@@ -31,6 +32,7 @@ type Vars struct {
 type Scenario struct {
 	steps []*step
 	names []string
+	users users
 }
 
 // step is one step of a scenario: templated parts and what could be built
@@ -75,6 +77,16 @@ func ReadScenario(path string) (*Scenario, error) {
 //	  - name: get
 //	    url: http://127.0.0.1:8080/objects/cm-{{.Worker}}-{{.Iter}}
 //
+// Optional users give the iterations identities (see User):
+//
+//	users:                  # iterations go to them in turn, by Seq
+//	  - {name: alice, token: s3cret}
+//	  - {name: bob, token_file: bob.token, weight: 3}   # 3 in a row
+//
+// each with a unique name, a token or a token_file (relative to the
+// scenario, its final line break dropped), and a weight (default 1).
+// Templates read the iteration's user as .User.
+//
 // At least one step is required, and each needs a url. Instead of body, a
 // step may give body_file, a file whose contents are the body. Method,
 // url, header values and body are text/templates over Vars, without
@@ -106,7 +118,7 @@ func (s *Scenario) Names() []string { return slices.Clone(s.names) }
 func (s *Scenario) Len() int { return len(s.steps) }
 
 // Build returns the request of step i for the iteration v, with Step set
-// to i. Its Header, Body and URL may be shared with other requests built
+// to i and v.User set to the iteration's user. Its Header, Body and URL may be shared with other requests built
 // from the step and must not be modified.
 func (s *Scenario) Build(i int, v Vars) (*Request, error) {
 	if i < 0 || i >= len(s.steps) {
@@ -118,6 +130,7 @@ func (s *Scenario) Build(i int, v Vars) (*Request, error) {
 		req.Step = i
 		return &req, nil
 	}
+	v.User = s.users.of(v.Seq)
 	req, err := st.build(v)
 	if err != nil {
 		return nil, fmt.Errorf("building step %q: %w", st.name, err)
@@ -276,6 +289,9 @@ func (p *part) exec(v *Vars) (*bytes.Buffer, error) {
 	b.Reset()
 	if err := p.tmpl.Execute(capped{b}, v); err != nil {
 		putBuf(b)
+		if v.User == nil && strings.Contains(err.Error(), "<.User") {
+			return nil, p.errorf(".User needs the scenario's users: list")
+		}
 		return nil, p.errorf("%v", err)
 	}
 	return b, nil

@@ -102,7 +102,17 @@ func TestParseScenarioErrors(t *testing.T) {
 		{"unknown top field", "steps: []\nstep: []\n", "s.yaml:1: steps: expected at least one step\ns.yaml:2: step: unknown field; did you mean steps?"},
 		{"duplicate top field", "steps: []\nsteps: []\n", "s.yaml:1: steps: expected at least one step\ns.yaml:2: steps: duplicate field"},
 		{"non-string key", "[a]: 1\n", "s.yaml:1: expected a string, got a sequence\ns.yaml:1: steps: missing"},
-		{"no steps", "other: 1\n", "s.yaml:1: other: unknown field; expected steps\ns.yaml:1: steps: missing"},
+		{"no steps", "other: 1\n", "s.yaml:1: other: unknown field; expected steps, users\ns.yaml:1: steps: missing"},
+		{"users empty", "users: []\nsteps:\n  - url: " + u + "\n", "s.yaml:1: users: expected at least one user"},
+		{"user no name", "users:\n  - {token: a}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].name: missing"},
+		{"user duplicate", "users:\n  - {name: a}\n  - {name: a}\nsteps:\n  - url: " + u + "\n", `s.yaml:3: users[1].name: duplicate name "a"`},
+		{"user unknown field", "users:\n  - {name: a, tokn: b}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].tokn: unknown field; did you mean token?"},
+		{"user weight", "users:\n  - {name: a, weight: 0}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].weight: 0 is less than 1"},
+		{"user token and file", "users:\n  - {name: a, token: b, token_file: tok}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].token_file: cannot be used with token"},
+		{"user token file missing", "users:\n  - {name: a, token_file: nope}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].token_file: open nope: file does not exist"},
+		{"user token file empty", "users:\n  - {name: a, token_file: empty}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].token_file: empty is empty"},
+		{"user token value", "users:\n  - {name: a, token: \"b\\nc\"}\nsteps:\n  - url: " + u + "\n", "s.yaml:2: users[0].token: holds characters a header value cannot"},
+		{"user without users", step + "headers: {Authorization: 'Bearer {{.User.Token}}'}\n", "s.yaml:3: steps[0].headers.Authorization: .User needs the scenario's users: list"},
 		{"missing steps", "{}\n", "s.yaml:1: steps: missing"},
 		{"steps null", "steps:\n", "s.yaml:1: steps: expected a sequence, got null"},
 		{"steps mapping", "steps: {url: x}\n", "s.yaml:1: steps: expected a sequence, got a mapping"},
@@ -158,7 +168,7 @@ func TestParseScenarioErrors(t *testing.T) {
 				"s.yaml:5: steps[3].headers.A B: invalid header name\n" +
 				"s.yaml:5: steps[3].headers.D: expected a string, got a sequence"},
 	}
-	files := fakeFiles(map[string]string{"body.json": "{}", "bad.tmpl": "line 1\n{{oops}}\n"})
+	files := fakeFiles(map[string]string{"body.json": "{}", "bad.tmpl": "line 1\n{{oops}}\n", "tok": "t", "empty": "\n"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ParseScenario("s.yaml", []byte(tt.in), files)
@@ -303,5 +313,45 @@ func BenchmarkScenarioBuild(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestScenarioUsers gives iterations their users in turn by weight, the
+// same user to every step of an iteration, and tokens from the file or
+// the field.
+func TestScenarioUsers(t *testing.T) {
+	in := `users:
+  - {name: alice, token: a-token}
+  - {name: bob, token_file: bob.token, weight: 2}
+steps:
+  - name: create
+    method: POST
+    url: "http://127.0.0.1:8080/objects/{{.User.Name}}-{{.Seq}}"
+    headers: {Authorization: "Bearer {{.User.Token}}"}
+  - name: get
+    url: http://127.0.0.1:8080/static
+`
+	s, err := ParseScenario("s.yaml", []byte(in), fakeFiles(map[string]string{"bob.token": "b-token\n"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"alice", "bob", "bob", "alice", "bob", "bob", "alice"}
+	for seq, name := range want {
+		v := Vars{Seq: int64(seq), Worker: 5}
+		req, err := s.Build(0, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token := map[string]string{"alice": "a-token", "bob": "b-token"}[name]
+		if got := req.Header.Get("Authorization"); got != "Bearer "+token {
+			t.Errorf("iteration %d: Authorization %q, want %q's token", seq, got, name)
+		}
+		if got, want := req.URL.Path, fmt.Sprintf("/objects/%s-%d", name, seq); got != want {
+			t.Errorf("iteration %d: path %q, want %q", seq, got, want)
+		}
+		// A step without templates is the same request whoever sends it.
+		if _, err := s.Build(1, v); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

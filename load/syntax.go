@@ -66,13 +66,28 @@ type decoder struct {
 
 // scenario decodes a scenario from the root node of its document.
 func (d *decoder) scenario(root *yaml.Node) *Scenario {
-	steps := d.Only(root, "steps")
+	var steps, usersNode *yaml.Node
+	d.Fields(root, "", []string{"steps"}, func(key, field string, k, v *yaml.Node) bool {
+		switch key {
+		case "steps":
+			steps = v
+		case "users":
+			usersNode = v
+		default:
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "steps", "users"))
+			return false
+		}
+		return true
+	})
 	if steps == nil {
 		return nil
 	}
 	s := &Scenario{}
+	if usersNode != nil {
+		s.users = d.users(usersNode)
+	}
 	d.List(steps, "steps", "step", func(i int, n *yaml.Node) {
-		st, ok := d.step(i, n)
+		st, ok := d.step(i, n, s.users.of(0))
 		switch {
 		case !ok:
 		case slices.Contains(s.names, st.name):
@@ -90,7 +105,7 @@ var stepKeys = []string{"name", "method", "url", "headers", "body", "body_file"}
 
 // step decodes step i from n and builds it once with zero Vars. It
 // reports false if the step has a problem.
-func (d *decoder) step(i int, n *yaml.Node) (*step, bool) {
+func (d *decoder) step(i int, n *yaml.Node, user *User) (*step, bool) {
 	path := yamlfile.Index("steps", i)
 	st := &step{name: "step" + strconv.Itoa(i+1), header: http.Header{}}
 	var bodyFile *yaml.Node
@@ -125,7 +140,7 @@ func (d *decoder) step(i int, n *yaml.Node) (*step, bool) {
 	if st.method == nil {
 		st.method = &part{name: "method", field: path + ".method", line: n.Line, text: http.MethodGet}
 	}
-	req, err := st.build(Vars{})
+	req, err := st.build(Vars{User: user})
 	if err != nil {
 		if pe := (*partError)(nil); errors.As(err, &pe) {
 			d.ErrorAt(pe.p.line, pe.p.field, "%s", pe.msg)
