@@ -72,8 +72,12 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 			}
 		case "urls":
 			m.URLs, ok = items(d, v, f, "URL", d.url)
+		case "token_file":
+			m.TokenFile, ok = d.text(v, f)
+		case "cacert":
+			m.CACert, ok = d.text(v, f)
 		default:
-			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls"))
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls", "token_file", "cacert"))
 		}
 		return ok
 	}) {

@@ -255,7 +255,14 @@ type probeFunc func(ctx context.Context, start time.Time, emit func([]probe.Poin
 func (r *Runner) probes(l *live) []probeFunc {
 	var out []probeFunc
 	if m := r.Spec.Probes.Metrics; m != nil {
-		urls := append(l.metricsURLs(), m.URLs...)
+		urls := l.metricsURLs()
+		if m.TokenFile == "" && m.CACert == "" {
+			urls = append(urls, m.URLs...)
+		} else if len(m.URLs) > 0 {
+			// The credentials go to the spec's URLs only, never to the
+			// graph's nodes.
+			out = append(out, r.authScraper(m))
+		}
 		if len(urls) > 0 {
 			s := &probe.Scraper{URLs: urls, Interval: m.Interval, Window: m.Window}
 			out = append(out, s.Run)
