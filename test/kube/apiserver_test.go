@@ -47,7 +47,7 @@ func binaries(t *testing.T) string {
 	}
 	out, err := exec.Command("bash", "build.sh", "--cached").Output()
 	if err != nil {
-		t.Skip("kube-apiserver is not built: run test/kube/build.sh (about 11 minutes), or set LATLAB_KUBE_BIN")
+		t.Skip("kube-apiserver is not built: run test/kube/build.sh (5 to 15 minutes), or set LATLAB_KUBE_BIN")
 	}
 	return strings.TrimSpace(string(out))
 }
