@@ -75,6 +75,10 @@ type NodeConfig struct {
 
 	// Caps bound what a request may ask for.
 	Caps Caps
+
+	// Admission, when set, serves POST /admission as a validating
+	// admission webhook (see Admission).
+	Admission *Admission
 }
 
 const (

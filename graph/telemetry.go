@@ -95,7 +95,7 @@ func newMetrics(reg prometheus.Registerer, service string) (*metrics, error) {
 func routeLabel(path string) string {
 	switch path {
 	case "/", "/busywork", "/prime", "/fork", "/stress-ng", "/sleep",
-		"/load", "/load-status", "/objects", "/healthz", "/metrics":
+		"/load", "/load-status", "/objects", "/healthz", "/metrics", "/admission":
 		return path
 	}
 	switch {

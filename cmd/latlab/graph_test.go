@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -188,5 +190,45 @@ func TestServeTestapiEnv(t *testing.T) {
 	_, _, metrics := get(t, "http://"+addrs[2]+"/metrics")
 	if !strings.Contains(metrics, `service="leaf"`) || !strings.Contains(metrics, `route="/prime"`) {
 		t.Errorf("the leaf did not see the forwarded routes:\n%.2000s", metrics)
+	}
+}
+
+// TestServeTLSAdmission serves /admission over HTTPS with a certificate
+// serve made in --tls-dir, which a client trusts through the CA written
+// beside it.
+func TestServeTLSAdmission(t *testing.T) {
+	bin := buildLatlab(t)
+	addr, dir := freeAddr(t), t.TempDir()
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--tls-dir", dir, "--admission-delay", "10ms", "--admission-user", "delay-adder")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var client *http.Client
+	for i := 0; i < 400 && client == nil; i++ {
+		if pemData, err := os.ReadFile(filepath.Join(dir, "ca.crt")); err == nil {
+			pool := x509.NewCertPool()
+			if pool.AppendCertsFromPEM(pemData) {
+				client = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+			}
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if client == nil {
+		t.Fatal("serve wrote no ca.crt in --tls-dir")
+	}
+	review := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","userInfo":{"username":"delay-adder"}}}`
+	var body []byte
+	for i := 0; i < 200; i++ {
+		resp, err := client.Post("https://"+addr+"/admission", "application/json", strings.NewReader(review))
+		if err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if !strings.Contains(string(body), `"uid":"u1","allowed":true`) {
+		t.Errorf("answer %q, want the review allowed", body)
 	}
 }

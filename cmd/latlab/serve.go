@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,21 +19,24 @@ import (
 
 // serveFlags holds the flags of latlab serve.
 type serveFlags struct {
-	listen      string
-	listenFD    int
-	name        string
-	downstreams []string
-	primeMax    int64
-	jobFile     string
-	loadFile    string
-	otlp        string
-	zipkin      string
-	traceRatio  float64
-	pprof       bool
-	topology    string
-	service     string
-	peers       []string
-	cpus        string
+	listen         string
+	listenFD       int
+	tlsDir         string
+	admissionDelay time.Duration
+	admissionUsers []string
+	name           string
+	downstreams    []string
+	primeMax       int64
+	jobFile        string
+	loadFile       string
+	otlp           string
+	zipkin         string
+	traceRatio     float64
+	pprof          bool
+	topology       string
+	service        string
+	peers          []string
+	cpus           string
 }
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
@@ -100,6 +105,9 @@ UPSTREAM_URI (where to listen), DOWNSTREAM_URI (comma-separated), REPORTER_URI
 	fl.StringVar(&f.service, "service", "", "the service of --topology to run")
 	fl.StringArrayVar(&f.peers, "peer", nil, "URL of another service of the topology, NAME=URL (repeatable; default http://NAME:<listen port>)")
 	fl.StringVar(&f.cpus, "cpus", "", "pin the node to these CPUs, such as 2-3")
+	fl.StringVar(&f.tlsDir, "tls-dir", "", "serve HTTPS with the certificate in this folder, made there with a CA of its own (ca.crt) when it has none")
+	fl.DurationVar(&f.admissionDelay, "admission-delay", 0, "serve POST /admission, a validating admission webhook that admits all, after this delay for --admission-user")
+	fl.StringArrayVar(&f.admissionUsers, "admission-user", nil, "a user --admission-delay delays, as the API server names it (repeatable)")
 	fl.IntVar(&f.listenFD, "listen-fd", 0, "serve on this inherited listening socket")
 	_ = fl.MarkHidden("listen-fd")
 	_ = cmd.MarkFlagFilename("topology", "yaml", "yml")
@@ -126,13 +134,27 @@ func (f *serveFlags) run(ctx context.Context, cmd *cobra.Command, stdout, stderr
 	} else if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return usagef("--listen %s: %v", cfg.Listen, err)
 	}
+	scheme := "http"
+	if f.tlsDir != "" {
+		host, _, _ := net.SplitHostPort(cfg.Listen)
+		hosts := []string{host}
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			hosts = []string{"127.0.0.1", "localhost"}
+		}
+		tc, err := graph.TLSDir(f.tlsDir, hosts)
+		if err != nil {
+			ln.Close()
+			return usagef("--tls-dir: %v", err)
+		}
+		ln, scheme = tls.NewListener(ln, tc), "https"
+	}
 	node, err := graph.NewNode(cfg)
 	if err != nil {
 		ln.Close()
 		return usageError{err}
 	}
 	defer node.Close()
-	fmt.Fprintf(stderr, "latlab serve: %s listening on http://%s\n", cfg.Name, ln.Addr())
+	fmt.Fprintf(stderr, "latlab serve: %s listening on %s://%s\n", cfg.Name, scheme, ln.Addr())
 	return node.Serve(ctx, ln)
 }
 
@@ -220,6 +242,19 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 	}
 	if f.traceRatio < 0 || f.traceRatio > 1 {
 		return cfg, usagef("--trace-ratio: want 0 to 1, got %g", f.traceRatio)
+	}
+	switch {
+	case f.admissionDelay < 0:
+		return cfg, usagef("--admission-delay: want a duration of 0 or more, got %s", f.admissionDelay)
+	case len(f.admissionUsers) > 0 && f.admissionDelay == 0:
+		return cfg, usagef("--admission-user needs --admission-delay")
+	case set("admission-delay"):
+		for _, u := range f.admissionUsers {
+			if u == "" {
+				return cfg, usagef("--admission-user: empty")
+			}
+		}
+		cfg.Admission = &graph.Admission{Delay: f.admissionDelay, Users: f.admissionUsers}
 	}
 	return cfg, nil
 }
