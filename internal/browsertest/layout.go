@@ -42,9 +42,13 @@ type BarBox struct {
 	ReachLeft  float64 `json:"reachLeft"`
 	LabelLeft  float64 `json:"labelLeft"`
 	LabelRight float64 `json:"labelRight"`
-	// Left and Right bound the chart.
-	Left  float64 `json:"left"`
-	Right float64 `json:"right"`
+	// Left and Right bound the chart; AreaLeft is where its bars may
+	// start, right of the category labels (Left when it has none). A bar
+	// going left whose label would not fit between AreaLeft and the bar
+	// has it on its right, past its end or whisker.
+	Left     float64 `json:"left"`
+	Right    float64 `json:"right"`
+	AreaLeft float64 `json:"areaLeft"`
 }
 
 // A ChartBox is one line chart: its plot area and what its data covers.
@@ -95,6 +99,8 @@ const layoutJS = `(() => {
     if (rows.length > 0) {
       for (const row of rows) {
         let bar = null, band = null;
+        const cat = row.querySelector("text.category");
+        const areaLeft = cat ? R(cat).right + 8 : box.left;
         for (const el of row.children) {
           if (el.matches("rect.series")) bar = R(el), band = null;
           else if (el.matches("path.band") && bar) band = R(el);
@@ -103,7 +109,7 @@ const layoutJS = `(() => {
             out.bars.push({plot: svg.id, label: el.textContent, width: bar.width, end: bar.right,
               reach: Math.max(bar.right, band ? band.right : 0),
               start: bar.left, reachLeft: Math.min(bar.left, band ? band.left : Infinity),
-              labelLeft: l.left, labelRight: l.right, left: box.left, right: box.right});
+              labelLeft: l.left, labelRight: l.right, left: box.left, right: box.right, areaLeft: areaLeft});
             bar = null;
           }
         }
@@ -176,7 +182,10 @@ func (p Page) Violations() []string {
 		}
 		end, reach := b.End, b.Reach
 		if strings.HasPrefix(b.Label, "-") || strings.HasPrefix(b.Label, "−") { // a bar going left
-			end, reach = b.Start, b.ReachLeft
+			// On its left, unless the label would not fit there.
+			if fits := b.ReachLeft-4-(b.LabelRight-b.LabelLeft) >= b.AreaLeft-maxLabelGap; fits || b.LabelLeft < b.Start {
+				end, reach = b.Start, b.ReachLeft
+			}
 		}
 		if !near(b, end) && !near(b, reach) {
 			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is neither at its bar's end (%.0f px) nor past its whisker (%.0f px)",

@@ -18,6 +18,8 @@ func TestBarLabelPlace(t *testing.T) {
 		return BarBox{Plot: "p", Label: "-1µs", Width: 100, End: 600, Reach: 600, Start: 500, ReachLeft: reachLeft,
 			LabelLeft: left, LabelRight: right, Left: 0, Right: 800}
 	}
+	// The bars' area starts at 480: a 36 px label does not fit left of 500.
+	noRoom := func(b BarBox) BarBox { b.AreaLeft = 480; return b }
 	for _, tt := range []struct {
 		name string
 		b    BarBox
@@ -33,6 +35,8 @@ func TestBarLabelPlace(t *testing.T) {
 		{"left of the whisker of a bar going left", leftBar(380, 336, 376), true},
 		{"far left of a bar going left", leftBar(500, 100, 140), false},
 		{"right of a bar going left", leftBar(500, 604, 640), false},
+		{"right of a bar going left with no room on its left", noRoom(leftBar(500, 604, 640)), true},
+		{"far right of a bar going left with no room on its left", noRoom(leftBar(500, 704, 740)), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := Page{Layout: Layout{Viewport: 1000, ScrollWidth: 1000, Bars: []BarBox{tt.b}}}.Violations()
