@@ -253,6 +253,13 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		l.H2C, _ = d.boolean(v, f)
 	case "insecure":
 		l.Insecure, _ = d.boolean(v, f)
+	case "cacert":
+		// Resolved against the spec's folder, and read when a trial
+		// starts: a variant's start may make it, as a server with a CA of
+		// its own does.
+		if c, ok := d.text(v, f); ok {
+			l.CACert = d.out.Path(c)
+		}
 	}
 }
 

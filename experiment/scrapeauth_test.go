@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/latlab/latlab/load"
 )
 
 // TestScrapeClient scrapes an HTTPS server of its own CA that answers only
@@ -63,5 +67,39 @@ func TestScrapeClient(t *testing.T) {
 		if _, err := scrapeClient(c.token, c.ca); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("token %s, CA %s: %v; want an error naming %q", filepath.Base(c.token), filepath.Base(c.ca), err, c.want)
 		}
+	}
+}
+
+// TestWaitReadyTLS waits for an HTTPS ready URL whose CA file appears only
+// once the server has started, as one that makes its own certificate
+// writes it; without the CA the server is never ready.
+func TestWaitReadyTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.crt")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	}()
+	if err := waitReady(context.Background(), srv.URL, time.Minute, false, nil, load.TLSFiles{CACert: ca}); err != nil {
+		t.Errorf("with the CA: %v", err)
+	}
+	err := waitReady(context.Background(), srv.URL, 500*time.Millisecond, false, nil, load.TLSFiles{})
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("with the system's roots: %v; want not ready, the certificate refused", err)
+	}
+}
+
+// TestParseLoadCACert keeps load.cacert resolved against the spec's folder,
+// unread until a trial starts.
+func TestParseLoadCACert(t *testing.T) {
+	dir := t.TempDir()
+	spec := "version: 1\nname: x\nvariants:\n  - {name: a, target: 'https://127.0.0.1:6443/'}\nload: {mode: closed, concurrency: [1], duration: 1s, cacert: kube/ca.crt}\n"
+	s, err := ParseSpec("spec.yaml", []byte(spec), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Variants[0].Load.CACert, filepath.Join(dir, "kube", "ca.crt"); got != want {
+		t.Errorf("cacert %q, want %q", got, want)
 	}
 }

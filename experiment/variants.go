@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/graph"
+	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 )
 
@@ -77,7 +79,7 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		ready, anyAnswer = v.Target, true // started here: wait until it answers at all
 	}
 	if ready != "" {
-		if err := waitReady(ctx, ready, v.ReadyTimeout, anyAnswer, l.exited); err != nil {
+		if err := waitReady(ctx, ready, v.ReadyTimeout, anyAnswer, l.exited, v.Load.settings().TLSFiles()); err != nil {
 			r.tearDown(l)
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
@@ -198,20 +200,33 @@ func (l *limited) Write(p []byte) (int, error) {
 
 // waitReady polls url until it answers 200 (any answer at all with
 // anyAnswer), for at most limit, giving up early when exited closes.
-func waitReady(ctx context.Context, url string, limit time.Duration, anyAnswer bool, exited <-chan struct{}) error {
+func waitReady(ctx context.Context, url string, limit time.Duration, anyAnswer bool, exited <-chan struct{}, tf load.TLSFiles) error {
 	if limit <= 0 {
 		limit = DefaultReadyTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	client := &http.Client{Timeout: time.Second}
+	var client *http.Client
 	var last string
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return fmt.Errorf("ready URL %s: %w", url, err)
 		}
-		resp, err := client.Do(req)
+		if client == nil {
+			// The load's TLS settings, read until they can be: the CA of
+			// a server that makes its own appears once it has started.
+			var cfg *tls.Config
+			if cfg, err = tf.Config(); err == nil {
+				tr := http.DefaultTransport.(*http.Transport).Clone()
+				tr.TLSClientConfig = cfg
+				client = &http.Client{Timeout: time.Second, Transport: tr}
+			}
+		}
+		var resp *http.Response
+		if err == nil {
+			resp, err = client.Do(req)
+		}
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK || anyAnswer {

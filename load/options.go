@@ -47,12 +47,12 @@ type Settings struct {
 	Streams     int           `spec:"streams"` // concurrent streams per HTTP/2 connection; 0 means DefaultStreams
 	Client      string        `spec:"client"`  // HTTP/1.1 client: LeanClient or NetHTTPClient; "" is lean
 	Insecure    bool          `spec:"insecure"`
+	CACert      string        `spec:"cacert"` // PEM file of roots to trust instead of the system's; read when the load starts
 
 	Stages     []Stage       `spec:"-"` // open: from the first rate along these stages, instead of holding it
 	Seed       uint64        `spec:"-"` // seed of Poisson arrivals
 	Warmup     time.Duration `spec:"-"` // load this long first, never recorded
 	UnixSocket string        `spec:"-"` // dial this socket instead of the URL's host
-	CACert     string        `spec:"-"` // PEM file of roots to trust instead of the system's
 	Cert       string        `spec:"-"` // PEM client certificate, for mutual TLS
 	Key        string        `spec:"-"` // PEM key of Cert
 	Samples    int64         `spec:"-"` // measured requests kept raw (Result.Raw); 0 keeps none
