@@ -3,6 +3,8 @@ package experiment
 import (
 	"context"
 	"encoding/pem"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -74,7 +76,9 @@ func TestScrapeClient(t *testing.T) {
 // once the server has started, as one that makes its own certificate
 // writes it; without the CA the server is never ready.
 func TestWaitReadyTLS(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+	srv.StartTLS()
 	defer srv.Close()
 	ca := filepath.Join(t.TempDir(), "ca.crt")
 	go func() {
@@ -84,9 +88,10 @@ func TestWaitReadyTLS(t *testing.T) {
 	if err := waitReady(context.Background(), srv.URL, time.Minute, false, nil, load.TLSFiles{CACert: ca}); err != nil {
 		t.Errorf("with the CA: %v", err)
 	}
-	err := waitReady(context.Background(), srv.URL, 500*time.Millisecond, false, nil, load.TLSFiles{})
-	if err == nil || !strings.Contains(err.Error(), "certificate") {
-		t.Errorf("with the system's roots: %v; want not ready, the certificate refused", err)
+	// Its last look may be cut short by the limit on a busy machine: only
+	// the verdict is certain.
+	if err := waitReady(context.Background(), srv.URL, 500*time.Millisecond, false, nil, load.TLSFiles{}); err == nil {
+		t.Error("with the system's roots: ready; want the certificate refused")
 	}
 }
 
