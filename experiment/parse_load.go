@@ -254,12 +254,9 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	case "insecure":
 		l.Insecure, _ = d.boolean(v, f)
 	case "cacert":
-		// Resolved against the spec's folder, and read when a trial
-		// starts: a variant's start may make it, as a server with a CA of
-		// its own does.
-		if c, ok := d.text(v, f); ok {
-			l.CACert = d.out.Path(c)
-		}
+		// Read when a trial starts: a variant's start may make it, as a
+		// server with a CA of its own does.
+		l.CACert, _ = d.specPath(v, f)
 	}
 }
 

@@ -72,10 +72,10 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 			}
 		case "urls":
 			m.URLs, ok = items(d, v, f, "URL", d.url)
-		case "token_file":
-			m.TokenFile, ok = d.text(v, f)
+		case "token_file": // read when the probe starts, so a variant's start may write it
+			m.TokenFile, ok = d.specPath(v, f)
 		case "cacert":
-			m.CACert, ok = d.text(v, f)
+			m.CACert, ok = d.specPath(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls", "token_file", "cacert"))
 		}
@@ -87,6 +87,13 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 		d.errorf(window, join(path, "window"), "%s is shorter than the interval, %s", m.Window, m.Interval)
 	}
 	return m
+}
+
+// specPath decodes the path n, resolved against the spec's folder and not
+// read: the file may not exist before a trial starts.
+func (d *decoder) specPath(n *yaml.Node, field string) (string, bool) {
+	p, ok := d.text(n, field)
+	return d.out.Path(p), ok
 }
 
 // items decodes the non-empty list n, called what in errors, with item,

@@ -118,14 +118,14 @@ func TestParseSpecProbeDefaults(t *testing.T) {
 	if got.Validity.CPUBudget != 0.6 || got.Probes.Process.CPUBudget != 0.6 {
 		t.Errorf("cpu budgets %g and %g, want 0.6", got.Validity.CPUBudget, got.Probes.Process.CPUBudget)
 	}
-	// An API server's /metrics: a token and a CA, kept as written and
-	// read when the probe starts.
-	got, err = ParseSpec("spec.yaml", []byte(loadBase+"probes: {metrics: {urls: ['https://127.0.0.1:6443/metrics'], token_file: kube/token, cacert: kube/ca.crt}}\n"), "")
+	// An API server's /metrics: a token and a CA, resolved against the
+	// spec's folder and read when the probe starts.
+	got, err = ParseSpec("spec.yaml", []byte(loadBase+"probes: {metrics: {urls: ['https://127.0.0.1:6443/metrics'], token_file: kube/token, cacert: kube/ca.crt}}\n"), "/specs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := got.Probes.Metrics; m.TokenFile != "kube/token" || m.CACert != "kube/ca.crt" {
-		t.Errorf("token_file %q, cacert %q; want them as written", m.TokenFile, m.CACert)
+	if m := got.Probes.Metrics; m.TokenFile != "/specs/kube/token" || m.CACert != "/specs/kube/ca.crt" {
+		t.Errorf("token_file %q, cacert %q; want them in the spec's folder", m.TokenFile, m.CACert)
 	}
 }
 

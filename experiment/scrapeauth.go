@@ -18,7 +18,7 @@ import (
 // error names the field and file, and the run's log says so.
 func (r *Runner) authScraper(m *Metrics) probeFunc {
 	return func(ctx context.Context, start time.Time, emit func([]probe.Point)) error {
-		client, err := scrapeClient(r.Spec.Path(m.TokenFile), r.Spec.Path(m.CACert))
+		client, err := scrapeClient(m.TokenFile, m.CACert)
 		if err != nil {
 			var down []probe.Point
 			for _, u := range m.URLs {

@@ -184,7 +184,7 @@ type Metrics struct {
 	Interval time.Duration `spec:"interval"`
 	Window   time.Duration `spec:"window"`
 	URLs     []string      `spec:"urls"`
-	// TokenFile and CACert, as written (relative to the spec's folder),
+	// TokenFile and CACert, resolved against the spec's folder,
 	// authenticate the scrapes of URLs, as an API server's /metrics asks:
 	// a bearer token read from TokenFile, and the server's certificate
 	// verified against CACert's roots. Both are read when the probe

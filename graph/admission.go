@@ -2,7 +2,7 @@ package graph
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -36,7 +36,7 @@ func (n *Node) admit(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(body, &review)
 	}
 	if err == nil && review.Request == nil {
-		err = fmt.Errorf("an AdmissionReview without a request")
+		err = errors.New("an AdmissionReview without a request")
 	}
 	if err != nil {
 		writeError(w, n.cfg.Name, badRequest("admission: %v", err))

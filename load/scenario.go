@@ -118,8 +118,9 @@ func (s *Scenario) Names() []string { return slices.Clone(s.names) }
 func (s *Scenario) Len() int { return len(s.steps) }
 
 // Build returns the request of step i for the iteration v, with Step set
-// to i and v.User set to the iteration's user. Its Header, Body and URL may be shared with other requests built
-// from the step and must not be modified.
+// to i and v.User set to the iteration's user. Its Header, Body and URL
+// may be shared with other requests built from the step and must not be
+// modified.
 func (s *Scenario) Build(i int, v Vars) (*Request, error) {
 	if i < 0 || i >= len(s.steps) {
 		return nil, fmt.Errorf("building step %d: out of range [0, %d)", i, len(s.steps))

@@ -31,10 +31,8 @@ func (u *users) of(seq int64) *User {
 	if len(u.list) == 0 {
 		return nil
 	}
-	r := seq % u.cum[len(u.cum)-1]
-	if r < 0 {
-		r = -r
-	}
+	total := u.cum[len(u.cum)-1]
+	r := (seq%total + total) % total
 	for i, c := range u.cum {
 		if r < c {
 			return &u.list[i]
@@ -79,7 +77,11 @@ func (d *decoder) users(n *yaml.Node) users {
 			good = d.tokenFile(&usr, fileNode, path+".token_file", tokenNode != nil) && good
 		}
 		if good && !ValidHeaderValue(usr.Token) {
-			d.Errorf(item, path+".token", "holds characters a header value cannot")
+			field, n := path+".token", tokenNode
+			if fileNode != nil {
+				field, n = path+".token_file", fileNode
+			}
+			d.Errorf(n, field, "holds characters a header value cannot")
 			good = false
 		}
 		for _, o := range u.list {
