@@ -31,7 +31,8 @@ type Node struct {
 	reg         *prometheus.Registry
 	m           *metrics
 	tr          *tracing
-	transport   *http.Transport
+	transport   *http.Transport // for https and upgrades
+	hops        *hopTransport   // for everything else
 	client      *http.Client
 	watch       *watchdog // the connections' and calls' timeouts
 	handler     http.Handler
@@ -73,8 +74,9 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.watch = newWatchdog(headerTimeout, idleTimeout, cfg.CallTimeout)
 	n.transport = newTransport()
+	n.hops = newHopTransport(n.transport, maxIdlePerHost, idleConnFor)
 	n.client = &http.Client{
-		Transport: n.transport,
+		Transport: n.hops,
 		// A node answers what its downstreams answer; it does not follow.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -93,7 +95,14 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	return n, nil
 }
 
-// newTransport returns the transport a node shares among all its calls:
+// A node keeps up to maxIdlePerHost idle connections to each host it
+// calls, each for at most idleConnFor.
+const (
+	maxIdlePerHost = 1024
+	idleConnFor    = 90 * time.Second
+)
+
+// newTransport returns the net/http transport of a node's https calls:
 // keep-alive with plenty of idle connections per host, so a hop costs a
 // round trip and not a handshake; never a proxy from the environment.
 func newTransport() *http.Transport {
@@ -101,8 +110,8 @@ func newTransport() *http.Transport {
 		Proxy:                 nil,
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:          4096,
-		MaxIdleConnsPerHost:   1024,
-		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   maxIdlePerHost,
+		IdleConnTimeout:       idleConnFor,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
@@ -176,7 +185,7 @@ func (n *Node) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		n.closeErr = n.tr.shutdown(ctx)
-		n.transport.CloseIdleConnections()
+		n.hops.CloseIdleConnections()
 	})
 	return n.closeErr
 }

@@ -34,7 +34,7 @@ func (n *Node) proxy() http.Handler {
 			pr.SetURL(u)
 			pr.SetXForwarded()
 		},
-		Transport: &observedTransport{n: n, peer: name, next: n.transport},
+		Transport: &observedTransport{n: n, peer: name, next: n.hops},
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 				writeError(w, n.cfg.Name, tooLarge(tooBig.Limit))

@@ -166,6 +166,9 @@ func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query str
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err == nil {
 		req.ContentLength = size
+		if size > 0 {
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(payloadReader(size)), nil }
+		}
 		n.passHeaders(req.Header, ex.in)
 		if n.tr.on {
 			n.tr.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
