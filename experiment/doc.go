@@ -17,6 +17,7 @@
 //	  - name: external
 //	    target: http://127.0.0.1:9000/    # or a URL of something already running
 //	    setup: ./start-proxy.sh           # shell commands run in the spec's folder
+//	    configure: ./apply-config.sh      # ... once it is ready, before its load
 //	    teardown: ./stop-proxy.sh
 //	    ready: http://127.0.0.1:9000/healthz
 //	    ready_timeout: 30s

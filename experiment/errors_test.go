@@ -231,6 +231,11 @@ func TestParseSpecErrors(t *testing.T) {
 			want: "spec.yaml:8: variants[0].setup: testdata/specs/not-executable.sh is not executable (chmod +x testdata/specs/not-executable.sh)",
 		},
 		{
+			name: "configure not executable",
+			spec: varBase + "    target: http://127.0.0.1:9000/\n    configure: ./not-executable.sh --apply\n",
+			want: "spec.yaml:8: variants[0].configure: testdata/specs/not-executable.sh is not executable (chmod +x testdata/specs/not-executable.sh)",
+		},
+		{
 			name: "teardown blank",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    teardown: '  '\n",
 			want: "spec.yaml:8: variants[0].teardown: empty",

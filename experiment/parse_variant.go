@@ -9,7 +9,7 @@ import (
 )
 
 // variantKeys are the fields of a variant.
-var variantKeys = []string{"name", "graph", "target", "start", "setup", "teardown", "ready", "ready_timeout", "load", "expect"}
+var variantKeys = []string{"name", "graph", "target", "start", "setup", "configure", "teardown", "ready", "ready_timeout", "load", "expect"}
 
 // variant decodes variant i from n, with its load: base merged with its
 // overrides. It returns the line of the variant's name, and false when the
@@ -37,6 +37,8 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 			v.Start, ok = d.command(val, f)
 		case "setup":
 			v.Setup, ok = d.command(val, f)
+		case "configure":
+			v.Configure, ok = d.command(val, f)
 		case "teardown":
 			v.Teardown, ok = d.command(val, f)
 		case "ready":

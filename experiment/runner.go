@@ -206,7 +206,7 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 		case v.Graph != "":
 			prov.Commands[v.Name] = []string{"graph up " + v.Graph}
 		default:
-			for _, c := range []string{v.Start, v.Setup, v.Teardown} {
+			for _, c := range []string{v.Start, v.Setup, v.Configure, v.Teardown} {
 				if c != "" {
 					prov.Commands[v.Name] = append(prov.Commands[v.Name], c)
 				}

@@ -212,7 +212,11 @@ func TestRunnerGraph(t *testing.T) {
 name: graph
 variants:
   - {name: chain, graph: graph.yaml}
-  - {name: started, target: "http://127.0.0.1:%[2]d/", start: "%[1]s serve --listen 127.0.0.1:%[2]d"}
+  - name: started
+    target: "http://127.0.0.1:%[2]d/"
+    start: "%[1]s serve --listen 127.0.0.1:%[2]d"
+    # Runs once the server answers: its first request is one.
+    configure: "%[1]s attack http://127.0.0.1:%[2]d/healthz -n 1 --format json -o configured.json"
 load: {mode: open, rates: [50], duration: 2s}
 warmup: {duration: 300ms, rate: same}
 probes:
@@ -226,6 +230,9 @@ probes:
 	}
 	if out.Done != 2 {
 		t.Fatalf("outcome %+v", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "configured.json")); err != nil || !bytes.Contains(b, []byte(`"success_ratio": 1`)) {
+		t.Errorf("the configure command's request, in the spec's folder: %s, %v; want one success", b, err)
 	}
 	// Torn down: the started server no longer listens.
 	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port)); err == nil {

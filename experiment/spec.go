@@ -72,12 +72,13 @@ type CPUs struct {
 // set.
 type Variant struct {
 	Name         string                `spec:"name"`
-	Graph        string                `spec:"graph"`    // topology file, as written; see Spec.Path
-	Target       string                `spec:"target"`   // absolute http or https URL
-	Start        string                `spec:"start"`    // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
-	Setup        string                `spec:"setup"`    // shell command (sh -c) run in the spec's folder to set the variant up
-	Teardown     string                `spec:"teardown"` // shell command (sh -c) run in the spec's folder to tear it down
-	Ready        string                `spec:"ready"`    // URL that answers once the target is ready; "" means none
+	Graph        string                `spec:"graph"`     // topology file, as written; see Spec.Path
+	Target       string                `spec:"target"`    // absolute http or https URL
+	Start        string                `spec:"start"`     // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
+	Setup        string                `spec:"setup"`     // shell command (sh -c) run in the spec's folder to set the variant up
+	Teardown     string                `spec:"teardown"`  // shell command (sh -c) run in the spec's folder to tear it down
+	Configure    string                `spec:"configure"` // shell command (sh -c) run in the spec's folder once the variant is ready, before its load: settings a server takes through its own API
+	Ready        string                `spec:"ready"`     // URL that answers once the target is ready; "" means none
 	ReadyTimeout time.Duration         `spec:"ready_timeout"`
 	Load         Load                  `spec:"load"` // the spec's load with this variant's overrides applied
 	Overrides    []string              `spec:"-"`    // the load fields the variant gives, sorted

@@ -37,8 +37,8 @@ func (l *live) metricsURLs() []string {
 	return urls
 }
 
-// setUp starts v: launches its graph, or runs its setup command and waits
-// for its ready URL.
+// setUp starts v: launches its graph, or runs its setup command, its start
+// command and waits for its ready URL; then runs its configure command.
 func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
 	l := &live{v: v, level: t.Level, nodes: map[string]string{}}
 	if v.Topology != nil {
@@ -61,7 +61,7 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 			l.nodes[n.Name] = n.URL
 			l.pids = append(l.pids, n.PID)
 		}
-		return l, nil
+		return r.configure(ctx, l)
 	}
 	if v.Setup != "" {
 		if err := r.shell(ctx, v.Setup); err != nil {
@@ -83,6 +83,19 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 			r.tearDown(l)
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
+	}
+	return r.configure(ctx, l)
+}
+
+// configure runs the variant's configure command, now that it is ready,
+// and returns l; when the command fails, it tears l down.
+func (r *Runner) configure(ctx context.Context, l *live) (*live, error) {
+	if l.v.Configure == "" {
+		return l, nil
+	}
+	if err := r.shell(ctx, l.v.Configure); err != nil {
+		r.tearDown(l)
+		return nil, fmt.Errorf("variant %s: configure %q: %w", l.v.Name, l.v.Configure, err)
 	}
 	return l, nil
 }
