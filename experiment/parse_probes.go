@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/latlab/latlab/analysis"
@@ -76,8 +77,10 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 			m.TokenFile, ok = d.specPath(v, f)
 		case "cacert":
 			m.CACert, ok = d.specPath(v, f)
+		case "families":
+			m.Families, ok = items(d, v, f, "metric family name", d.metricName)
 		default:
-			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls", "token_file", "cacert"))
+			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "interval", "window", "urls", "token_file", "cacert", "families"))
 		}
 		return ok
 	}) {
@@ -94,6 +97,17 @@ func (d *decoder) metrics(n *yaml.Node, path string) *Metrics {
 func (d *decoder) specPath(n *yaml.Node, field string) (string, bool) {
 	p, ok := d.text(n, field)
 	return d.out.Path(p), ok
+}
+
+// metricName decodes a metric family's name: a name alone, since every
+// label set of the family is read.
+func (d *decoder) metricName(n *yaml.Node, field string) (string, bool) {
+	name, ok := d.text(n, field)
+	if ok && strings.ContainsAny(name, "{}= \t") {
+		d.errorf(n, field, "%q is not a metric family's name: give the name alone (every label set of it is read)", name)
+		return "", false
+	}
+	return name, ok
 }
 
 // items decodes the non-empty list n, called what in errors, with item,

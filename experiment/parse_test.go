@@ -3,6 +3,8 @@ package experiment
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,12 +122,17 @@ func TestParseSpecProbeDefaults(t *testing.T) {
 	}
 	// An API server's /metrics: a token and a CA, resolved against the
 	// spec's folder and read when the probe starts.
-	got, err = ParseSpec("spec.yaml", []byte(loadBase+"probes: {metrics: {urls: ['https://127.0.0.1:6443/metrics'], token_file: kube/token, cacert: kube/ca.crt}}\n"), "/specs")
+	got, err = ParseSpec("spec.yaml", []byte(loadBase+"probes: {metrics: {urls: ['https://127.0.0.1:6443/metrics'], token_file: kube/token, cacert: kube/ca.crt, families: [apiserver_flowcontrol_current_inqueue_requests]}}\n"), "/specs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := got.Probes.Metrics; m.TokenFile != "/specs/kube/token" || m.CACert != "/specs/kube/ca.crt" {
-		t.Errorf("token_file %q, cacert %q; want them in the spec's folder", m.TokenFile, m.CACert)
+	if m := got.Probes.Metrics; m.TokenFile != "/specs/kube/token" || m.CACert != "/specs/kube/ca.crt" ||
+		!slices.Equal(m.Families, []string{"apiserver_flowcontrol_current_inqueue_requests"}) {
+		t.Errorf("token_file %q, cacert %q, families %q; want them in the spec's folder, and the family", m.TokenFile, m.CACert, m.Families)
+	}
+	_, err = ParseSpec("spec.yaml", []byte(loadBase+"probes: {metrics: {urls: ['https://127.0.0.1:6443/metrics'], families: ['a_seconds{filter=\"x\"}']}}\n"), "/specs")
+	if want := `probes.metrics.families[0]: "a_seconds{filter=\"x\"}" is not a metric family's name`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a selector for a family name: %v, want %s", err, want)
 	}
 }
 

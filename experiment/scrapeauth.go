@@ -12,11 +12,12 @@ import (
 	"github.com/latlab/latlab/probe"
 )
 
-// authScraper returns the probe scraping the metrics probe's URLs with its
-// bearer token and CA. The files are read when the probe starts; one that
-// cannot be read fails the probe: each URL gets an up point of 0 whose
-// error names the field and file, and the run's log says so.
-func (r *Runner) authScraper(m *Metrics) probeFunc {
+// urlScraper returns the probe scraping the metrics probe's URLs with its
+// bearer token and CA, for its families. The files are read when the probe
+// starts; one that cannot be read fails the probe: each URL gets an up
+// point of 0 whose error names the field and file, and the run's log says
+// so.
+func (r *Runner) urlScraper(m *Metrics) probeFunc {
 	return func(ctx context.Context, start time.Time, emit func([]probe.Point)) error {
 		client, err := scrapeClient(m.TokenFile, m.CACert)
 		if err != nil {
@@ -28,7 +29,7 @@ func (r *Runner) authScraper(m *Metrics) probeFunc {
 			emit(down)
 			return err
 		}
-		s := &probe.Scraper{URLs: m.URLs, Interval: m.Interval, Window: m.Window, Client: client}
+		s := &probe.Scraper{URLs: m.URLs, Interval: m.Interval, Window: m.Window, Client: client, Families: m.Families}
 		return s.Run(ctx, start, emit)
 	}
 }

@@ -192,6 +192,9 @@ type Metrics struct {
 	// starts, so a variant's start may write them.
 	TokenFile string `spec:"token_file"`
 	CACert    string `spec:"cacert"`
+	// Families, when given, limits the scrapes of URLs to the metric
+	// families of these names, and reads the gauges among them too.
+	Families []string `spec:"families"`
 }
 
 // Prometheus runs range queries, by name, against a Prometheus server for

@@ -256,12 +256,12 @@ func (r *Runner) probes(l *live) []probeFunc {
 	var out []probeFunc
 	if m := r.Spec.Probes.Metrics; m != nil {
 		urls := l.metricsURLs()
-		if m.TokenFile == "" && m.CACert == "" {
+		if m.TokenFile == "" && m.CACert == "" && len(m.Families) == 0 {
 			urls = append(urls, m.URLs...)
 		} else if len(m.URLs) > 0 {
-			// The credentials go to the spec's URLs only, never to the
-			// graph's nodes.
-			out = append(out, r.authScraper(m))
+			// The credentials and the choice of families are for the
+			// spec's URLs only, never for the graph's nodes.
+			out = append(out, r.urlScraper(m))
 		}
 		if len(urls) > 0 {
 			s := &probe.Scraper{URLs: urls, Interval: m.Interval, Window: m.Window}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,7 +39,9 @@ const maxScrapeBytes = 64 << 20
 //   - "up" per URL: 1, or 0 with Labels["error"] saying why;
 //   - "<family>:p50", ":p90", ":p99" (one per entry of Quantiles), ":p100"
 //     per group with observations in the window;
-//   - "<family>:rate": observations per second, sum by (<By>) (rate(x_count)).
+//   - "<family>:rate": observations per second, sum by (<By>) (rate(x_count));
+//   - "<family>": a gauge's value per label set, for the gauges Families
+//     names.
 //
 // The zero value needs URLs and is then ready; do not change the fields
 // after the first Run or Scrape.
@@ -61,6 +64,10 @@ type Scraper struct {
 	Quantiles []float64
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
+	// Families, when not empty, limits what is read to the metric families
+	// of these names (an API server exposes hundreds), and then a gauge
+	// among them is read too: its value per label set at every scrape.
+	Families []string
 
 	mu      sync.Mutex // serializes Scrape; guards the fields below
 	win     *windows
@@ -165,10 +172,55 @@ func (s *Scraper) Scrape(ctx context.Context, at time.Duration) []Point {
 			up.Labels["error"] = r.err.Error()
 		}
 		points = append(points, up)
-		s.ingest(t, tg.instance, r.families)
-		s.ingestNative(t, tg.instance, r.families)
+		families := s.keep(r.families)
+		if len(s.Families) > 0 {
+			points = append(points, gauges(at, tg.instance, families)...)
+		}
+		s.ingest(t, tg.instance, families)
+		s.ingestNative(t, tg.instance, families)
 	}
 	return append(points, s.win.evaluate(t)...)
+}
+
+// keep returns the families Families names, all of them when it is empty.
+// An untyped family (text format without # TYPE) is named by its series:
+// x_bucket, x_count and x_sum are kept for x.
+func (s *Scraper) keep(families []*dto.MetricFamily) []*dto.MetricFamily {
+	if len(s.Families) == 0 {
+		return families
+	}
+	var kept []*dto.MetricFamily
+	for _, mf := range families {
+		name := mf.GetName()
+		if mf.GetType() == dto.MetricType_UNTYPED {
+			for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+				if base, ok := strings.CutSuffix(name, suffix); ok && slices.Contains(s.Families, base) {
+					name = base
+				}
+			}
+		}
+		if slices.Contains(s.Families, name) {
+			kept = append(kept, mf)
+		}
+	}
+	return kept
+}
+
+// gauges returns a point per label set of every gauge in families. Scrape
+// asks it only of families chosen by name: all of a target's gauges would
+// be too many.
+func gauges(at time.Duration, instance string, families []*dto.MetricFamily) []Point {
+	var points []Point
+	for _, mf := range families {
+		if mf.GetType() != dto.MetricType_GAUGE {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			points = append(points, Point{Probe: "metrics", Series: mf.GetName(), T: at,
+				Labels: targetLabels(m.GetLabel(), instance, ""), Value: m.GetGauge().GetValue()})
+		}
+	}
+	return points
 }
 
 // setup prepares the windows and targets on first use.

@@ -298,3 +298,38 @@ func TestScraperNativeResolutionDrop(t *testing.T) {
 		t.Errorf("p100 at schema %d = %v (present %v), want %v; points %v", schema, g, ok, wantP100, got)
 	}
 }
+
+// TestScraperFamilies reads only the families named, a gauge among them as
+// its value, from a page in either format.
+func TestScraperFamilies(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	kept, dropped := nodeHistogram("kept_seconds"), nodeHistogram("dropped_seconds")
+	gauge := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "in_flight", Help: "x"}, []string{"kind"})
+	other := prometheus.NewGauge(prometheus.GaugeOpts{Name: "other_gauge", Help: "x"})
+	reg.MustRegister(kept, dropped, gauge, other)
+	for _, text := range []bool{false, true} {
+		srv := newRegistryServer(t, reg, text)
+		s := &Scraper{URLs: []string{srv.URL}, Families: []string{"kept_seconds", "in_flight", "absent"}}
+		ctx := t.Context()
+		s.Scrape(ctx, 5*time.Second)
+		observeN(kept, 10, 1.01)
+		observeN(dropped, 10, 1.01)
+		gauge.WithLabelValues("mutating").Set(3)
+		other.Set(9)
+		got := pointMap(s.Scrape(ctx, 10*time.Second))
+		inst := srv.instance()
+		for _, k := range []string{key("up", "instance", inst), key("kept_seconds:p99", "instance", inst), key("in_flight", "instance", inst, "kind", "mutating")} {
+			if _, ok := got[k]; !ok {
+				t.Errorf("text %v: no %s in %v", text, k, got)
+			}
+		}
+		if v := got[key("in_flight", "instance", inst, "kind", "mutating")]; v != 3 {
+			t.Errorf("text %v: in_flight = %v, want 3", text, v)
+		}
+		for k := range got {
+			if strings.HasPrefix(k, "dropped_seconds") || strings.HasPrefix(k, "other_gauge") {
+				t.Errorf("text %v: %s read, though not named", text, k)
+			}
+		}
+	}
+}
