@@ -25,7 +25,7 @@ func (n *Node) buildFilters() (middleware.Filter, error) {
 		case Passthrough:
 			mf = middleware.Passthrough()
 		case Delay:
-			mf = middleware.Delay(f.Delay.User, f.Delay.Header, f.Delay.Duration)
+			mf = middleware.Delay(f.Delay.User, f.Delay.Header, f.Delay.Duration, f.Delay.Methods...)
 		case FairQueue:
 			fq := f.FairQueue
 			cfg := middleware.FairQueueConfig{

@@ -82,8 +82,14 @@ func (d *decoder) delay(n *yaml.Node, path string) *DelaySpec {
 			s.Header, ok = d.header(v, field)
 		case "duration":
 			s.Duration, ok = d.Duration(v, field, maxDuration)
+		case "methods":
+			ok = d.List(v, field, "HTTP method", func(i int, n *yaml.Node) {
+				if m, good := d.method(n, fmt.Sprintf("%s[%d]", field, i)); good {
+					s.Methods = append(s.Methods, m)
+				}
+			})
 		default:
-			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "user", "header", "duration", "methods"))
 		}
 		return ok
 	}) {
@@ -211,4 +217,17 @@ func isTokenRune(r rune) bool {
 		return true
 	}
 	return strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+// method decodes an HTTP method: a token, in capitals as a request sends it.
+func (d *decoder) method(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Text(n, field)
+	if !ok {
+		return "", false
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return !isTokenRune(r) }) >= 0 || strings.ToUpper(s) != s {
+		d.Errorf(n, field, "%q is not an HTTP method as requests send it (GET, POST, PUT, PATCH, DELETE, ...)", s)
+		return "", false
+	}
+	return s, true
 }

@@ -368,6 +368,7 @@ func TestParseTopologyErrors(t *testing.T) {
 		{"passthrough null", edit("passthrough: {}", "passthrough:"), "graph.yaml:11: services[1].filters[2].passthrough: expected a mapping, got null"},
 		{"delay without user", edit("user: delay-adder, ", ""), "graph.yaml:10: services[1].filters[1].delay.user: missing"},
 		{"delay without duration", edit(", duration: 1s}", "}"), "graph.yaml:10: services[1].filters[1].delay.duration: missing"},
+		{"delay method in lower case", edit("duration: 1s}", "duration: 1s, methods: [POST, put]}"), `graph.yaml:10: services[1].filters[1].delay.methods[1]: "put" is not an HTTP method as requests send it (GET, POST, PUT, PATCH, DELETE, ...)`},
 		{"delay too long", edit("duration: 1s}", "duration: 2h}"), "graph.yaml:10: services[1].filters[1].delay.duration: 2h is more than 1h"},
 		{"bad header", edit("header: X-Remote-User", "header: X Remote User"), `graph.yaml:8: services[1].filters[0].fairqueue.header: "X Remote User" is not a header name`},
 		{"no concurrency", edit("concurrency: 100, ", ""), "graph.yaml:8: services[1].filters[0].fairqueue.concurrency: missing"},

@@ -87,6 +87,7 @@ type DelaySpec struct {
 	User     string
 	Header   string // where the user is read; "" means X-Remote-User
 	Duration time.Duration
+	Methods  []string // the methods delayed; none means all
 }
 
 // FairQueueSpec configures fair-queue admission.

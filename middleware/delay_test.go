@@ -18,8 +18,12 @@ func TestDelay(t *testing.T) {
 		user, header string // Delay's arguments
 		reqHeader    string // the header the request sets
 		reqUser      string // its value; "" sets no header
+		methods      []string
+		method       string // the request's; "" is GET
 		want         time.Duration
 	}{
+		{name: "a method delayed", user: "slow", reqHeader: DefaultUserHeader, reqUser: "slow", methods: []string{"POST", "PUT"}, method: "PUT", want: d},
+		{name: "a method not delayed", user: "slow", reqHeader: DefaultUserHeader, reqUser: "slow", methods: []string{"POST", "PUT"}, want: 0},
 		{name: "named user", user: "slow", reqHeader: DefaultUserHeader, reqUser: "slow", want: d},
 		{name: "other user", user: "slow", reqHeader: DefaultUserHeader, reqUser: "fast", want: 0},
 		{name: "no user header", user: "slow", want: 0},
@@ -33,8 +37,12 @@ func TestDelay(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				called := false
-				h := Delay(tc.user, tc.header, d)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }))
-				req := httptest.NewRequestWithContext(t.Context(), http.MethodGet, "http://127.0.0.1/", nil)
+				h := Delay(tc.user, tc.header, d, tc.methods...)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }))
+				method := tc.method
+				if method == "" {
+					method = http.MethodGet
+				}
+				req := httptest.NewRequestWithContext(t.Context(), method, "http://127.0.0.1/", nil)
 				if tc.reqUser != "" {
 					req.Header.Set(tc.reqHeader, tc.reqUser)
 				}
