@@ -6,10 +6,10 @@
 #
 #   - RBAC: group latlab (alice, bob, delay-adder) may do anything with
 #     ConfigMaps;
-#   - unless APF is off, nothing more by default; with restricted, a
-#     priority level with few seats (nominal shares 5 of the defaults' 245,
-#     queuing) and a flow schema sending group latlab's ConfigMap requests
-#     to it, by user;
+#   - with restricted, a priority level with few seats (nominal shares 10
+#     beside the defaults' 245: 24 of the server's 600, none lent or
+#     borrowed, queuing) and a flow schema sending group latlab's
+#     ConfigMap requests to it, one flow per user;
 #   - the ValidatingWebhookConfiguration calling latlab's webhook
 #     (https://127.0.0.1:PORT+3/admission) on every ConfigMap create,
 #     update and delete.
@@ -46,7 +46,7 @@ create /apis/rbac.authorization.k8s.io/v1/clusterrolebindings \
 
 if [ "$level" = restricted ]; then
   create /apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations \
-    '{"metadata":{"name":"latlab-restricted"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":5,"lendablePercent":0,"limitResponse":{"type":"Queue","queuing":{"queues":16,"handSize":4,"queueLengthLimit":200}}}}}'
+    '{"metadata":{"name":"latlab-restricted"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":10,"lendablePercent":0,"borrowingLimitPercent":0,"limitResponse":{"type":"Queue","queuing":{"queues":16,"handSize":4,"queueLengthLimit":200}}}}}'
   create /apis/flowcontrol.apiserver.k8s.io/v1/flowschemas \
     '{"metadata":{"name":"latlab-users"},"spec":{"priorityLevelConfiguration":{"name":"latlab-restricted"},"matchingPrecedence":500,"distinguisherMethod":{"type":"ByUser"},"rules":[{"subjects":[{"kind":"Group","group":{"name":"latlab"}}],"resourceRules":[{"verbs":["*"],"apiGroups":[""],"resources":["configmaps"],"namespaces":["*"]}]}]}}'
 elif [ -n "$level" ]; then
