@@ -19,6 +19,10 @@ type barGeo struct {
 // labelInset is the space between a label inside a bar and the bar's end.
 const labelInset = 4
 
+// minBar is the least width of a bar whose value is not zero: 3 px and more
+// where a page draws the plot at three quarters of its size or more.
+const minBar = 4
+
 // boxes returns the rectangles g covers: label, bar and whisker.
 func (g barGeo) boxes() []rect {
 	mid, lw := g.y+g.h/2, textWidth(g.label, fontSmall)
@@ -66,11 +70,14 @@ func (p *barPlan) bars() []barGeo {
 			}
 			e := px(v)
 			g.x0, g.x1 = min(bx, e), max(bx, e)
-			if g.x1-g.x0 < 1 { // keep zero and clipped bars visible
+			// Keep every bar visible: a zero one as a hairline, any other
+			// (a small value beside large ones, or one clipped) at least
+			// minBar wide, so that it does not read as zero.
+			if least := map[bool]float64{true: 1, false: minBar}[v == base]; g.x1-g.x0 < least {
 				if v < base {
-					g.x0 = g.x1 - 1
+					g.x0 = g.x1 - least
 				} else {
-					g.x1 = g.x0 + 1
+					g.x1 = g.x0 + least
 				}
 			}
 			if lo, hi, ok := p.whisker(i, j); ok {
