@@ -95,6 +95,7 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// The server closed a kept connection before answering: once more
 		// on a new one, with a fresh copy of the body.
 		if req.Body != nil && req.Body != http.NoBody {
+			closeBody(req)
 			if req.GetBody == nil {
 				return nil, err
 			}

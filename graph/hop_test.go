@@ -150,10 +150,11 @@ func TestHopTransportSendsAgainOnAClosedConnection(t *testing.T) {
 	if _, _, err := hopDo(t, tr, req); err != nil {
 		t.Fatal(err)
 	}
-	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", io.MultiReader(strings.NewReader("body")))
+	oneOff := &closeCount{Reader: strings.NewReader("body")}
+	req, _ = http.NewRequest(http.MethodPost, "http://"+addr+"/", oneOff)
 	var stale *staleError
-	if _, _, err := hopDo(t, tr, req); !errors.As(err, &stale) {
-		t.Errorf("a one-off body on a closed kept connection: error %v, want a staleError", err)
+	if _, _, err := hopDo(t, tr, req); !errors.As(err, &stale) || oneOff.closed == 0 {
+		t.Errorf("a one-off body on a closed kept connection: error %v, closed %d times; want a staleError, the body closed", err, oneOff.closed)
 	}
 }
 
@@ -284,3 +285,11 @@ func TestHopTransportBodyError(t *testing.T) {
 		t.Errorf("a body failing after 4 bytes: error %v, want %v", err, bad)
 	}
 }
+
+// closeCount is a one-off request body that counts its closes.
+type closeCount struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCount) Close() error { c.closed++; return nil }

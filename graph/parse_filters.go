@@ -84,7 +84,7 @@ func (d *decoder) delay(n *yaml.Node, path string) *DelaySpec {
 			s.Duration, ok = d.Duration(v, field, maxDuration)
 		case "methods":
 			ok = d.List(v, field, "HTTP method", func(i int, n *yaml.Node) {
-				if m, good := d.method(n, fmt.Sprintf("%s[%d]", field, i)); good {
+				if m, good := d.method(n, yamlfile.Index(field, i)); good {
 					s.Methods = append(s.Methods, m)
 				}
 			})
