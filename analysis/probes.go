@@ -8,13 +8,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/store"
 )
 
 // A ProbeStat summarises one probe series of a variant at a level over
 // the level's counted runs: each run's points reduced to their median and
 // their maximum, then the median of the medians and the highest maximum.
-// Values are in the unit the series name gives.
+// The bounds of a classic bucket (BucketOf) take the lower median at both
+// steps instead, so that they stay bounds the histogram has. Values are in
+// the unit the series name gives.
 type ProbeStat struct {
 	Variant string
 	Level
@@ -25,6 +28,10 @@ type ProbeStat struct {
 	// since they change from run to run.
 	Labels map[string]string
 	Median float64 // median over runs of each run's median point
+	// Lo and Hi are the distribution-free 95% interval of Median (see
+	// MedianCI) when CIOK, which needs 6 runs or more.
+	Lo, Hi float64
+	CIOK   bool
 	Max    float64 // the highest point of any run
 	Runs   int     // runs with points
 	Points int     // points over all runs
@@ -37,6 +44,24 @@ func (p ProbeStat) Family() string { f, _, _ := strings.Cut(p.Series, ":"); retu
 // Stat is the series name after ":": p50, p99, p100, rate; "" for
 // series without one.
 func (p ProbeStat) Stat() string { _, s, _ := strings.Cut(p.Series, ":"); return s }
+
+// BucketOf says whether p is a bound of the classic bucket a windowed
+// quantile fell in (see BucketBound).
+func (p ProbeStat) BucketOf() (stat string, upper, ok bool) { return BucketBound(p.Series) }
+
+// BucketBound says whether series holds a bound of the classic bucket a
+// windowed quantile fell in ("x:p99:bucket_lo", see probe.BucketLow): the
+// quantile's stat ("p99") and whether it is the upper bound.
+func BucketBound(series string) (stat string, upper, ok bool) {
+	_, rest, _ := strings.Cut(series, ":")
+	if q, found := strings.CutSuffix(":"+rest, probe.BucketLow); found && q != "" {
+		return q[1:], false, true
+	}
+	if q, found := strings.CutSuffix(":"+rest, probe.BucketHigh); found && q != "" {
+		return q[1:], true, true
+	}
+	return "", false, false
+}
 
 // ProbeStats summarises the probe points of l's counted runs (points
 // holds each run's by its ID), a ProbeStat per probe, series and label
@@ -65,20 +90,40 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 		}
 		for key, vs := range perRun {
 			g := groups[key]
-			g.meds, g.max = append(g.meds, Median(vs)), append(g.max, slices.Max(vs))
+			m := Median(vs)
+			if _, _, bound := g.stat.BucketOf(); bound {
+				m = lowerMedian(vs)
+			}
+			g.meds, g.max = append(g.meds, m), append(g.max, slices.Max(vs))
 			g.stat.Runs++
 			g.stat.Points += len(vs)
 		}
 	}
 	out := make([]ProbeStat, 0, len(groups))
 	for _, g := range groups {
-		g.stat.Median, g.stat.Max = Median(g.meds), slices.Max(g.max)
+		g.stat.Median, g.stat.Lo, g.stat.Hi, g.stat.CIOK = MedianCI(g.meds)
+		g.stat.Max = slices.Max(g.max)
+		if _, _, bound := g.stat.BucketOf(); bound {
+			// A bound is one of the histogram's: the middle of two is none.
+			g.stat.Median, g.stat.CIOK = lowerMedian(g.meds), false
+		}
 		out = append(out, g.stat)
 	}
 	slices.SortFunc(out, func(a, b ProbeStat) int {
 		return cmp.Or(cmp.Compare(a.Probe, b.Probe), cmp.Compare(a.Series, b.Series), cmp.Compare(LabelKey(a.Labels), LabelKey(b.Labels)))
 	})
 	return out
+}
+
+// lowerMedian returns the lower of the two middle values of xs when their
+// count is even, the middle one when odd; NaN for none.
+func lowerMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }
 
 // ProbeLabels returns the labels of each of one run's points that tell

@@ -94,3 +94,65 @@ func TestProbeStats(t *testing.T) {
 		t.Errorf("Family, Stat: %q %q and %q %q", s.Family(), s.Stat(), got[1].Family(), got[1].Stat())
 	}
 }
+
+// TestProbeStatsInterval gives a quantile series the median's interval
+// once there are 6 runs, and keeps a bucket's bounds bounds: the lower
+// median at both steps, never a mean of two.
+func TestProbeStatsInterval(t *testing.T) {
+	at := time.Unix(0, 0)
+	points := map[int64][]store.ProbePoint{}
+	var ids []int64
+	for i := range 6 {
+		id := int64(i + 1)
+		ids = append(ids, id)
+		v := float64(i + 1) // run medians 1 … 6
+		points[id] = []store.ProbePoint{
+			{Probe: "metrics", Series: "f_seconds:p99", Time: at, Value: v},
+			// Two points a run: the plain median would be 0.0002.
+			{Probe: "metrics", Series: "f_seconds:p99:bucket_lo", Time: at, Value: 0.0001},
+			{Probe: "metrics", Series: "f_seconds:p99:bucket_lo", Time: at, Value: 0.0003},
+		}
+	}
+	stats := ProbeStats(LevelResult{Variant: "a", RunIDs: ids}, points)
+	byName := map[string]ProbeStat{}
+	for _, s := range stats {
+		byName[s.Series] = s
+	}
+	q := byName["f_seconds:p99"]
+	// Six values: ranks 1 and 6 bracket the median at ≥ 95%.
+	if !q.CIOK || q.Median != 3.5 || q.Lo != 1 || q.Hi != 6 {
+		t.Errorf("p99: median %v [%v, %v] ok %v; want 3.5 [1, 6]", q.Median, q.Lo, q.Hi, q.CIOK)
+	}
+	b := byName["f_seconds:p99:bucket_lo"]
+	if b.Median != 0.0001 || b.CIOK {
+		t.Errorf("bucket_lo: median %v, ok %v; want 0.0001 with no interval", b.Median, b.CIOK)
+	}
+	if s, upper, ok := b.BucketOf(); s != "p99" || upper || !ok {
+		t.Errorf("BucketOf = %q %v %v; want p99, the lower bound", s, upper, ok)
+	}
+	few := ProbeStats(LevelResult{Variant: "a", RunIDs: ids[:5]}, points)
+	for _, s := range few {
+		if s.CIOK {
+			t.Errorf("%s from 5 runs has an interval [%v, %v]; needs 6", s.Series, s.Lo, s.Hi)
+		}
+	}
+}
+
+func TestBucketBound(t *testing.T) {
+	tests := []struct {
+		series, stat string
+		upper, ok    bool
+	}{
+		{"x_seconds:p99:bucket_lo", "p99", false, true},
+		{"x_seconds:p100:bucket_hi", "p100", true, true},
+		{"x_seconds:p99", "", false, false},
+		{"x_seconds:bucket_hi", "", false, false},
+		{"rss_bytes", "", false, false},
+	}
+	for _, tt := range tests {
+		stat, upper, ok := BucketBound(tt.series)
+		if stat != tt.stat || upper != tt.upper || ok != tt.ok {
+			t.Errorf("BucketBound(%q) = %q %v %v; want %q %v %v", tt.series, stat, upper, ok, tt.stat, tt.upper, tt.ok)
+		}
+	}
+}

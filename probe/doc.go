@@ -77,7 +77,12 @@
 //	histogram_quantile(q, sum by (le, <By>) (rate(x_bucket[<Window>])))
 //
 // (see Quantile and P100). Either way the points have the same series names
-// and labels. The window ending at a scrape is Prometheus 3's range
+// and labels. A quantile from classic buckets is an interpolation inside the
+// bucket its rank fell in, and the buckets say nothing finer: with
+// kube-apiserver's 100 µs, 300 µs, 1 ms, … a p99 read as 250 µs is anywhere
+// in (100 µs, 300 µs]. So each such quantile and p100 comes with two more
+// series, the bounds of that bucket: "x:p99:bucket_lo" and "x:p99:bucket_hi"
+// (BucketLow, BucketHigh; a rank in the +Inf bucket has only the lower). The window ending at a scrape is Prometheus 3's range
 // (t−Window, t], t being the scrape's offset in milliseconds; a rate needs
 // two samples in it, so the first scrape yields only up points, and a window
 // without observations yields no quantiles (Prometheus would show NaN).

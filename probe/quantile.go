@@ -177,6 +177,41 @@ func p100Of(b []Bucket) float64 {
 	return b[i].UpperBound
 }
 
+// BucketLow and BucketHigh end the names of the series that hold the
+// bounds of the classic bucket a windowed quantile fell in:
+// "x:p99" + BucketLow is the lower bound of p99's bucket.
+const (
+	BucketLow  = ":bucket_lo"
+	BucketHigh = ":bucket_hi"
+)
+
+// bucketOf returns the bounds of the bucket of normalized buckets b that
+// the rank of quantile q falls in, the bucket quantileOf interpolates in:
+// (lo, hi]. The lowest bucket's lower bound is 0, as quantileOf takes it,
+// unless its upper bound is not positive; hi is +Inf in the +Inf bucket.
+// ok is false when b holds no observations.
+func bucketOf(q float64, b []Bucket) (lo, hi float64, ok bool) {
+	observations := b[len(b)-1].Count
+	if !(observations > 0) {
+		return 0, 0, false
+	}
+	rank := q * observations
+	i := sort.Search(len(b)-1, func(i int) bool { return b[i].Count >= rank })
+	if i > 0 && almostEqual(rank, b[i-1].Count, 1e-9) {
+		// A rank on a bucket's cumulative count is that bucket's, even
+		// when q · observations rounds a hair above it; the interpolated
+		// quantile is the bound they share either way.
+		i--
+	}
+	switch {
+	case i == 0 && b[0].UpperBound <= 0:
+		return b[0].UpperBound, b[0].UpperBound, true
+	case i == 0:
+		return 0, b[0].UpperBound, true
+	}
+	return b[i-1].UpperBound, b[i].UpperBound, true
+}
+
 // quantileName names the series of quantile q: 0.5 → "p50", 0.999 → "p99.9".
 func quantileName(q float64) string {
 	return "p" + strconv.FormatFloat(math.Round(q*1e6)/1e4, 'f', -1, 64)

@@ -206,6 +206,12 @@ func TestScraperNativeMixedFamilies(t *testing.T) {
 		}
 		want[key(h.family+":rate", "instance", inst)] = 10.0 / 60
 	}
+	// The classic family's quantiles name their bucket, (1ms, 10ms]; the
+	// native ones do not need to.
+	for _, q := range []float64{0.5, 0.9, 0.99, 1} {
+		want[key("classic_seconds:"+quantileName(q)+BucketLow, "instance", inst)] = 0.001
+		want[key("classic_seconds:"+quantileName(q)+BucketHigh, "instance", inst)] = 0.01
+	}
 	compare(t, gotOne, want)
 	if len(gotOne) != len(want) {
 		t.Errorf("got %d points, want %d (no counter or gauge series): %v", len(gotOne), len(want), gotOne)

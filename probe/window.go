@@ -45,6 +45,9 @@ type group struct {
 	family string
 	labels map[string]string
 	names  []string // series names: one per quantile, then p100, then rate
+	// bounds names the series of the classic bucket each quantile and the
+	// p100 fell in: its lower, then its upper bound, in names' order.
+	bounds [][2]string
 
 	// Per evaluation.
 	buckets []Bucket
@@ -131,6 +134,9 @@ func (w *windows) group(family string, labels map[string]string) *group {
 		g.names = append(g.names, family+":"+quantileName(q))
 	}
 	g.names = append(g.names, family+":p100", family+":rate")
+	for _, n := range g.names[:len(w.quantiles)+1] {
+		g.bounds = append(g.bounds, [2]string{n + BucketLow, n + BucketHigh})
+	}
 	w.groups[key] = g
 	return g
 }
@@ -189,8 +195,10 @@ func (w *windows) evaluate(t int64) []Point {
 		} else if b, ok := normalize(g.buckets); ok {
 			for i, q := range w.quantiles {
 				points = appendValue(points, g, g.names[i], at, quantileOf(q, b))
+				points = appendBucket(points, g, i, at, b, q)
 			}
 			points = appendValue(points, g, g.names[len(w.quantiles)], at, p100Of(b))
+			points = appendBucket(points, g, len(w.quantiles), at, b, 1)
 		}
 		if g.hasRate {
 			points = appendValue(points, g, g.names[len(w.quantiles)+1], at, g.rate)
@@ -216,6 +224,22 @@ func appendValue(points []Point, g *group, series string, at time.Duration, v fl
 		return points
 	}
 	return append(points, Point{Probe: "metrics", Series: series, Labels: g.labels, T: at, Value: v})
+}
+
+// appendBucket appends the bounds of the classic bucket that the rank of
+// quantile q of b falls in, as the i-th of g's bucket series: the quantile
+// is somewhere in it, and the buckets say no more. A quantile in the +Inf
+// bucket has only its lower bound.
+func appendBucket(points []Point, g *group, i int, at time.Duration, b []Bucket, q float64) []Point {
+	lo, hi, ok := bucketOf(q, b)
+	if !ok {
+		return points
+	}
+	points = appendValue(points, g, g.bounds[i][0], at, lo)
+	if math.IsInf(hi, +1) {
+		return points
+	}
+	return appendValue(points, g, g.bounds[i][1], at, hi)
 }
 
 // labelsKey identifies a family and label set.

@@ -209,6 +209,11 @@ func TestWindowByHand(t *testing.T) {
 		key("x:p99", "route", "/"):  0.2,           // rank 99: all of (0.1, 0.2]
 		key("x:p100", "route", "/"): 0.5,           // the highest bucket that grew
 		key("x:rate", "route", "/"): 100.0 / 60,    // 100 in the 60 s window, from 0
+		// The bucket each rank fell in.
+		key("x:p50:bucket_lo", "route", "/"): 0, key("x:p50:bucket_hi", "route", "/"): 0.1,
+		key("x:p90:bucket_lo", "route", "/"): 0, key("x:p90:bucket_hi", "route", "/"): 0.1,
+		key("x:p99:bucket_lo", "route", "/"): 0.1, key("x:p99:bucket_hi", "route", "/"): 0.2,
+		key("x:p100:bucket_lo", "route", "/"): 0.2, key("x:p100:bucket_hi", "route", "/"): 0.5,
 	}
 	compare(t, got, want)
 	if len(got) != len(want) {
@@ -258,4 +263,52 @@ func TestWindowCounterReset(t *testing.T) {
 		key("x:rate"): 25.0 / 30,
 	}
 	compare(t, got, want)
+}
+
+// TestBucketOf finds the bucket a quantile's rank falls in, the one
+// Quantile interpolates in: a rank on a bucket's cumulative count is in
+// that bucket, a rank past the last finite bound is in the +Inf bucket,
+// whose upper bound is +Inf, and a lowest bound at or below zero is both
+// bounds of the lowest bucket.
+func TestBucketOf(t *testing.T) {
+	b := []Bucket{{0.001, 10}, {0.003, 90}, {0.01, 95}, {inf, 100}}
+	tests := []struct {
+		q      float64
+		lo, hi float64
+	}{
+		{0.05, 0, 0.001},
+		{0.1, 0, 0.001}, // rank 10: the whole lowest bucket
+		{0.5, 0.001, 0.003},
+		{0.9, 0.001, 0.003},
+		{0.95, 0.003, 0.01},
+		{0.99, 0.01, inf},
+		{1, 0.01, inf},
+	}
+	for _, tt := range tests {
+		lo, hi, ok := bucketOf(tt.q, b)
+		if !ok || lo != tt.lo || hi != tt.hi {
+			t.Errorf("bucketOf(%v) = (%v, %v], %v; want (%v, %v]", tt.q, lo, hi, ok, tt.lo, tt.hi)
+		}
+		if v := quantileOf(tt.q, b); !(v >= tt.lo && (v <= tt.hi || v == 0.01)) {
+			t.Errorf("quantileOf(%v) = %v, outside its bucket (%v, %v]", tt.q, v, tt.lo, tt.hi)
+		}
+	}
+	if lo, hi, ok := bucketOf(0.5, []Bucket{{-1, 5}, {inf, 5}}); !ok || lo != -1 || hi != -1 {
+		t.Errorf("a lowest bound of -1: (%v, %v], %v; want -1 both", lo, hi, ok)
+	}
+	if _, _, ok := bucketOf(0.5, []Bucket{{1, 0}, {inf, 0}}); ok {
+		t.Error("no observations: a bucket was found")
+	}
+
+	// The window emits them, the +Inf bucket's upper bound left out.
+	w := newWindows(time.Minute, nil, []float64{0.99})
+	w.add(10*sec, "x", nil, []Bucket{{0.001, 0}, {0.003, 0}, {0.01, 0}, {inf, 0}}, 0)
+	w.add(20*sec, "x", nil, b, 100)
+	got := pointMap(w.evaluate(20 * sec))
+	if lo, ok := got[key("x:p99:bucket_lo")]; !ok || lo != 0.01 {
+		t.Errorf("x:p99:bucket_lo = %v, %v; want 0.01", lo, ok)
+	}
+	if hi, ok := got[key("x:p99:bucket_hi")]; ok {
+		t.Errorf("x:p99:bucket_hi = %v; want none: the +Inf bucket", hi)
+	}
 }

@@ -201,9 +201,12 @@ type ProbeJSON struct {
 	Series      string            `json:"series"`
 	Labels      map[string]string `json:"labels"`
 	Median      float64           `json:"median"`
-	Max         float64           `json:"max"`
-	Runs        int               `json:"runs"`
-	Points      int               `json:"points"`
+	// Lo and Hi bound the median's 95% interval over runs; null below 6.
+	Lo     *float64 `json:"lo"`
+	Hi     *float64 `json:"hi"`
+	Max    float64  `json:"max"`
+	Runs   int      `json:"runs"`
+	Points int      `json:"points"`
 }
 
 // JSON returns the report as ExperimentJSON.
@@ -281,8 +284,12 @@ func (r *Experiment) JSON() ExperimentJSON {
 			if labels == nil {
 				labels = map[string]string{}
 			}
-			out.Probes = append(out.Probes, ProbeJSON{Variant: p.Variant, Rate: p.Rate, Concurrency: p.Concurrency, Probe: p.Probe,
-				Series: p.Series, Labels: labels, Median: p.Median, Max: p.Max, Runs: p.Runs, Points: p.Points})
+			pj := ProbeJSON{Variant: p.Variant, Rate: p.Rate, Concurrency: p.Concurrency, Probe: p.Probe,
+				Series: p.Series, Labels: labels, Median: p.Median, Max: p.Max, Runs: p.Runs, Points: p.Points}
+			if p.CIOK {
+				pj.Lo, pj.Hi = num(p.Lo), num(p.Hi)
+			}
+			out.Probes = append(out.Probes, pj)
 		}
 	}
 	return out

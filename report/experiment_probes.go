@@ -148,15 +148,20 @@ type probeTable struct {
 	caption string
 	head    []string
 	rows    [][]string
+	// bounds: the p100 and max cells are bucket bounds (boundCells).
+	bounds bool
 }
 
 // probeSummaryTables lay stats out in short tables: per metric family,
-// the windowed quantiles of each label set, a column per quantile and the
-// highest point of the highest one; each process's CPU (its share of the
-// CPUs it may use) and memory; any other series but rates and traces,
-// with its median and maximum.
+// the windowed quantiles of each label set, a column per quantile (with
+// its interval over runs where there is one) and the highest point of the
+// highest one, then, for a family read from classic buckets, the bucket
+// each quantile fell in; each process's CPU (its share of the CPUs it may
+// use) and memory; any other series but rates and traces, with its median
+// and maximum.
 func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 	var families []*probeTable
+	buckets := map[string]*probeTable{} // by family
 	procs := &probeTable{caption: "Processes", head: []string{"variant", "level", "process", "cpu", "cpu max", "rss max"}}
 	other := &probeTable{caption: "Other series", head: []string{"variant", "level", "series", "median", "max"}}
 	quantiles := map[string][]string{}
@@ -166,7 +171,7 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 			continue
 		}
 		if _, ok := quantiles[f]; !ok {
-			families = append(families, &probeTable{caption: f, head: []string{"variant", "level", "labels"}})
+			families = append(families, &probeTable{caption: f, head: []string{"variant", "level", "labels"}, bounds: true})
 		}
 		if !slices.Contains(quantiles[f], stat) {
 			quantiles[f] = append(quantiles[f], stat)
@@ -177,6 +182,9 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		slices.SortFunc(q, func(a, b string) int { return cmp.Compare(statOrder(a), statOrder(b)) })
 		t.head = append(append(t.head, q...), "max")
 	}
+	// bucketCell is the bucket of a quantile's cell, its bounds as they come.
+	type bucketCell struct{ lo, hi string }
+	cells := map[*string]*bucketCell{}
 	index := map[string][]string{}
 	row := func(t *probeTable, p analysis.ProbeStat, name string) []string {
 		key := t.caption + "\x00" + p.Variant + "\x00" + p.Level.String() + "\x00" + name
@@ -192,11 +200,42 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		return r
 	}
 	for _, p := range stats {
+		q, upper, bound := p.BucketOf()
 		switch stat := p.Stat(); {
+		case p.Probe == "metrics" && bound:
+			i := slices.Index(quantiles[p.Family()], q)
+			if i < 0 {
+				continue
+			}
+			t := buckets[p.Family()]
+			if t == nil {
+				t = &probeTable{caption: p.Family() + " — the bucket each quantile fell in",
+					head: append([]string{"variant", "level", "labels"}, quantiles[p.Family()]...)}
+				buckets[p.Family()] = t
+			}
+			w := row(t, p, labelText(p.Labels))
+			c := cells[&w[3+i]]
+			if c == nil {
+				c = &bucketCell{}
+				cells[&w[3+i]] = c
+			}
+			v := probeValue(p.Series, p.Median)
+			if p.Median == 0 {
+				v = "0"
+			}
+			if upper {
+				c.hi = v
+			} else {
+				c.lo = v
+			}
 		case p.Probe == "metrics" && isQuantile(stat):
 			t := families[slices.IndexFunc(families, func(t *probeTable) bool { return t.caption == p.Family() })]
 			w := row(t, p, labelText(p.Labels))
-			w[3+slices.Index(quantiles[p.Family()], stat)] = probeValue(p.Series, p.Median)
+			cell := probeValue(p.Series, p.Median)
+			if p.CIOK {
+				cell += " [" + probeValue(p.Series, p.Lo) + ", " + probeValue(p.Series, p.Hi) + "]"
+			}
+			w[3+slices.Index(quantiles[p.Family()], stat)] = cell
 			w[len(w)-1] = probeValue(p.Series, p.Max) // quantiles come in rising order: the last is the highest
 		case p.Series == "cpu_allowed_percent" && p.Probe == "process":
 			w := row(procs, p, labelText(p.Labels))
@@ -208,8 +247,23 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 				probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)})
 		}
 	}
+	for cell, c := range cells {
+		switch {
+		case c.lo != "" && c.hi != "":
+			*cell = "(" + c.lo + ", " + c.hi + "]"
+		case c.lo != "":
+			*cell = "> " + c.lo // the +Inf bucket
+		}
+	}
 	var out []probeTable
-	for _, t := range append(families, procs, other) {
+	var tables []*probeTable
+	for _, t := range families {
+		tables = append(tables, t)
+		if b := buckets[t.caption]; b != nil {
+			tables = append(tables, b)
+		}
+	}
+	for _, t := range append(tables, procs, other) {
 		if len(t.rows) > 0 {
 			out = append(out, *t)
 		}
@@ -226,14 +280,20 @@ func (r *Experiment) probeText(b *strings.Builder) {
 	}
 	b.WriteString("\nProbes: each run's points reduced to their median and maximum; shown, the median of the medians\n" +
 		"over the counted runs and the highest maximum; a process's cpu is its share of the CPUs it may use;\n" +
+		"[lo, hi] after a quantile: the 95% interval of that median, from 6 counted runs on (none with fewer);\n" +
 		"≤ marks a p100 (and its max) read from histogram buckets: the bound of the highest bucket that held\n" +
-		"an observation, not a value measured. Rates and traces are in the JSON report.\n")
+		"an observation, not a value measured. A quantile read from classic buckets is interpolated inside the\n" +
+		"bucket its rank fell in, and the buckets tell nothing finer: the table after its family's names that\n" +
+		"bucket (the median over points and runs of its bounds). Rates and traces are in the JSON report.\n")
 	for _, t := range tables {
 		b.WriteString("\n" + t.caption + "\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  "+strings.Join(t.head, "\t"))
 		for _, row := range t.rows {
-			fmt.Fprintln(tw, "  "+strings.Join(boundCells(t.head, row), "\t"))
+			if t.bounds {
+				row = boundCells(t.head, row)
+			}
+			fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
 		}
 		tw.Flush()
 	}

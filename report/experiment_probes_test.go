@@ -212,3 +212,37 @@ func TestProbeNotDrawnForObservers(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeBucketTable lays out a classic histogram's quantiles with their
+// interval over runs, and after them the bucket each fell in; the +Inf
+// bucket reads as "> its lower bound", and the bucket table's p100 cells
+// are buckets, not the "≤" bound of the quantile table.
+func TestProbeBucketTable(t *testing.T) {
+	l := analysis.Level{Concurrency: 9}
+	stat := func(series string, median float64) analysis.ProbeStat {
+		return analysis.ProbeStat{Variant: "apf", Level: l, Probe: "metrics", Series: series,
+			Labels: map[string]string{"filter": "apf"}, Median: median, Max: median, Runs: 6}
+	}
+	p99 := stat("f_seconds:p99", 0.00025)
+	p99.Lo, p99.Hi, p99.CIOK = 0.0002, 0.0003, true
+	stats := []analysis.ProbeStat{
+		stat("f_seconds:p50", 0.00005), p99, stat("f_seconds:p100", 20),
+		stat("f_seconds:p50:bucket_lo", 0), stat("f_seconds:p50:bucket_hi", 0.0001),
+		stat("f_seconds:p99:bucket_lo", 0.0001), stat("f_seconds:p99:bucket_hi", 0.0003),
+		stat("f_seconds:p100:bucket_lo", 10),
+	}
+	tables := probeSummaryTables(stats)
+	if len(tables) != 2 {
+		t.Fatalf("%d tables, want the quantiles and their buckets: %+v", len(tables), tables)
+	}
+	q, b := tables[0], tables[1]
+	if want := []string{"apf", "c=9", "filter=apf", "50.0µs", "250µs [200µs, 300µs]", "20.000s", "20.000s"}; !slices.Equal(q.rows[0], want) {
+		t.Errorf("quantile row %q, want %q", q.rows[0], want)
+	}
+	if want := []string{"apf", "c=9", "filter=apf", "(0, 100µs]", "(100µs, 300µs]", "> 10.000s"}; !slices.Equal(b.rows[0], want) {
+		t.Errorf("bucket row %q, want %q", b.rows[0], want)
+	}
+	if !q.bounds || b.bounds {
+		t.Errorf("bounds: quantiles %v, buckets %v; want only the quantiles' p100 marked", q.bounds, b.bounds)
+	}
+}

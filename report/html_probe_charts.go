@@ -187,8 +187,12 @@ func oneTime(c *plot.Chart, span float64) bool {
 }
 
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
-// table has them), nor liveness, nor the count of CPUs allowed.
+// table has them), nor liveness, nor the count of CPUs allowed, nor the
+// bounds of the bucket a quantile fell in (the summary table has them).
 func probeDrawn(p store.ProbePoint) bool {
+	if _, _, bound := analysis.BucketBound(p.Series); bound {
+		return false
+	}
 	return p.Probe != "traces" && p.Series != "up" && p.Series != "cpus_allowed" && !analysis.ObserverRoute(p)
 }
 

@@ -52,7 +52,11 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 		ht := htmlTable{Caption: t.caption, Head: slices.Delete(slices.Clone(t.head), 1, 2)}
 		for _, row := range t.rows {
 			cells := []htmlCell{{Text: row[0]}, {Text: row[2]}}
-			for i, x := range boundCells(t.head, row)[3:] {
+			shown := row
+			if t.bounds {
+				shown = boundCells(t.head, row)
+			}
+			for i, x := range shown[3:] {
 				c := htmlCell{Text: x, Class: "num"}
 				if x != row[3+i] {
 					c.Title = bucketBound
