@@ -162,7 +162,7 @@ func smallSpec(t *testing.T, file string, ports []int) string {
 	replace("concurrency: [60]", "concurrency: [9]")
 	replace("ramp: {burst: 10, every: 5s}", "ramp: {burst: 3, every: 2s}")
 	replace("duration: 45s", "duration: 15s")
-	replace("runs: 3", "runs: 1")
+	replace("runs: 6 ", "runs: 1 ")
 	replace("16443", fmt.Sprint(ports[0]))
 	small := filepath.Join(filepath.Dir(file), "small.yaml")
 	if err := os.WriteFile(small, []byte(s), 0o644); err != nil {
