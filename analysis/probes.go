@@ -129,7 +129,8 @@ func lowerMedian(xs []float64) float64 {
 // ProbeLabels returns the labels of each of one run's points that tell
 // its series apart from run to run. A process is named by its role and
 // command; when several share both, the pid's rank among them is kept as
-// label n, since a pid changes from run to run. A family scraped from one
+// label n, since a pid changes from run to run (and so does the pid of a
+// process's root, which is dropped too). A family scraped from one
 // instance only, or labelled by service as graph nodes are, drops its
 // instance label, which may change from run to run too.
 func ProbeLabels(run []store.ProbePoint) []map[string]string {
@@ -174,8 +175,8 @@ func ProbeLabels(run []store.ProbePoint) []map[string]string {
 		}
 		var l map[string]string
 		for k, v := range p.Labels {
-			if k == drop {
-				continue
+			if k == drop || drop == "pid" && k == "root" {
+				continue // a root is a pid too
 			}
 			if l == nil {
 				l = map[string]string{}

@@ -156,3 +156,20 @@ func TestBucketBound(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeLabelsDropRoot keeps a target's children apart from run to run
+// by command and rank, never by their root's pid, which changes.
+func TestProbeLabelsDropRoot(t *testing.T) {
+	run := []store.ProbePoint{
+		{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": "10", "role": "target", "comm": "nginx"}},
+		{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": "11", "role": "target", "comm": "nginx", "root": "10"}},
+	}
+	got := ProbeLabels(run)
+	want := []map[string]string{
+		{"role": "target", "comm": "nginx", "n": "1"},
+		{"role": "target", "comm": "nginx", "n": "2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/probe"
@@ -47,8 +48,10 @@ type RunCheck struct {
 //     fell behind, as analysis.FellBehind judges with MinAchieved and
 //     MaxLagP99: fewer than MinAchieved of the requests due in the run were
 //     sent, or lag p99 above MaxLagP99.
-//   - target_cpu_high: the mean cpu_allowed_percent of a process probe point
-//     series with role "target" (one series per pid) above CPUBudget.
+//   - target_cpu_high: the mean cpu_allowed_percent of a target above
+//     CPUBudget, a target being a process probe's process with role "target"
+//     and every process under it (label root), their shares summed at each
+//     sample.
 //   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
 //   - inconsistent: see inconsistent below.
 //   - trend: see trendReason in validity_trend.go.
@@ -98,23 +101,39 @@ func (v Validity) saturated(r *record.Result) string {
 }
 
 // cpuHigh gives the reason for target_cpu_high, or "": every target
-// process whose mean share of its allowed CPUs exceeds the budget.
+// whose mean share of its allowed CPUs exceeds the budget, a target being a
+// process with its descendants (probe.Process's root label): at each
+// sample their shares add up, so that a master that idles while its
+// worker spins is flagged for the worker, and several workers for their
+// sum. The busiest process of a tree of several is named.
 func (v Validity) cpuHigh(points []probe.Point) string {
 	type proc struct {
 		pid, comm string
-		sum, cpus float64
+		sum       float64
 		n         int
 	}
-	byPID := map[string]*proc{}
+	type tree struct {
+		root  string
+		cpus  float64
+		at    map[time.Duration]float64 // the tree's share at each sample
+		procs map[string]*proc
+	}
+	trees := map[string]*tree{}
 	for _, p := range points {
 		if p.Probe != "process" || p.Labels["role"] != "target" {
 			continue
 		}
 		pid := p.Labels["pid"]
-		pr := byPID[pid]
+		key := cmp.Or(p.Labels["root"], pid)
+		tr := trees[key]
+		if tr == nil {
+			tr = &tree{root: key, at: map[time.Duration]float64{}, procs: map[string]*proc{}}
+			trees[key] = tr
+		}
+		pr := tr.procs[pid]
 		if pr == nil {
 			pr = &proc{pid: pid}
-			byPID[pid] = pr
+			tr.procs[pid] = pr
 		}
 		if comm := p.Labels["comm"]; comm != "" {
 			pr.comm = comm
@@ -123,30 +142,63 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		case "cpu_allowed_percent":
 			pr.sum += p.Value
 			pr.n++
+			tr.at[p.T] += p.Value
 		case "cpus_allowed":
-			pr.cpus = p.Value
+			tr.cpus = max(tr.cpus, p.Value)
 		}
+	}
+	type over struct {
+		t          *tree
+		mean       float64
+		busiest    *proc
+		busiestAvg float64
 	}
 	budget := 100 * v.CPUBudget
-	var over []*proc
-	for _, pr := range byPID {
-		if pr.n > 0 && pr.sum/float64(pr.n) > budget {
-			over = append(over, pr)
+	var high []over
+	for _, tr := range trees {
+		if len(tr.at) == 0 {
+			continue
 		}
+		var sum float64
+		for _, x := range tr.at {
+			sum += x
+		}
+		o := over{t: tr, mean: sum / float64(len(tr.at))}
+		if o.mean <= budget {
+			continue
+		}
+		for _, pr := range tr.procs {
+			if pr.n > 0 && (o.busiest == nil || pr.sum/float64(pr.n) > o.busiestAvg ||
+				pr.sum/float64(pr.n) == o.busiestAvg && pr.pid < o.busiest.pid) {
+				o.busiest, o.busiestAvg = pr, pr.sum/float64(pr.n)
+			}
+		}
+		high = append(high, o)
 	}
-	slices.SortFunc(over, func(a, b *proc) int {
-		return cmp.Or(cmp.Compare(b.sum/float64(b.n), a.sum/float64(a.n)), cmp.Compare(a.pid, b.pid))
+	slices.SortFunc(high, func(a, b over) int {
+		return cmp.Or(cmp.Compare(b.mean, a.mean), cmp.Compare(a.t.root, b.t.root))
 	})
-	why := make([]string, len(over))
-	for i, pr := range over {
+	why := make([]string, len(high))
+	for i, o := range high {
 		cpus := "the CPUs it may use"
-		if pr.cpus == 1 {
+		if o.t.cpus == 1 {
 			cpus = "the 1 CPU it may use"
-		} else if pr.cpus > 1 {
-			cpus = fmt.Sprintf("the %g CPUs it may use", pr.cpus)
+		} else if o.t.cpus > 1 {
+			cpus = fmt.Sprintf("the %g CPUs it may use", o.t.cpus)
 		}
-		why[i] = fmt.Sprintf("target %s (pid %s) used %.1f%% of %s on average over %d samples (> %.4g%%)",
-			cmp.Or(pr.comm, "?"), pr.pid, pr.sum/float64(pr.n), cpus, pr.n, budget)
+		name := "?"
+		if r := o.t.procs[o.t.root]; r != nil {
+			name = cmp.Or(r.comm, "?")
+		}
+		who := fmt.Sprintf("target %s (pid %s)", name, o.t.root)
+		if n := len(o.t.procs) - 1; n > 0 {
+			who += fmt.Sprintf(" with %d process(es) under it", n)
+		}
+		why[i] = fmt.Sprintf("%s used %.1f%% of %s on average over %d samples (> %.4g%%)",
+			who, o.mean, cpus, len(o.t.at), budget)
+		if len(o.t.procs) > 1 && o.busiest != nil {
+			why[i] += fmt.Sprintf(", most in %s (pid %s) at %.1f%%", cmp.Or(o.busiest.comm, "?"), o.busiest.pid, o.busiestAvg)
+		}
 	}
 	return strings.Join(why, "; ")
 }

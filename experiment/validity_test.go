@@ -113,6 +113,16 @@ func cpuPoints(pid, comm, role string, cpus float64, values ...float64) []probe.
 	return pts
 }
 
+// childPoints returns process probe points of a process under root.
+func childPoints(pid, root, comm string, cpus float64, values ...float64) []probe.Point {
+	pts := cpuPoints(pid, comm, "target", cpus, values...)
+	labels := map[string]string{"pid": pid, "comm": comm, "role": "target", "root": root}
+	for i := range pts {
+		pts[i].Labels = labels
+	}
+	return pts
+}
+
 func TestValidityCheck(t *testing.T) {
 	steady := synth{n: 2000, rate: 200, seed: 1, lag: 100 * time.Microsecond}
 	with := func(s synth, f func(*synth)) synth { f(&s); return s }
@@ -140,6 +150,15 @@ func TestValidityCheck(t *testing.T) {
 		{name: "target cpu high", run: steady, points: append(cpuPoints("43", "nginx", "target", 2, 80, 90), cool...),
 			want: []string{FlagTargetCPUHigh}, reason: "target nginx (pid 43) used 85.0% of the 2 CPUs it may use"},
 		{name: "target cpu at bound", run: steady, points: cpuPoints("42", "nginx", "target", 2, 70, 80)},
+		// A master that idles while its worker spins: the worker counts.
+		{name: "target child cpu high", run: steady, points: append(cpuPoints("50", "stress-ng", "target", 1, 0, 0),
+			childPoints("51", "50", "stress-ng-cpu", 1, 92, 94)...),
+			want: []string{FlagTargetCPUHigh}, reason: "target stress-ng (pid 50) with 1 process(es) under it used 93.0% of the 1 CPU it may use" +
+				" on average over 2 samples (> 75%), most in stress-ng-cpu (pid 51) at 93.0%"},
+		// Two workers, each within the budget, over it together.
+		{name: "target children add up", run: steady, points: append(append(cpuPoints("60", "nginx", "target", 2, 0, 0),
+			childPoints("61", "60", "nginx", 2, 40, 40)...), childPoints("62", "60", "nginx", 2, 40, 40)...),
+			want: []string{FlagTargetCPUHigh}, reason: "target nginx (pid 60) with 2 process(es) under it used 80.0%"},
 		{name: "errors", run: with(steady, func(s *synth) { s.fail = failEvenly(50, 2000, 0, record.Timeout) }),
 			want: []string{FlagErrors}, reason: "2.50% of 2000 requests failed (50 errors, 0 unsuccessful responses) > 1%"},
 		{name: "unsuccessful", run: with(steady, func(s *synth) { s.fail = failEvenly(40, 2000, 503, record.OK) }),

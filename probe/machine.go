@@ -20,7 +20,8 @@ import (
 //     system, irq, softirq) since the previous sample, in percent of all
 //     the CPUs' time (100 = every CPU busy);
 //   - "other_cpu_percent": busy_percent less the CPU time of latlab's own
-//     process and of PIDs: other work on the machine, in the same unit;
+//     process and of PIDs and their descendants: other work on the
+//     machine, in the same unit;
 //   - "steal_percent": the CPU time a hypervisor gave to other guests, in
 //     the same unit.
 //
@@ -28,7 +29,8 @@ import (
 // has only load1 and cpus. Do not change the fields after the first Run
 // or Sample.
 type Machine struct {
-	// PIDs are latlab's targets: their CPU time is not other work.
+	// PIDs are latlab's targets: their CPU time, and their descendants',
+	// is not other work.
 	PIDs []int
 	// Interval between samples; zero means 1s.
 	Interval time.Duration
@@ -72,7 +74,11 @@ func (m *Machine) Sample(at time.Duration) []Point {
 		return nil
 	}
 	now := &machineMark{cpu: cpu, cpus: cpus, own: map[int]procStat{}}
-	for _, pid := range append([]int{os.Getpid()}, m.PIDs...) {
+	own := append([]int{os.Getpid()}, m.PIDs...)
+	for _, kids := range descendants(m.PIDs) {
+		own = append(own, kids...)
+	}
+	for _, pid := range own {
 		if st, err := readStat(pid); err == nil {
 			now.own[pid] = st
 		}

@@ -15,8 +15,12 @@ import (
 )
 
 // Process samples the CPU use and resident memory of processes from /proc,
-// every Interval. For each process it yields, with Probe "process" and
-// Labels pid, comm and role ("target", or "latlab" for latlab itself):
+// every Interval: each of PIDs with every process descended from it, found
+// anew at each sample (nginx's workers under its master, stress-ng's under
+// its own, a shell's command), and latlab itself. For each process it
+// yields, with Probe "process" and Labels pid, comm and role ("target", or
+// "latlab" for latlab itself), and for a descendant also root, the pid of
+// the one of PIDs it descends from:
 //   - "up": 1, or 0 with Labels["error"] once the process is gone (a
 //     zombie counts as gone);
 //   - "rss_bytes": resident set size (VmRSS);
@@ -30,7 +34,7 @@ import (
 // The zero value needs PIDs or Self; do not change the fields after the
 // first Run or Sample.
 type Process struct {
-	// PIDs are the processes to watch. Children are not included.
+	// PIDs are the processes to watch, each with its descendants.
 	PIDs []int
 	// Self adds latlab's own process.
 	Self bool
@@ -84,28 +88,53 @@ func (p *Process) Sample(at time.Duration) []Point {
 		p.last = map[int]cpuMark{}
 	}
 	type proc struct {
-		pid  int
-		role string
+		pid, root int
+		role      string
 	}
 	var procs []proc
 	self := os.Getpid()
 	if p.Self {
-		procs = append(procs, proc{self, "latlab"})
+		procs = append(procs, proc{self, 0, "latlab"})
 	}
+	var roots []int
 	for _, pid := range p.PIDs {
 		if !p.Self || pid != self {
-			procs = append(procs, proc{pid, "target"})
+			procs = append(procs, proc{pid, 0, "target"})
+			roots = append(roots, pid)
+		}
+	}
+	seen := map[int]bool{}
+	for _, pr := range procs {
+		seen[pr.pid] = true
+	}
+	tree := descendants(roots)
+	for _, root := range roots {
+		for _, pid := range tree[root] {
+			if !seen[pid] {
+				seen[pid] = true
+				procs = append(procs, proc{pid, root, "target"})
+			}
 		}
 	}
 	var points []Point
 	for _, pr := range procs {
-		points = p.sampleOne(points, pr.pid, pr.role, at)
+		points = p.sampleOne(points, pr.pid, pr.root, pr.role, at)
+	}
+	// A descendant gone since the last sample is forgotten without an up
+	// point: a child that ends is no failure of the target.
+	for pid := range p.last {
+		if !seen[pid] {
+			delete(p.last, pid)
+		}
 	}
 	return points
 }
 
-func (p *Process) sampleOne(points []Point, pid int, role string, at time.Duration) []Point {
+func (p *Process) sampleOne(points []Point, pid, root int, role string, at time.Duration) []Point {
 	labels := map[string]string{"pid": strconv.Itoa(pid), "role": role}
+	if root > 0 {
+		labels["root"] = strconv.Itoa(root)
+	}
 	point := func(series string, v float64) {
 		points = append(points, Point{Probe: "process", Series: series, Labels: labels, T: at, Value: v})
 	}
@@ -122,6 +151,11 @@ func (p *Process) sampleOne(points []Point, pid int, role string, at time.Durati
 		err = fmt.Errorf("process %d: %w", pid, err)
 	case st.state == 'Z' || st.state == 'X':
 		err = fmt.Errorf("process %d has exited (state %c)", pid, st.state)
+	}
+	if err != nil && root > 0 {
+		// A descendant ended between the look for it and now.
+		delete(p.last, pid)
+		return points
 	}
 	if err != nil {
 		if prev, ok := p.last[pid]; ok {

@@ -235,8 +235,8 @@ func TestParseStat(t *testing.T) {
 		want     procStat
 		ok       bool
 	}{
-		{"plain", "12 (sleep) S" + tail, procStat{comm: "sleep", state: 'S', ticks: 10, starttime: 4242}, true},
-		{"parens and spaces in comm", "12 (a) b (c) R" + tail, procStat{comm: "a) b (c", state: 'R', ticks: 10, starttime: 4242}, true},
+		{"plain", "12 (sleep) S" + tail, procStat{comm: "sleep", state: 'S', ppid: 1, ticks: 10, starttime: 4242}, true},
+		{"parens and spaces in comm", "12 (a) b (c) R" + tail, procStat{comm: "a) b (c", state: 'R', ppid: 1, ticks: 10, starttime: 4242}, true},
 		{"truncated", "12 (sleep) S 1 1 1", procStat{}, false},
 		{"no comm", "12 sleep S" + tail, procStat{}, false},
 		{"bad number", "12 (sleep) S" + strings.Replace(tail, " 7 ", " x ", 1), procStat{}, false},
@@ -266,4 +266,52 @@ func FuzzParseStat(f *testing.F) {
 			t.Errorf("comm %q is not between parentheses in %q", st.comm, b)
 		}
 	})
+}
+
+// TestProcessTree watches a shell that idles while its child burns a CPU,
+// as nginx's master idles while its worker serves, or stress-ng's parent
+// while its worker spins: the child is sampled too, named by its root,
+// and its CPU shows; the root's own stays near zero.
+func TestProcessTree(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("starting sh: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	root := cmd.Process.Pid
+	p := &Process{PIDs: []int{root}}
+	var child string
+	for deadline := time.Now().Add(30 * time.Second); child == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never showed in 30 s")
+		}
+		for _, pt := range p.Sample(0) {
+			if pt.Labels["root"] == strconv.Itoa(root) && pt.Series == "up" {
+				child = pt.Labels["pid"]
+			}
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	points := p.Sample(500 * time.Millisecond)
+	cpu := values(points, "cpu_percent")
+	// Spinning, the child gets CPU however busy the machine: at least a
+	// few of its 10 ms ticks in half a second.
+	if got, ok := cpu[child]; !ok || got < 2 {
+		t.Errorf("child %s: cpu_percent %v (present %v); want its spinning seen", child, got, ok)
+	}
+	if got := cpu[strconv.Itoa(root)]; got > 5 {
+		t.Errorf("root %d: cpu_percent %v; want near 0: it only waits", root, got)
+	}
+	for _, pt := range points {
+		if pt.Labels["pid"] == child && pt.Labels["role"] != "target" {
+			t.Errorf("child point %+v: role %q, want target", pt, pt.Labels["role"])
+		}
+		if pt.Series == "up" && pt.Value != 1 {
+			t.Errorf("up point %+v: want every process of the tree up", pt)
+		}
+	}
 }

@@ -19,6 +19,7 @@ const userHZ = 100
 type procStat struct {
 	comm      string
 	state     byte
+	ppid      int
 	ticks     uint64 // utime + stime, in 1/userHZ s
 	starttime uint64 // in ticks after boot; tells a reused PID apart
 }
@@ -41,13 +42,14 @@ func parseStat(b []byte) (procStat, error) {
 		return procStat{}, fmt.Errorf("stat: state %q", fields[0])
 	}
 	st.state = fields[0][0]
+	ppid, err0 := strconv.Atoi(fields[1]) // field 4
 	utime, err1 := strconv.ParseUint(fields[11], 10, 64) // field 14
 	stime, err2 := strconv.ParseUint(fields[12], 10, 64) // field 15
 	start, err3 := strconv.ParseUint(fields[19], 10, 64) // field 22
-	if err := errors.Join(err1, err2, err3); err != nil {
+	if err := errors.Join(err0, err1, err2, err3); err != nil {
 		return procStat{}, fmt.Errorf("stat: %w", err)
 	}
-	st.ticks, st.starttime = utime+stime, start
+	st.ppid, st.ticks, st.starttime = ppid, utime+stime, start
 	return st, nil
 }
 
@@ -82,6 +84,52 @@ func readRSS(pid int) (int64, error) {
 		return n << 10, nil
 	}
 	return 0, nil
+}
+
+// descendants returns the processes descended from each of roots, by
+// root, each list in ascending order, read from every process's parent in
+// /proc. A root that is gone has none; a process under two roots (one root
+// under another) is listed under the nearer. Processes that vanish while it
+// looks are skipped.
+func descendants(roots []int) map[int][]int {
+	out := map[int][]int{}
+	if len(roots) == 0 {
+		return out
+	}
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	children := map[int][]int{}
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if st, err := readStat(pid); err == nil && st.ppid > 0 {
+			children[st.ppid] = append(children[st.ppid], pid)
+		}
+	}
+	isRoot := map[int]bool{}
+	for _, r := range roots {
+		isRoot[r] = true
+	}
+	for _, r := range roots {
+		var list []int
+		queue := slices.Clone(children[r])
+		for len(queue) > 0 {
+			pid := queue[0]
+			queue = queue[1:]
+			if isRoot[pid] {
+				continue // a root of its own: its tree is its own
+			}
+			list = append(list, pid)
+			queue = append(queue, children[pid]...)
+		}
+		slices.Sort(list)
+		out[r] = list
+	}
+	return out
 }
 
 // FindPIDs returns, in ascending order, the processes named name: those whose
