@@ -16,7 +16,8 @@ import (
 // the level's counted runs: each run's points reduced to their median and
 // their maximum, then the median of the medians and the highest maximum.
 // The bounds of a classic bucket (BucketOf) take the lower median at both
-// steps instead, so that they stay bounds the histogram has. Values are in
+// steps instead, and a p100 the upper, so that they stay bounds the
+// histogram has. Values are in
 // the unit the series name gives.
 type ProbeStat struct {
 	Variant string
@@ -93,6 +94,8 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 			m := Median(vs)
 			if _, _, bound := g.stat.BucketOf(); bound {
 				m = lowerMedian(vs)
+			} else if g.stat.Stat() == "p100" {
+				m = upperMedian(vs)
 			}
 			g.meds, g.max = append(g.meds, m), append(g.max, slices.Max(vs))
 			g.stat.Runs++
@@ -106,6 +109,10 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 		if _, _, bound := g.stat.BucketOf(); bound {
 			// A bound is one of the histogram's: the middle of two is none.
 			g.stat.Median, g.stat.CIOK = lowerMedian(g.meds), false
+		} else if g.stat.Stat() == "p100" {
+			// A p100 from buckets is a bound too, and an upper one: the
+			// higher of two middle values keeps it one, and keeps it true.
+			g.stat.Median = upperMedian(g.meds)
 		}
 		out = append(out, g.stat)
 	}
@@ -124,6 +131,17 @@ func lowerMedian(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[(len(s)-1)/2]
+}
+
+// upperMedian returns the higher of the two middle values of xs when
+// their count is even, the middle one when odd; NaN for none.
+func upperMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // ProbeLabels returns the labels of each of one run's points that tell

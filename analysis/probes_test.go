@@ -111,6 +111,8 @@ func TestProbeStatsInterval(t *testing.T) {
 			// Two points a run: the plain median would be 0.0002.
 			{Probe: "metrics", Series: "f_seconds:p99:bucket_lo", Time: at, Value: 0.0001},
 			{Probe: "metrics", Series: "f_seconds:p99:bucket_lo", Time: at, Value: 0.0003},
+			{Probe: "metrics", Series: "f_seconds:p100", Time: at, Value: 0.0001},
+			{Probe: "metrics", Series: "f_seconds:p100", Time: at, Value: 0.0003},
 		}
 	}
 	stats := ProbeStats(LevelResult{Variant: "a", RunIDs: ids}, points)
@@ -126,6 +128,9 @@ func TestProbeStatsInterval(t *testing.T) {
 	b := byName["f_seconds:p99:bucket_lo"]
 	if b.Median != 0.0001 || b.CIOK {
 		t.Errorf("bucket_lo: median %v, ok %v; want 0.0001 with no interval", b.Median, b.CIOK)
+	}
+	if p := byName["f_seconds:p100"]; p.Median != 0.0003 {
+		t.Errorf("p100: median %v; want 0.0003, the higher bound, never their mean", p.Median)
 	}
 	if s, upper, ok := b.BucketOf(); s != "p99" || upper || !ok {
 		t.Errorf("BucketOf = %q %v %v; want p99, the lower bound", s, upper, ok)
