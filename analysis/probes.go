@@ -50,6 +50,12 @@ func (p ProbeStat) Stat() string { _, s, _ := strings.Cut(p.Series, ":"); return
 // quantile fell in (see BucketBound).
 func (p ProbeStat) BucketOf() (stat string, upper, ok bool) { return BucketBound(p.Series) }
 
+// BucketSeries names the series of the bounds of the classic bucket that
+// quantile stat of family fell in.
+func BucketSeries(family, stat string) (lo, hi string) {
+	return family + ":" + stat + probe.BucketLow, family + ":" + stat + probe.BucketHigh
+}
+
 // BucketBound says whether series holds a bound of the classic bucket a
 // windowed quantile fell in ("x:p99:bucket_lo", see probe.BucketLow): the
 // quantile's stat ("p99") and whether it is the upper bound.
@@ -91,13 +97,7 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 		}
 		for key, vs := range perRun {
 			g := groups[key]
-			m := Median(vs)
-			if _, _, bound := g.stat.BucketOf(); bound {
-				m = lowerMedian(vs)
-			} else if g.stat.Stat() == "p100" {
-				m = upperMedian(vs)
-			}
-			g.meds, g.max = append(g.meds, m), append(g.max, slices.Max(vs))
+			g.meds, g.max = append(g.meds, probeMedian(g.stat.Series, vs)), append(g.max, slices.Max(vs))
 			g.stat.Runs++
 			g.stat.Points += len(vs)
 		}
@@ -105,15 +105,11 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 	out := make([]ProbeStat, 0, len(groups))
 	for _, g := range groups {
 		g.stat.Median, g.stat.Lo, g.stat.Hi, g.stat.CIOK = MedianCI(g.meds)
-		g.stat.Max = slices.Max(g.max)
+		g.stat.Median = probeMedian(g.stat.Series, g.meds)
 		if _, _, bound := g.stat.BucketOf(); bound {
-			// A bound is one of the histogram's: the middle of two is none.
-			g.stat.Median, g.stat.CIOK = lowerMedian(g.meds), false
-		} else if g.stat.Stat() == "p100" {
-			// A p100 from buckets is a bound too, and an upper one: the
-			// higher of two middle values keeps it one, and keeps it true.
-			g.stat.Median = upperMedian(g.meds)
+			g.stat.CIOK = false // the bucket's bound, not a value that varies
 		}
+		g.stat.Max = slices.Max(g.max)
 		out = append(out, g.stat)
 	}
 	slices.SortFunc(out, func(a, b ProbeStat) int {
@@ -122,25 +118,20 @@ func ProbeStats(l LevelResult, points map[int64][]store.ProbePoint) []ProbeStat 
 	return out
 }
 
-// lowerMedian returns the lower of the two middle values of xs when their
-// count is even, the middle one when odd; NaN for none.
-func lowerMedian(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
+// probeMedian returns the median of xs, values of series: for a bucket's
+// bound (BucketBound) the lower of two middle values, and for a p100 the
+// higher, so that either stays a bound the histogram has (the middle of
+// two is none), a p100 a true upper one. NaN for no values.
+func probeMedian(series string, xs []float64) float64 {
+	_, _, bound := BucketBound(series)
+	_, stat, _ := strings.Cut(series, ":")
+	if len(xs) == 0 || !bound && stat != "p100" {
+		return Median(xs)
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
-}
-
-// upperMedian returns the higher of the two middle values of xs when
-// their count is even, the middle one when odd; NaN for none.
-func upperMedian(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
+	s := slices.Sorted(slices.Values(xs))
+	if bound {
+		return s[(len(s)-1)/2]
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
 	return s[len(s)/2]
 }
 

@@ -112,6 +112,7 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		sum       float64
 		n         int
 	}
+	mean := func(pr *proc) float64 { return pr.sum / float64(max(pr.n, 1)) }
 	type tree struct {
 		root  string
 		cpus  float64
@@ -148,10 +149,9 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		}
 	}
 	type over struct {
-		t          *tree
-		mean       float64
-		busiest    *proc
-		busiestAvg float64
+		t       *tree
+		mean    float64
+		busiest *proc
 	}
 	budget := 100 * v.CPUBudget
 	var high []over
@@ -167,12 +167,9 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		if o.mean <= budget {
 			continue
 		}
-		for _, pr := range tr.procs {
-			if pr.n > 0 && (o.busiest == nil || pr.sum/float64(pr.n) > o.busiestAvg ||
-				pr.sum/float64(pr.n) == o.busiestAvg && pr.pid < o.busiest.pid) {
-				o.busiest, o.busiestAvg = pr, pr.sum/float64(pr.n)
-			}
-		}
+		o.busiest = slices.MaxFunc(slices.Collect(maps.Values(tr.procs)), func(a, b *proc) int {
+			return cmp.Or(cmp.Compare(mean(a), mean(b)), cmp.Compare(b.pid, a.pid)) // the lower pid of a tie
+		})
 		high = append(high, o)
 	}
 	slices.SortFunc(high, func(a, b over) int {
@@ -196,8 +193,8 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		}
 		why[i] = fmt.Sprintf("%s used %.1f%% of %s on average over %d samples (> %.4g%%)",
 			who, o.mean, cpus, len(o.t.at), budget)
-		if len(o.t.procs) > 1 && o.busiest != nil {
-			why[i] += fmt.Sprintf(", most in %s (pid %s) at %.1f%%", cmp.Or(o.busiest.comm, "?"), o.busiest.pid, o.busiestAvg)
+		if len(o.t.procs) > 1 {
+			why[i] += fmt.Sprintf(", most in %s (pid %s) at %.1f%%", cmp.Or(o.busiest.comm, "?"), o.busiest.pid, mean(o.busiest))
 		}
 	}
 	return strings.Join(why, "; ")

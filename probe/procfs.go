@@ -42,7 +42,7 @@ func parseStat(b []byte) (procStat, error) {
 		return procStat{}, fmt.Errorf("stat: state %q", fields[0])
 	}
 	st.state = fields[0][0]
-	ppid, err0 := strconv.Atoi(fields[1]) // field 4
+	ppid, err0 := strconv.Atoi(fields[1])                // field 4
 	utime, err1 := strconv.ParseUint(fields[11], 10, 64) // field 14
 	stime, err2 := strconv.ParseUint(fields[12], 10, 64) // field 15
 	start, err3 := strconv.ParseUint(fields[19], 10, 64) // field 22

@@ -182,9 +182,23 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		slices.SortFunc(q, func(a, b string) int { return cmp.Compare(statOrder(a), statOrder(b)) })
 		t.head = append(append(t.head, q...), "max")
 	}
-	// bucketCell is the bucket of a quantile's cell, its bounds as they come.
-	type bucketCell struct{ lo, hi string }
-	cells := map[*string]*bucketCell{}
+	// The bounds of the bucket each quantile fell in, by level, series and
+	// labels, for the quantile to find its own.
+	bounds := map[string]analysis.ProbeStat{}
+	boundKey := func(p analysis.ProbeStat, series string) string {
+		return p.Variant + "\x00" + p.Level.String() + "\x00" + series + "\x00" + analysis.LabelKey(p.Labels)
+	}
+	for _, p := range stats {
+		if _, _, ok := p.BucketOf(); ok && p.Probe == "metrics" {
+			bounds[boundKey(p, p.Series)] = p
+		}
+	}
+	boundText := func(p analysis.ProbeStat) string {
+		if p.Median == 0 {
+			return "0"
+		}
+		return probeValue(p.Series, p.Median)
+	}
 	index := map[string][]string{}
 	row := func(t *probeTable, p analysis.ProbeStat, name string) []string {
 		key := t.caption + "\x00" + p.Variant + "\x00" + p.Level.String() + "\x00" + name
@@ -200,34 +214,9 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		return r
 	}
 	for _, p := range stats {
-		q, upper, bound := p.BucketOf()
+		_, _, bound := p.BucketOf()
 		switch stat := p.Stat(); {
-		case p.Probe == "metrics" && bound:
-			i := slices.Index(quantiles[p.Family()], q)
-			if i < 0 {
-				continue
-			}
-			t := buckets[p.Family()]
-			if t == nil {
-				t = &probeTable{caption: p.Family() + " — the bucket each quantile fell in",
-					head: append([]string{"variant", "level", "labels"}, quantiles[p.Family()]...)}
-				buckets[p.Family()] = t
-			}
-			w := row(t, p, labelText(p.Labels))
-			c := cells[&w[3+i]]
-			if c == nil {
-				c = &bucketCell{}
-				cells[&w[3+i]] = c
-			}
-			v := probeValue(p.Series, p.Median)
-			if p.Median == 0 {
-				v = "0"
-			}
-			if upper {
-				c.hi = v
-			} else {
-				c.lo = v
-			}
+		case bound: // with its quantile
 		case p.Probe == "metrics" && isQuantile(stat):
 			t := families[slices.IndexFunc(families, func(t *probeTable) bool { return t.caption == p.Family() })]
 			w := row(t, p, labelText(p.Labels))
@@ -235,8 +224,25 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 			if p.CIOK {
 				cell += " [" + probeValue(p.Series, p.Lo) + ", " + probeValue(p.Series, p.Hi) + "]"
 			}
-			w[3+slices.Index(quantiles[p.Family()], stat)] = cell
+			i := slices.Index(quantiles[p.Family()], stat)
+			w[3+i] = cell
 			w[len(w)-1] = probeValue(p.Series, p.Max) // quantiles come in rising order: the last is the highest
+			loSeries, hiSeries := analysis.BucketSeries(p.Family(), stat)
+			lo, ok := bounds[boundKey(p, loSeries)]
+			if !ok {
+				continue
+			}
+			bt := buckets[p.Family()]
+			if bt == nil {
+				bt = &probeTable{caption: p.Family() + " — the bucket each quantile fell in",
+					head: append([]string{"variant", "level", "labels"}, quantiles[p.Family()]...)}
+				buckets[p.Family()] = bt
+			}
+			b := "> " + boundText(lo) // the +Inf bucket has no upper bound
+			if hi, ok := bounds[boundKey(p, hiSeries)]; ok {
+				b = "(" + boundText(lo) + ", " + boundText(hi) + "]"
+			}
+			row(bt, p, labelText(p.Labels))[3+i] = b
 		case p.Series == "cpu_allowed_percent" && p.Probe == "process":
 			w := row(procs, p, labelText(p.Labels))
 			w[3], w[4] = probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)
@@ -245,14 +251,6 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		case p.Probe != "traces" && p.Probe != "process" && stat != "rate":
 			other.rows = append(other.rows, []string{p.Variant, p.Level.String(), strings.TrimSpace(p.Series + " " + labelText(p.Labels)),
 				probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)})
-		}
-	}
-	for cell, c := range cells {
-		switch {
-		case c.lo != "" && c.hi != "":
-			*cell = "(" + c.lo + ", " + c.hi + "]"
-		case c.lo != "":
-			*cell = "> " + c.lo // the +Inf bucket
 		}
 	}
 	var out []probeTable
