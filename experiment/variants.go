@@ -13,6 +13,7 @@ import (
 
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 )
 
@@ -125,21 +126,47 @@ func (r *Runner) start(l *live) error {
 	return nil
 }
 
-// stop ends the start command's process group: SIGTERM, then SIGKILL
-// after 5 s.
+// stop ends the start command's process group: SIGTERM, then SIGKILL to
+// whatever of the group is left after 5 s. It returns when the whole group
+// is gone, not only the command: a script's children may take their time
+// to shut down, and one still exiting would be measured by the next
+// trial's process probe, or hold the port its successor is to listen on.
 func (l *live) stop() {
 	if l.started == nil {
 		return
 	}
 	pgid := l.started.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	grace := time.After(5 * time.Second)
 	select {
 	case <-l.exited:
-	case <-time.After(5 * time.Second):
+		if !groupGone(pgid, grace) {
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			groupGone(pgid, time.After(5*time.Second))
+		}
+	case <-grace:
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 		<-l.exited
+		groupGone(pgid, time.After(5*time.Second))
 	}
 	l.started = nil
+}
+
+// groupGone waits until process group pgid has no process left but
+// zombies, or until done fires, and reports whether the group is gone.
+func groupGone(pgid int, done <-chan time.Time) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !probe.GroupLive(pgid) {
+			return true
+		}
+		select {
+		case <-done:
+			return false
+		case <-tick.C:
+		}
+	}
 }
 
 // tearDown stops what setUp started. Errors are reported, not returned:

@@ -228,15 +228,76 @@ func TestFindPIDs(t *testing.T) {
 	}
 }
 
+// A zombie, a process that ended but was not waited for, has nothing to
+// measure: FindPIDs leaves it out.
+func TestFindPIDsSkipsZombies(t *testing.T) {
+	cmd := exec.Command("sleep", "0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err := readStat(pid); err == nil && st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("sleep 0 never ended")
+		}
+	}
+	pids, err := FindPIDs("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(pids, pid) {
+		t.Errorf("FindPIDs(sleep) = %v: has the zombie %d", pids, pid)
+	}
+}
+
+// GroupLive sees a group's running process, and not a zombie left in it.
+func TestGroupLive(t *testing.T) {
+	sleeper := func(d string) *exec.Cmd {
+		cmd := exec.Command("sleep", d)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	running := sleeper("30")
+	defer running.Wait()
+	defer running.Process.Kill()
+	if !GroupLive(running.Process.Pid) {
+		t.Error("GroupLive of a running sleep's group = false")
+	}
+	ended := sleeper("0")
+	defer ended.Wait()
+	pid := ended.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if st, err := readStat(pid); err == nil && st.state == 'Z' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("sleep 0 never ended")
+		}
+	}
+	if GroupLive(pid) {
+		t.Error("GroupLive of a group with only a zombie = true")
+	}
+	if GroupLive(1 << 22) {
+		t.Error("GroupLive of no group = true")
+	}
+}
+
 func TestParseStat(t *testing.T) {
-	tail := " 1 1 1 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 4242 1000 100"
+	tail := " 1 7 1 0 -1 4194304 100 0 0 0 7 3 0 0 20 0 1 0 4242 1000 100"
 	tests := []struct {
 		name, in string
 		want     procStat
 		ok       bool
 	}{
-		{"plain", "12 (sleep) S" + tail, procStat{comm: "sleep", state: 'S', ppid: 1, ticks: 10, starttime: 4242}, true},
-		{"parens and spaces in comm", "12 (a) b (c) R" + tail, procStat{comm: "a) b (c", state: 'R', ppid: 1, ticks: 10, starttime: 4242}, true},
+		{"plain", "12 (sleep) S" + tail, procStat{comm: "sleep", state: 'S', ppid: 1, pgrp: 7, ticks: 10, starttime: 4242}, true},
+		{"parens and spaces in comm", "12 (a) b (c) R" + tail, procStat{comm: "a) b (c", state: 'R', ppid: 1, pgrp: 7, ticks: 10, starttime: 4242}, true},
 		{"truncated", "12 (sleep) S 1 1 1", procStat{}, false},
 		{"no comm", "12 sleep S" + tail, procStat{}, false},
 		{"bad number", "12 (sleep) S" + strings.Replace(tail, " 7 ", " x ", 1), procStat{}, false},

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // userHZ is the unit of the CPU times in /proc/PID/stat. It is 100 on every
@@ -20,6 +21,7 @@ type procStat struct {
 	comm      string
 	state     byte
 	ppid      int
+	pgrp      int
 	ticks     uint64 // utime + stime, in 1/userHZ s
 	starttime uint64 // in ticks after boot; tells a reused PID apart
 }
@@ -43,13 +45,14 @@ func parseStat(b []byte) (procStat, error) {
 	}
 	st.state = fields[0][0]
 	ppid, err0 := strconv.Atoi(fields[1])                // field 4
+	pgrp, err4 := strconv.Atoi(fields[2])                // field 5
 	utime, err1 := strconv.ParseUint(fields[11], 10, 64) // field 14
 	stime, err2 := strconv.ParseUint(fields[12], 10, 64) // field 15
 	start, err3 := strconv.ParseUint(fields[19], 10, 64) // field 22
-	if err := errors.Join(err0, err1, err2, err3); err != nil {
+	if err := errors.Join(err0, err1, err2, err3, err4); err != nil {
 		return procStat{}, fmt.Errorf("stat: %w", err)
 	}
-	st.ppid, st.ticks, st.starttime = ppid, utime+stime, start
+	st.ppid, st.pgrp, st.ticks, st.starttime = ppid, pgrp, utime+stime, start
 	return st, nil
 }
 
@@ -135,7 +138,8 @@ func descendants(roots []int) map[int][]int {
 // FindPIDs returns, in ascending order, the processes named name: those whose
 // /proc/PID/comm is name (or its first 15 bytes, where the kernel cuts it),
 // or whose command line starts with a program called name. Processes that
-// vanish while it looks are skipped.
+// vanish while it looks are skipped, and so are zombies: a process that has
+// ended has nothing left to measure.
 func FindPIDs(name string) ([]int, error) {
 	if name == "" {
 		return nil, errors.New("finding processes: empty name")
@@ -154,19 +158,52 @@ func FindPIDs(name string) ([]int, error) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSuffix(string(comm), "\n") == short {
-			pids = append(pids, pid)
-			continue
-		}
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil || len(cmdline) == 0 {
-			continue
-		}
-		argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-		if filepath.Base(string(argv0)) == name {
+		if named(pid, name, short) && !ended(pid) {
 			pids = append(pids, pid)
 		}
 	}
 	slices.Sort(pids)
 	return pids, nil
+}
+
+// named reports whether process pid is called name, as FindPIDs says;
+// short is name cut to the kernel's 15 bytes.
+func named(pid int, name, short string) bool {
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && strings.TrimSuffix(string(comm), "\n") == short {
+		return true
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(cmdline) == 0 {
+		return false
+	}
+	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+	return filepath.Base(string(argv0)) == name
+}
+
+// ended reports whether process pid is gone or a zombie (state Z or X).
+func ended(pid int) bool {
+	st, err := readStat(pid)
+	return err != nil || st.state == 'Z' || st.state == 'X'
+}
+
+// GroupLive reports whether process group pgid has a process that has not
+// ended: kill(2) finds zombies too, which only their parent can clear.
+func GroupLive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if st, err := readStat(pid); err == nil && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,39 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/probe"
+)
+
+// A start command's children that take their time to end on SIGTERM are
+// gone when stop returns, not left to the next trial.
+func TestStopWaitsForGroup(t *testing.T) {
+	dir := t.TempDir()
+	armed := filepath.Join(dir, "armed")
+	// The child traps SIGTERM and lingers 300 ms after it; the command
+	// itself ends at once.
+	start := `sh -c '(trap "sleep 0.3; exit 0" TERM; touch armed; while :; do sleep 0.02; done) & wait'`
+	r := &Runner{Spec: &Spec{Dir: dir}}
+	l := &live{v: &Variant{Name: "lingers", Start: start}}
+	if err := r.start(l); err != nil {
+		t.Fatal(err)
+	}
+	pgid := l.started.Process.Pid
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(armed); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			l.stop()
+			t.Fatal("the start command's child never set its trap")
+		}
+	}
+	l.stop()
+	if probe.GroupLive(pgid) {
+		t.Error("a process of the start command's group still runs after stop")
+	}
+}
