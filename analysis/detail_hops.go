@@ -12,7 +12,9 @@ import (
 // adds to latency, from the trace probe's stored samples (see probe.Hop):
 // Kind "network" is the caller's client span less the callee's server span;
 // "framework" is the callee's server span less its work and downstream
-// calls. Quantiles are seconds, nearest rank over the samples, and NaN
+// calls; "filter" is one of a server's traced filters, Caller the service
+// and Callee the filter's span name, its own time before the next span
+// began. Quantiles are seconds, nearest rank over the samples, and NaN
 // when n/a: from fewer than 1/(1−q) samples.
 type HopStat struct {
 	Caller, Callee string // Caller is "" for the graph's entry, called by the load generator
@@ -22,12 +24,13 @@ type HopStat struct {
 }
 
 // hopSeries maps the trace probe's series to a HopStat's Kind.
-var hopSeries = map[string]string{"network_seconds": "network", "framework_seconds": "framework"}
+var hopSeries = map[string]string{"network_seconds": "network", "framework_seconds": "framework", "filter_seconds": "filter"}
 
 // Hops reduces the trace probe's points among points (Probe "traces",
-// Series network_seconds or framework_seconds, Labels caller and callee)
-// to one HopStat per caller, callee and kind, ordered by caller, callee,
-// then network before framework. Other points are ignored.
+// Series network_seconds or framework_seconds, Labels caller and callee;
+// Series filter_seconds, Labels service and span) to one HopStat per
+// caller, callee and kind, ordered by caller, callee, then network before
+// framework. Other points are ignored.
 func Hops(points []store.ProbePoint) []HopStat {
 	type key struct{ caller, callee, kind string }
 	values := map[key][]float64{}
@@ -37,6 +40,9 @@ func Hops(points []store.ProbePoint) []HopStat {
 			continue
 		}
 		k := key{p.Labels["caller"], p.Labels["callee"], kind}
+		if kind == "filter" {
+			k = key{p.Labels["service"], p.Labels["span"], kind}
+		}
 		values[k] = append(values[k], p.Value)
 	}
 	out := make([]HopStat, 0, len(values))

@@ -34,9 +34,14 @@ func TestHops(t *testing.T) {
 	add("traces", "network_seconds", "backend", "db", ms(1, 1000)...)
 	add("traces", "span_seconds", "frontend", "backend", 1, 2, 3) // not a hop series
 	add("process", "cpu_percent", "frontend", "backend", 50)      // not traces
+	for _, x := range ms(1, 100) {                                // a server's filter
+		points = append(points, store.ProbePoint{Probe: "traces", Series: "filter_seconds",
+			Labels: map[string]string{"service": "apiserver", "span": "priorityandfairness"}, Time: t0, Value: x / 10})
+	}
 	nan := math.NaN()
 	want := []HopStat{
 		{Caller: "", Callee: "frontend", Kind: "framework", Count: 100, P50: v(50), P90: v(90), P99: v(99)},
+		{Caller: "apiserver", Callee: "priorityandfairness", Kind: "filter", Count: 100, P50: v(50) / 10, P90: v(90) / 10, P99: v(99) / 10},
 		{Caller: "backend", Callee: "db", Kind: "network", Count: 1000, P50: v(500), P90: v(900), P99: v(990)},
 		// 10 samples: p99 needs 100; 1: p50 needs 2.
 		{Caller: "frontend", Callee: "backend", Kind: "network", Count: 10, P50: v(5), P90: v(9), P99: nan},

@@ -34,7 +34,8 @@ type Runner struct {
 	Progress ProgressLine
 
 	traces     *probe.TraceReceiver
-	tracesURL  string
+	tracesURL  string // the trace receiver's OTLP/HTTP base URL
+	tracesGRPC string // and its OTLP/gRPC address
 	targetCPUs []int                     // where variants' processes start; nil means latlab's own
 	siblings   map[cell][]*record.Result // earlier runs of a variant and level in this process
 	total      int                       // trials in the plan
@@ -89,6 +90,9 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	if r.Spec.Probes.Traces {
 		r.traces = probe.NewTraceReceiver()
 		if r.tracesURL, err = r.traces.Listen(ctx, ""); err != nil {
+			return out, fmt.Errorf("starting the trace receiver: %w", err)
+		}
+		if r.tracesGRPC, err = r.traces.ListenGRPC(ctx, ""); err != nil {
 			return out, fmt.Errorf("starting the trace receiver: %w", err)
 		}
 	}

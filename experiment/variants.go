@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -107,7 +108,7 @@ func (r *Runner) configure(ctx context.Context, l *live) (*live, error) {
 // reaches the command itself.
 func (r *Runner) start(l *live) error {
 	cmd := exec.Command("sh", "-c", "exec "+l.v.Start)
-	cmd.Dir = r.Spec.Dir
+	cmd.Dir, cmd.Env = r.Spec.Dir, r.commandEnv()
 	out := r.NodeOutput
 	if out == nil {
 		out = io.Discard
@@ -194,7 +195,7 @@ func (r *Runner) tearDown(l *live) {
 // running in the background does not hold latlab up.
 func (r *Runner) shell(ctx context.Context, command string) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = r.Spec.Dir
+	cmd.Dir, cmd.Env = r.Spec.Dir, r.commandEnv()
 	out := r.NodeOutput
 	if out == nil {
 		out = io.Discard
@@ -219,6 +220,19 @@ func (r *Runner) shell(ctx context.Context, command string) error {
 		return err
 	}
 	return nil
+}
+
+// commandEnv is the environment of a variant's commands: latlab's own,
+// and, when the spec has traces: true, the trace receiver's endpoints,
+// for a server that exports its spans: LATLAB_OTLP_HTTP, the OTLP/HTTP
+// base URL (an exporter appends /v1/traces), and LATLAB_OTLP_GRPC, the
+// OTLP/gRPC host:port, without TLS.
+func (r *Runner) commandEnv() []string {
+	env := os.Environ()
+	if r.tracesURL != "" {
+		env = append(env, "LATLAB_OTLP_HTTP="+r.tracesURL, "LATLAB_OTLP_GRPC="+r.tracesGRPC)
+	}
+	return env
 }
 
 func isWaitDelay(err error) bool { return err != nil && strings.Contains(err.Error(), "WaitDelay") }

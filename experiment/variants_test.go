@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,5 +36,24 @@ func TestStopWaitsForGroup(t *testing.T) {
 	l.stop()
 	if probe.GroupLive(pgid) {
 		t.Error("a process of the start command's group still runs after stop")
+	}
+}
+
+// A variant's commands are told where the trace receiver listens.
+func TestCommandEnvTraces(t *testing.T) {
+	dir := t.TempDir()
+	r := &Runner{Spec: &Spec{Dir: dir}, tracesURL: "http://127.0.0.1:4318", tracesGRPC: "127.0.0.1:4317"}
+	if err := r.shell(context.Background(), `echo "$LATLAB_OTLP_HTTP $LATLAB_OTLP_GRPC" > env`); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "env")); err != nil || string(b) != "http://127.0.0.1:4318 127.0.0.1:4317\n" {
+		t.Errorf("the command saw %q (%v)", b, err)
+	}
+	r = &Runner{Spec: &Spec{Dir: dir}}
+	if err := r.shell(context.Background(), `echo "${LATLAB_OTLP_GRPC-unset}" > env`); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "env")); string(b) != "unset\n" {
+		t.Errorf("without traces the command saw LATLAB_OTLP_GRPC=%q", b)
 	}
 }

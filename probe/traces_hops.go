@@ -70,11 +70,13 @@ type orphans struct {
 	last time.Time // the latest start among them
 }
 
-// hopSet is what hopsOf finds: the samples of every hop, and the orphans
-// of every service.
+// hopSet is what hopsOf finds: the samples of every hop, the orphans of
+// every service, and the lead times of every service's filter spans, by
+// service (caller) and span name (callee).
 type hopSet struct {
 	hops    map[hopKey]*hopSamples
 	orphans map[string]*orphans
+	filters map[hopKey][]hopSample
 }
 
 // spanKey identifies a span across traces.
@@ -115,8 +117,19 @@ func (r *TraceReceiver) HopsBetween(start, end time.Time) []Hop {
 // seconds. Each service with orphans (server spans left out of every hop
 // because their parent never arrived; see Hop) adds a point of Series
 // "orphan_spans_total", Labels "callee", Value their count and T the
-// start of the last of them. Points are ordered by T. The points of one
-// hop share one Labels map; treat it as read-only. Like HopsBetween, it
+// start of the last of them.
+//
+// Each INTERNAL span with children adds a point of Series "filter_seconds",
+// Labels "service" and "span" (its name), Value the time from its start to
+// its first child's start: for a server's filters traced as nested spans,
+// each wrapping the rest of the request (kube-apiserver's audit,
+// impersonation, priorityandfairness and authorization), the filter's own
+// time before it handed the request on, exact per request; anything
+// untraced between a filter and the next span counts as the filter's.
+// INTERNAL spans without children, such as latlab's work steps, add none.
+//
+// Points are ordered by T. The points of one hop, or of one filter, share
+// one Labels map; treat it as read-only. Like HopsBetween, it
 // first waits up to ParentWait for missing parents.
 func (r *TraceReceiver) Points(start time.Time) []Point { return r.PointsBetween(start, time.Time{}) }
 
@@ -138,9 +151,16 @@ func (r *TraceReceiver) PointsBetween(start, end time.Time) []Point {
 			points = append(points, Point{Probe: "traces", Series: "framework_seconds", Labels: labels, T: x.at.Sub(start), Value: x.d.Seconds()})
 		}
 	}
+	for k, samples := range set.filters {
+		labels := map[string]string{"service": k.caller, "span": k.callee}
+		for _, x := range samples {
+			points = append(points, Point{Probe: "traces", Series: "filter_seconds", Labels: labels, T: x.at.Sub(start), Value: x.d.Seconds()})
+		}
+	}
 	slices.SortStableFunc(points, func(a, b Point) int {
 		return cmp.Or(cmp.Compare(a.T, b.T), cmp.Compare(a.Series, b.Series),
-			cmp.Compare(a.Labels["caller"], b.Labels["caller"]), cmp.Compare(a.Labels["callee"], b.Labels["callee"]))
+			cmp.Compare(a.Labels["caller"], b.Labels["caller"]), cmp.Compare(a.Labels["callee"], b.Labels["callee"]),
+			cmp.Compare(a.Labels["service"], b.Labels["service"]), cmp.Compare(a.Labels["span"], b.Labels["span"]))
 	})
 	return points
 }
@@ -170,7 +190,7 @@ func hopsOf(spans []Span, start, end time.Time) hopSet {
 			firstChild[p] = int32(i) + 1
 		}
 	}
-	hops, lost := map[hopKey]*hopSamples{}, map[string]*orphans{}
+	hops, lost, filters := map[hopKey]*hopSamples{}, map[string]*orphans{}, map[hopKey][]hopSample{}
 	hop := func(caller, callee string) *hopSamples {
 		k := hopKey{caller, callee}
 		h := hops[k]
@@ -187,6 +207,19 @@ func hopsOf(spans []Span, start, end time.Time) hopSet {
 			continue
 		}
 		switch s.Kind {
+		case SpanKindInternal:
+			// A filter span: the time before its first child started.
+			if firstChild[i] == 0 {
+				continue
+			}
+			first := s.End
+			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
+				if t := spans[c-1].Start; t.Before(first) {
+					first = t
+				}
+			}
+			k := hopKey{s.Service, s.Name}
+			filters[k] = append(filters[k], hopSample{s.Start, max(0, first.Sub(s.Start))})
 		case SpanKindClient:
 			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
 				child := &spans[c-1]
@@ -229,7 +262,7 @@ func hopsOf(spans []Span, start, end time.Time) hopSet {
 			h.framework = append(h.framework, hopSample{s.Start, max(0, s.Duration()-covered(busy, s.Start, s.End))})
 		}
 	}
-	return hopSet{hops, lost}
+	return hopSet{hops, lost, filters}
 }
 
 // inWindow says whether t is in [start, end), a zero start or end leaving

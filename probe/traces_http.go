@@ -95,6 +95,14 @@ func (r *TraceReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	spans, invalid := spansOf(&msg, asJSON)
+	resp := r.answer(spans, invalid)
+	writeOTLP(w, asJSON, http.StatusOK, resp)
+}
+
+// answer keeps what it can of spans, invalid more having been left out,
+// and returns the export's answer: a partial success naming the spans
+// refused, if any.
+func (r *TraceReceiver) answer(spans []Span, invalid int) *coltracepb.ExportTraceServiceResponse {
 	refused := invalid + len(spans) - r.add(spans, invalid)
 	resp := &coltracepb.ExportTraceServiceResponse{}
 	if refused > 0 {
@@ -103,7 +111,15 @@ func (r *TraceReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			ErrorMessage:  fmt.Sprintf("%d spans invalid, %d over the receiver's limit of %d", invalid, refused-invalid, r.maxSpans()),
 		}
 	}
-	writeOTLP(w, asJSON, http.StatusOK, resp)
+	return resp
+}
+
+// maxBody is MaxBodyBytes or its default.
+func (r *TraceReceiver) maxBody() int64 {
+	if r.MaxBodyBytes <= 0 {
+		return defaultMaxTraceBody
+	}
+	return r.MaxBodyBytes
 }
 
 // bodyBuffers holds the buffers request bodies are read into: a receiver
@@ -121,10 +137,7 @@ func putBodyBuffer(b *bytes.Buffer) {
 // readBody reads req's body, gunzipped if need be, into buf. On failure it
 // returns the status to answer.
 func (r *TraceReceiver) readBody(w http.ResponseWriter, req *http.Request, buf *bytes.Buffer) (int, error) {
-	limit := r.MaxBodyBytes
-	if limit <= 0 {
-		limit = defaultMaxTraceBody
-	}
+	limit := r.maxBody()
 	tooLarge := fmt.Errorf("body over the receiver's limit of %d bytes", limit)
 	if req.ContentLength > limit {
 		return http.StatusRequestEntityTooLarge, tooLarge

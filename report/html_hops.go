@@ -21,7 +21,8 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 	s := htmlSection{ID: "hops", Title: "Per-hop breakdown at " + d.Level.String(),
 		Intro: []string{"From the traces of every run at this level: network is a caller's client span less the callee's server span " +
 			"(the network, any proxy between them, the client's HTTP stack); framework is a server span less its work and downstream calls " +
-			"(filters, routing, the framework)."}}
+			"(filters, routing, the framework); filter is a server's traced filter, named by its span, from its span's start to the next span's: " +
+			"its own time before it handed the request on, such as an API server's priority-and-fairness queue wait and dispatch."}}
 	t := htmlTable{Head: []string{"variant", "caller", "callee", "kind", "samples", "p50", "p90", "p99"}}
 	bars := &plot.Bars{ID: "hops", Title: "What each hop adds at " + d.Level.String(),
 		Value: plot.Axis{Label: "time", Unit: plot.Seconds, ZeroBased: true},
@@ -45,6 +46,9 @@ func (r *Experiment) hopSection(d *Detail, _ []*analysis.RunDetail) (htmlSection
 		ser := plot.BarSeries{Name: v, Color: vi}
 		for _, h := range hops {
 			cat := fmt.Sprintf("%s → %s, %s", cmp.Or(h.Caller, "load"), h.Callee, h.Kind)
+			if h.Kind == "filter" {
+				cat = fmt.Sprintf("%s: %s filter", h.Caller, h.Callee)
+			}
 			i, ok := row[cat]
 			if !ok {
 				i = len(bars.Categories)
