@@ -34,8 +34,8 @@ type Runner struct {
 	Progress ProgressLine
 
 	traces     *probe.TraceReceiver
-	tracesURL  string // the trace receiver's OTLP/HTTP base URL
-	tracesGRPC string // and its OTLP/gRPC address
+	tracesURL  string                    // the trace receiver's OTLP/HTTP base URL
+	tracesGRPC string                    // and its OTLP/gRPC address
 	targetCPUs []int                     // where variants' processes start; nil means latlab's own
 	siblings   map[cell][]*record.Result // earlier runs of a variant and level in this process
 	total      int                       // trials in the plan
