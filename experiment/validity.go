@@ -54,7 +54,7 @@ type RunCheck struct {
 //     sample.
 //   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
 //   - inconsistent: see inconsistent below.
-//   - trend: see trendReason in validity_trend.go.
+//   - trend: see trendReason and holdTrend in validity_trend.go.
 //   - too_few_samples: the percentile of SamplesFor (p99 by default) would
 //     be low-confidence (record.LowConfidence): fewer than 10/(1−q)
 //     requests, 1000 for p99, 100 for p90.
@@ -81,7 +81,7 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 	add(FlagTargetCPUHigh, v.cpuHigh(c.Points))
 	add(FlagErrors, v.errorRatio(r))
 	add(FlagInconsistent, inconsistent(r, c.Siblings, success))
-	add(FlagTrend, v.trendReason(r.Raw))
+	add(FlagTrend, v.holdTrend(r))
 	add(FlagTooFewSamples, tooFewSamples(r.Requests, v.samplesQ()))
 	return flags
 }

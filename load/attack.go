@@ -116,6 +116,7 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 		res.Concurrency = m.Workers
 	case Ramp:
 		res.Concurrency = m.Workers
+		res.HoldFrom = m.Hold()
 	}
 	return res, nil
 }

@@ -254,6 +254,19 @@ func TestRamp(t *testing.T) {
 	if res.InFlightMax != 6 {
 		t.Errorf("peak in flight %d, want all 6 workers", res.InFlightMax)
 	}
+	// Bursts at 0, 300 and 600 ms: the load holds from the last.
+	if res.HoldFrom != 600*time.Millisecond {
+		t.Errorf("HoldFrom %s, want 600ms", res.HoldFrom)
+	}
+	for _, tt := range []struct {
+		r    Ramp
+		want time.Duration
+	}{{Ramp{Workers: 7, Burst: 2, Every: time.Second}, 3 * time.Second}, {Ramp{Workers: 2, Burst: 2, Every: time.Second}, 0},
+		{Ramp{Workers: 3, Burst: 5, Every: time.Second}, 0}, {Ramp{Workers: 600, Burst: 100, Every: 10 * time.Second}, 50 * time.Second}} {
+		if got := tt.r.Hold(); got != tt.want {
+			t.Errorf("%+v.Hold() = %s, want %s", tt.r, got, tt.want)
+		}
+	}
 }
 
 func TestSequential(t *testing.T) {

@@ -31,6 +31,15 @@ type Ramp struct {
 	Every   time.Duration
 }
 
+// Hold returns when the ramp's last workers are due to start, from the
+// start of the run: the load holds from then on.
+func (m Ramp) Hold() time.Duration {
+	if m.Burst < 1 || m.Workers <= m.Burst {
+		return 0
+	}
+	return time.Duration((m.Workers+m.Burst-1)/m.Burst-1) * m.Every
+}
+
 // ParseRamp reads a Ramp's Burst and Every as --ramp writes them:
 // "300/30s" starts 300 workers every 30 seconds.
 func ParseRamp(s string) (burst int, every time.Duration, err error) {

@@ -19,6 +19,9 @@ type Result struct {
 	Interrupted    bool    // the run was stopped before its end
 	WarmupRequests int64   // requests sent while warming up, not recorded
 	Pool           int64   // open loop: connections opened before the load started
+	// HoldFrom is, for a ramp, when its last workers were due to start,
+	// an offset from Start: the load is constant after it. 0 otherwise.
+	HoldFrom time.Duration
 
 	Sent         int64 // requests whose first byte was written
 	Unsent       int64 // open loop: requests due before the end but never sent (the in-flight cap held them, or the generator was behind)

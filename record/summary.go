@@ -42,7 +42,8 @@ type Summary struct {
 	InFlight       InFlight          `json:"in_flight"`
 	Interrupted    bool              `json:"interrupted"`
 	WarmupRequests int64             `json:"warmup_requests"`
-	Pool           int64             `json:"pool,omitempty"` // open loop: connections opened before the load; connect_seconds counts those opened during it
+	Pool           int64             `json:"pool,omitempty"`              // open loop: connections opened before the load; connect_seconds counts those opened during it
+	HoldFrom       float64           `json:"hold_from_seconds,omitempty"` // ramp: when its last workers were due, from the start; the load holds after it
 	Intervals      []IntervalJSON    `json:"intervals"`
 	Steps          []StepJSON        `json:"steps"`
 }
@@ -154,6 +155,7 @@ func Summarize(r *Result) (Summary, error) {
 		Concurrency:    r.Concurrency,
 		WarmupRequests: r.WarmupRequests,
 		Pool:           r.Pool,
+		HoldFrom:       r.HoldFrom.Seconds(),
 		ErrorExamples:  r.ErrorExample,
 		TargetRate:     r.TargetRate,
 		Sent:           r.Sent,

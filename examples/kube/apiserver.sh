@@ -17,6 +17,10 @@
 #                   tokens admin-token (group system:masters), alice-token,
 #                   bob-token and delay-token (delay-adder), group latlab
 #
+# With $LATLAB_OTLP_GRPC set (latlab run sets it for a spec with traces:
+# true), kube-apiserver sends a span of every request, and of each filter
+# in it, to that OTLP/gRPC endpoint (--tracing-config-file).
+#
 # $STATE is examples/kube/state unless set. kube-apiserver comes from
 # $LATLAB_KUBE_BIN, else test/kube/build.sh's cache (build it first:
 # bash test/kube/build.sh); latlab from $LATLAB, else PATH, else bin/latlab.
@@ -50,6 +54,17 @@ TOKENS
 printf '%s' admin-token >"$state/admin.token"
 [ -s "$state/sa.key" ] || openssl genrsa -out "$state/sa.key" 2048 2>/dev/null
 
+tracing=()
+if [ -n "${LATLAB_OTLP_GRPC:-}" ]; then
+  cat >"$state/tracing.yaml" <<TRACING
+apiVersion: apiserver.config.k8s.io/v1
+kind: TracingConfiguration
+endpoint: $LATLAB_OTLP_GRPC
+samplingRatePerMillion: 1000000
+TRACING
+  tracing=(--tracing-config-file "$state/tracing.yaml")
+fi
+
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' EXIT
 trap 'exit 143' TERM INT
@@ -69,7 +84,7 @@ run "$bin/kube-apiserver" --etcd-servers "$etcd_url" \
   --service-account-issuer https://kubernetes.default.svc \
   --service-account-key-file "$state/sa.key" --service-account-signing-key-file "$state/sa.key" \
   --token-auth-file "$state/tokens.csv" --authorization-mode RBAC \
-  --service-cluster-ip-range 10.96.0.0/24 "$@" >"$state/kube-apiserver.log" 2>&1
+  --service-cluster-ip-range 10.96.0.0/24 "${tracing[@]}" "$@" >"$state/kube-apiserver.log" 2>&1
 # The first of them to end ends all.
 wait -n
 echo "apiserver.sh: a process ended; the logs are in $state" >&2
