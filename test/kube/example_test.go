@@ -20,7 +20,8 @@ import (
 // with latlab run, its apf variant only: a real kube-apiserver, etcd and
 // latlab's admission webhook started by the example's script, configured
 // by its configure script, loaded by its scenario and scraped by its
-// metrics probe. The APF filter's latency series is stored and not empty,
+// metrics probe and its traces. The APF filter's latency series is stored
+// and not empty, its exact time is traced request by request,
 // and the webhook's delay holds delay-adder's mutations (a third of them,
 // as the users take the iterations in turn) and nobody's reads.
 func TestAPFExample(t *testing.T) {
@@ -86,9 +87,11 @@ func TestAPFExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var filter, wait, gauges int
+	var filter, wait, gauges, traced int
 	for _, p := range points {
 		switch {
+		case p.Series == "filter_seconds" && p.Labels["span"] == "priorityandfairness" && p.Value >= 0:
+			traced++
 		case p.Series == "apiserver_request_filter_duration_seconds:p99" && p.Labels["filter"] == "priorityandfairness" && p.Value > 0:
 			filter++
 		case p.Series == "apiserver_flowcontrol_request_wait_duration_seconds:p99":
@@ -99,6 +102,11 @@ func TestAPFExample(t *testing.T) {
 	}
 	if filter == 0 || wait == 0 || gauges == 0 {
 		t.Errorf("stored %d points of the APF filter's p99, %d of the queue wait's p99, %d of executing seats; want some of each", filter, wait, gauges)
+	}
+	// Every request is traced: about one APF filter time a request (spans
+	// are kept by when they started, requests by when they were due).
+	if n := run.Summary.Requests; traced < int(n)/2 || traced > int(n)+int(n)/5+50 {
+		t.Errorf("%d traced APF filter times for %d requests; want about one each", traced, n)
 	}
 
 	// The scenario's steps: create, update, get, delete.
@@ -159,9 +167,10 @@ func smallSpec(t *testing.T, file string, ports []int) string {
 		s = strings.ReplaceAll(s, old, new)
 	}
 	cut("  - name: restricted", "baseline:")
-	replace("concurrency: [60]", "concurrency: [9]")
-	replace("ramp: {burst: 10, every: 5s}", "ramp: {burst: 3, every: 2s}")
-	replace("duration: 45s", "duration: 15s")
+	replace("concurrency: [600]", "concurrency: [9]")
+	replace("ramp: {burst: 100, every: 10s}", "ramp: {burst: 3, every: 2s}")
+	replace("duration: 110s", "duration: 15s")
+	replace("window: 1m", "window: 10s")
 	replace("runs: 6 ", "runs: 1 ")
 	replace("16443", fmt.Sprint(ports[0]))
 	small := filepath.Join(filepath.Dir(file), "small.yaml")
