@@ -188,6 +188,42 @@ runs: 3
 	}
 }
 
+// TestRunnerWarmupCounted holds that a run's stored summary counts the
+// requests of its warm-up, which runs as an attack of its own before the
+// measured one and is stored apart: warmup_requests is the warm-up's
+// requests, and with the measured ones they are all the target saw.
+func TestRunnerWarmupCounted(t *testing.T) {
+	var seen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+name: warmed
+variants: [{name: only, target: "%s/"}]
+load: {mode: open, rates: [100], duration: 300ms}
+warmup: {duration: 300ms, rate: same}
+`, srv.URL))
+	db := openDB(t, filepath.Join(dir, "results.db"))
+	out, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := db.Runs(context.Background(), out.Experiment.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Summary == nil || runs[0].Warmup == nil {
+		t.Fatalf("runs %+v, want one with a summary and a warm-up", runs)
+	}
+	sum, warm := runs[0].Summary, runs[0].Warmup
+	if warm.Requests < 1 || sum.WarmupRequests != warm.Requests {
+		t.Errorf("summary's warmup_requests %d, want the warm-up's %d requests (at least 1)", sum.WarmupRequests, warm.Requests)
+	}
+	if got, want := seen.Load(), sum.WarmupRequests+sum.Sent; got != want {
+		t.Errorf("the target saw %d requests, want %d: %d of the warm-up and %d measured", got, want, sum.WarmupRequests, sum.Sent)
+	}
+}
+
 // TestRunnerGraph runs a graph variant with warm-up and probes: latlab
 // starts the graph's nodes, scrapes them, and stops them at the end.
 func TestRunnerGraph(t *testing.T) {

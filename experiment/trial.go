@@ -63,6 +63,11 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 		return tr.fail(ctx, err)
 	}
 	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
+	if w := tr.f.warm; w != nil {
+		// The warm-up ran as an attack of its own, so the measured one
+		// has no count of it; load.Attack's --warmup counts the same way.
+		res.WarmupRequests = w.Requests
+	}
 	tr.f.res = res
 	tr.queryPrometheus(ctx)
 	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in

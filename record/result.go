@@ -17,7 +17,7 @@ type Result struct {
 	TargetRate     float64 // intended requests (or iterations) per second; 0 in closed loop
 	Concurrency    int     // workers, or the cap on requests in flight in open loop
 	Interrupted    bool    // the run was stopped before its end
-	WarmupRequests int64   // requests sent while warming up, not recorded
+	WarmupRequests int64   // requests the warm-up completed, counted in no other figure
 	Pool           int64   // open loop: connections opened before the load started
 	// HoldFrom is, for a ramp, when its last workers were due to start,
 	// an offset from Start: the load is constant after it. 0 otherwise.

@@ -42,7 +42,8 @@
 //
 // The warm-up is stored apart from the measurement: its intervals and totals
 // have phase 'warmup' and its summary is runs.warmup. It is never part of
-// the run's own figures. Raw samples are kept of the measurement only.
+// the run's own figures; the run's summary only counts its requests, in
+// warmup_requests. Raw samples are kept of the measurement only.
 //
 // # Reading it without latlab
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	_ "modernc.org/sqlite" // the driver sqlite3-style checks use
@@ -123,6 +124,22 @@ func TestAttackDB(t *testing.T) {
 	if variant != "attack" || rate != 0 || rep != 1 || status != "done" || samples != 30 {
 		t.Errorf("SELECT variant, rate, rep, status: %q %g %d %q, %d samples; want attack 0 1 done, 30",
 			variant, rate, rep, status, samples)
+	}
+}
+
+// TestAttackDBWarmup holds that an attack's stored summary counts its
+// warm-up's requests, as its JSON does.
+func TestAttackDBWarmup(t *testing.T) {
+	srv := newServer(t, plainHTTP, http.StatusOK, time.Millisecond)
+	path := filepath.Join(t.TempDir(), "x.db")
+	attackInto(t, srv.URL, "--warmup", "200ms", "-n", "10", "-c", "2", "-o", path)
+	got := readDB(t, path)
+	if len(got.runs) != 1 || len(got.runs[0]) != 1 || got.runs[0][0].Summary == nil {
+		t.Fatalf("runs %v, want 1 with a summary", got.runs)
+	}
+	sum := got.runs[0][0].Summary
+	if n := int64(len(srv.requests())); sum.Requests != 10 || sum.WarmupRequests < 1 || n != sum.Requests+sum.WarmupRequests {
+		t.Errorf("stored %d requests after %d of warm-up, server saw %d; want 10 after at least 1, all the server saw", sum.Requests, sum.WarmupRequests, n)
 	}
 }
 
