@@ -4,9 +4,11 @@
 // interval log).
 //
 // Every duration is recorded in nanoseconds into histograms that track 1 µs
-// to 1 h with 3 significant digits. Latency is measured from a request's
-// intended send time, service time from its actual send, and lag is the
-// difference; the README's "What every number means" states the contract every number obeys.
+// to 1 h, in 512 ns steps below 512 µs and with 3 significant digits above
+// (see NewHistogram). Latency is measured from a request's intended send
+// time, service time from its actual send, and lag is the difference; the
+// README's "What every number means" states the contract every number
+// obeys.
 //
 // A run is recorded by one Recorder: NewRecorder and Start, then Sent as
 // each request goes out and Record with its Sample as it ends, and Stop,

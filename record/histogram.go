@@ -7,7 +7,13 @@ import (
 )
 
 // The range and precision of every latency histogram: values are
-// nanoseconds, 1 µs to 1 h, 3 significant digits.
+// nanoseconds, 1 µs to 1 h. A lowest value of 1 µs makes HdrHistogram's unit
+// 512 ns, the power of two below it, and 3 significant digits ask for 2,048
+// buckets of one unit: buckets are 512 ns wide up to 1,048,576 ns, and above
+// it 1,024 to each doubling, each 1/2048 to 1/1024 of its values. So 3
+// significant digits hold from 512 µs up; below, the step stays 512 ns,
+// 0.9% of 56 µs. A percentile or maximum is the top of its bucket, up to
+// 511 ns high below 1 ms.
 const (
 	lowest  = int64(time.Microsecond)
 	highest = int64(time.Hour)
@@ -15,7 +21,8 @@ const (
 )
 
 // NewHistogram returns an empty dense histogram with latlab's range and
-// precision.
+// precision: 1 µs to 1 h, 512 ns steps up to 1,048,576 ns, 3 significant
+// digits from 512 µs up.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 
 // NewPacked returns an empty packed histogram with latlab's range and

@@ -37,8 +37,9 @@
 //
 // Histogram columns (*_hdr, hdr) hold HdrHistogram's standard V2 compressed
 // encoding as base64 text, the form of HdrHistogram log files: values in
-// nanoseconds, 1 µs to 1 h, 3 significant digits. Reports read percentiles
-// from them, never from the raw samples, so they stay fast at any size.
+// nanoseconds, 1 µs to 1 h, in 512 ns steps below 512 µs and 3 significant
+// digits above (record.NewHistogram). Reports read percentiles from them,
+// never from the raw samples, so they stay fast at any size.
 //
 // The warm-up is stored apart from the measurement: its intervals and totals
 // have phase 'warmup' and its summary is runs.warmup. It is never part of

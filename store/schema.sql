@@ -12,8 +12,8 @@
 --     it, so warm-up offsets are negative;
 --   * *_hdr columns hold an HdrHistogram in the standard V2 compressed
 --     encoding, base64 text as in HdrHistogram log files (any HdrHistogram
---     library decodes it). Values are nanoseconds, 1 µs to 1 h, 3 significant
---     digits;
+--     library decodes it). Values are nanoseconds, 1 µs to 1 h, in 512 ns
+--     steps below 512 µs and 3 significant digits above;
 --   * JSON columns are TEXT holding one JSON value; read them with
 --     json_extract or json_each.
 -- Child rows go when their run goes (ON DELETE CASCADE).
