@@ -5,8 +5,9 @@
 //
 // Every duration is recorded in nanoseconds into histograms that track 1 µs
 // to 1 h, in 512 ns steps below 512 µs and with 3 significant digits above
-// (see NewHistogram). Latency is measured from a request's intended send
-// time, service time from its actual send, and lag is the difference; the
+// (see NewHistogram); percentiles are read by HdrHistogram's rank rule (see
+// Quantile). Latency is measured from a request's intended send time,
+// service time from its actual send, and lag is the difference; the
 // README's "What every number means" states the contract every number
 // obeys.
 //

@@ -1,9 +1,68 @@
 package record
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 )
+
+// rankSample is the sample of rank r (1-based) in TestQuantileRank's runs:
+// 1 ms × 1.002^r, each in a bucket of its own, since the histogram's are at
+// most 0.1% wide above 0.5 ms.
+func rankSample(r int) int64 {
+	return int64(float64(time.Millisecond) * math.Pow(1.002, float64(r)))
+}
+
+// TestQuantileRank pins the rank rule every percentile is read with: of n
+// samples, quantile q is the sample of rank ⌊q·n + ½⌋ (q·n rounded, a half
+// up), reported as the top of its histogram bucket. Nearest-rank, ⌈q·n⌉, is
+// one rank higher whenever q·n has a fraction below ½: p99.9 of 1,501 to
+// 1,999 samples, p99 of 151 to 199. Each such p99.9 is marked low
+// confidence (fewer than 10/(1−q) = 10,000 samples).
+func TestQuantileRank(t *testing.T) {
+	tests := []struct {
+		n       int
+		q       float64
+		rank    int  // the rank read
+		nearest int  // ⌈q·n⌉
+		low     bool // low confidence, printed with ~
+	}{
+		{16, 0.9, 14, 15, true},
+		{1000, 0.5, 500, 500, false},
+		{1001, 0.5, 501, 501, false},
+		{150, 0.99, 149, 149, true},
+		{151, 0.99, 149, 150, true},
+		{1000, 0.999, 999, 999, true},
+		{1500, 0.999, 1499, 1499, true},
+		{1501, 0.999, 1499, 1500, true},
+		{1990, 0.999, 1988, 1989, true},
+		{2000, 0.999, 1998, 1998, true},
+		{2400, 0.999, 2398, 2398, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("q%g of %d", tt.q, tt.n), func(t *testing.T) {
+			h := NewHistogram()
+			for r := 1; r <= tt.n; r++ {
+				h.RecordValue(rankSample(r))
+			}
+			got, ok := Quantile(h, tt.q)
+			if !ok {
+				t.Fatalf("Quantile(%g) of %d samples is n/a", tt.q, tt.n)
+			}
+			if !h.ValuesAreEquivalent(int64(got), rankSample(tt.rank)) {
+				t.Errorf("Quantile(%g) = %s, want rank %d's %s (nearest-rank %d: %s)",
+					tt.q, got, tt.rank, time.Duration(rankSample(tt.rank)), tt.nearest, time.Duration(rankSample(tt.nearest)))
+			}
+			if low := LowConfidence(int64(tt.n), tt.q); low != tt.low {
+				t.Errorf("LowConfidence(%d, %g) = %v, want %v", tt.n, tt.q, low, tt.low)
+			}
+			if want := int(math.Ceil(tt.q*float64(tt.n) - 1e-9)); tt.nearest != want {
+				t.Errorf("table: nearest-rank is %d, not %d", want, tt.nearest)
+			}
+		})
+	}
+}
 
 // TestResolution pins the histograms' resolution: buckets 512 ns wide up
 // to 1,048,576 ns, so 3 significant digits only from 512 µs; above that,
