@@ -55,6 +55,35 @@ func (db *DB) Samples(ctx context.Context, runID int64, fn func(record.Raw) erro
 	return wrap(db.path, op, rows.Err())
 }
 
+// Timings calls fn with the service time (completion − actual send) and
+// the lag (actual send − intended send) of each raw sample of a run, in
+// intended-send order, without holding them all in memory: Samples
+// narrowed to the numbers plots and trend fits read. Their sum is the
+// latency. SQLite computes them and hands over two columns a row instead
+// of eight, which makes the walk several times faster. An error from fn
+// stops the walk and is returned.
+func (db *DB) Timings(ctx context.Context, runID int64, fn func(service, lag time.Duration) error) error {
+	op := fmt.Sprintf("reading sample timings of run %d from", runID)
+	rows, err := db.r.QueryContext(ctx, `SELECT done_ns - sent_ns, sent_ns - intended_ns
+		FROM samples WHERE run_id = ? ORDER BY seq`, runID)
+	if err != nil {
+		return wrap(db.path, op, err)
+	}
+	defer discard(rows)
+	// Declared once: Scan's pointers make them escape, and a pair a row
+	// would be two allocations a row.
+	var service, lag int64
+	for rows.Next() {
+		if err := rows.Scan(&service, &lag); err != nil {
+			return wrap(db.path, op, err)
+		}
+		if err := fn(time.Duration(service), time.Duration(lag)); err != nil {
+			return err
+		}
+	}
+	return wrap(db.path, op, rows.Err())
+}
+
 // Latencies calls fn with the latency (completion − intended send) of each
 // raw sample of a run, in intended-send order, without holding them all in
 // memory: Samples narrowed to the one number plots and trend fits read.
