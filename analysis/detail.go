@@ -19,7 +19,7 @@ const defaultSamplePoints = 2000
 // run with 2000 sample points each.
 type DetailOptions struct {
 	// MaxSamplePoints is how many raw samples per run are kept for the
-	// latency-vs-request-number plot, evenly thinned; 0 means 2000.
+	// plots against request number, evenly thinned; 0 means 2000.
 	MaxSamplePoints int
 	// Runs chooses the runs to load details for; nil loads all.
 	Runs func(Run) bool
@@ -30,18 +30,27 @@ type RunDetail struct {
 	Run
 	// Intervals are the warm-up's then the measurement's, in time order.
 	Intervals []IntervalPoint
-	// Samples are latency (Y, seconds, Done − Intended) against request
+	// Samples are service time (Y, seconds, Done − Sent) against request
 	// number (X, from 0) over the measurement's stored raw samples, evenly
 	// thinned to at most MaxSamplePoints, the first and last request among
 	// them. Failed requests are included, as the histograms include them.
 	// Empty when the run stored no raw samples (it does only when asked).
 	Samples []Point
-	// Trend is the fit of FitTrend over all the stored raw samples;
-	// TrendOK is false when there are too few of them for one (or none).
+	// LagSamples are the generator's lag (Y, seconds, Sent − Intended) of
+	// the same requests as Samples, at the same request numbers.
+	LagSamples []Point
+	// Trend is the target's: FitTrend of ServiceTime over all the stored
+	// raw samples, the fit the trend flag is judged on; TrendOK is false
+	// when there are too few of them for one (or none).
 	Trend   Trend
 	TrendOK bool
-	Probes  []store.ProbePoint
-	Steps   []record.StepStats // per scenario step; nil for single-step runs
+	// LagTrend is the generator's: FitTrend of Lag over the same samples,
+	// shown apart, since a generator that falls further behind says
+	// nothing of the target; LagTrendOK is TrendOK.
+	LagTrend   Trend
+	LagTrendOK bool
+	Probes     []store.ProbePoint
+	Steps      []record.StepStats // per scenario step; nil for single-step runs
 	// Profiles are the pprof profiles taken during the run; each carries
 	// its top functions.
 	Profiles []store.Profile
@@ -70,9 +79,10 @@ type IntervalPoint struct {
 
 // LoadDetail reads the series of exp's runs that opt.Runs chooses, in
 // exp.Runs order: intervals of warm-up and measurement, thinned raw
-// samples with their trend, probes, scenario steps and profiles. It reads
-// stored histograms, and walks raw samples without holding them: a run of
-// a million samples needs no more than about 100,000 latencies in memory.
+// samples with the target's and the generator's trends, probes, scenario
+// steps and profiles. It reads stored histograms, and walks raw samples
+// without holding them: a run of a million samples needs no more than
+// about 100,000 service times and as many lags in memory.
 // Several runs are read at once.
 func LoadDetail(ctx context.Context, db *store.DB, exp *Experiment, opt DetailOptions) ([]RunDetail, error) {
 	if opt.MaxSamplePoints <= 0 {
@@ -179,20 +189,25 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 }
 
 // readSamples walks the run's n raw samples once, keeping maxPoints of
-// them evenly spread and feeding all of them to the trend fit.
+// them evenly spread and feeding all of them to the trend fits of service
+// time and lag.
 func (d *RunDetail) readSamples(ctx context.Context, db *store.DB, n, maxPoints int) error {
-	fit := NewTrendFitter(n)
+	service, lag := NewTrendFitter(n, ServiceTime), NewTrendFitter(n, Lag)
 	pick := newThinning(n, maxPoints)
 	d.Samples = make([]Point, 0, min(n, maxPoints))
+	d.LagSamples = make([]Point, 0, min(n, maxPoints))
 	i := 0
-	// Only latencies are read: the walk over millions of samples is most
-	// of what a report takes, and one column a row is several times
-	// faster than whole samples. The fit reads only Done − Intended.
-	err := db.Latencies(ctx, d.ID, func(lat time.Duration) error {
+	// Only service time and lag are read: the walk over millions of
+	// samples is most of what a report takes, and two columns a row are
+	// several times faster than whole samples. The fits read nothing else.
+	err := db.Timings(ctx, d.ID, func(st, lg time.Duration) error {
 		if pick.keep(i) {
-			d.Samples = append(d.Samples, Point{X: float64(i), Y: lat.Seconds()})
+			d.Samples = append(d.Samples, Point{X: float64(i), Y: st.Seconds()})
+			d.LagSamples = append(d.LagSamples, Point{X: float64(i), Y: lg.Seconds()})
 		}
-		fit.Add(record.Raw{Done: lat})
+		r := record.Raw{Sent: lg, Done: lg + st}
+		service.Add(r)
+		lag.Add(r)
 		i++
 		return nil
 	})
@@ -202,7 +217,8 @@ func (d *RunDetail) readSamples(ctx context.Context, db *store.DB, n, maxPoints 
 	if i != n {
 		return fmt.Errorf("run %d: %d raw samples stored, %d read", d.ID, n, i)
 	}
-	d.Trend, d.TrendOK = fit.Fit()
+	d.Trend, d.TrendOK = service.Fit()
+	d.LagTrend, d.LagTrendOK = lag.Fit()
 	return nil
 }
 

@@ -24,7 +24,8 @@ type detailRun struct {
 	flags    []store.Flag
 	counts   []int                     // requests completing in each 1 s interval of the measurement
 	warmup   []int                     // the same for the warm-up; nil for none
-	latency  func(i int) time.Duration // of request i, at least 1 µs; nil: 1 ms
+	latency  func(i int) time.Duration // service time of request i, at least 1 µs; nil: 1 ms
+	lag      func(i int) time.Duration // of request i; nil: none, and a lag histogram of 1 µs each
 	fail     func(i int) bool          // request i fails with a timeout; nil: none do
 	raw      bool                      // store raw samples
 	probes   []store.ProbePoint
@@ -56,7 +57,12 @@ func (r detailRun) phaseResult(start time.Time, counts []int, raw bool) *record.
 				d = r.latency(i)
 			}
 			at := ks + time.Duration(j)*time.Second/time.Duration(c)
-			s := record.Raw{Intended: at, Sent: at, Done: at + d, Code: 200}
+			lag, lagRec := time.Duration(0), time.Microsecond
+			if r.lag != nil {
+				lag = r.lag(i)
+				lagRec = lag
+			}
+			s := record.Raw{Intended: at, Sent: at + lag, Done: at + lag + d, Code: 200}
 			if r.fail != nil && r.fail(i) {
 				s.Code, s.Error = 0, record.Timeout
 				in.Errors++
@@ -65,14 +71,17 @@ func (r detailRun) phaseResult(start time.Time, counts []int, raw bool) *record.
 			} else {
 				res.Codes[200]++
 			}
-			for _, h := range []interface{ RecordValue(int64) error }{lat, svc, res.Latency, res.Service} {
+			for _, h := range []interface{ RecordValue(int64) error }{lat, res.Latency} {
+				_ = h.RecordValue(int64(lag + d))
+			}
+			for _, h := range []interface{ RecordValue(int64) error }{svc, res.Service} {
 				_ = h.RecordValue(int64(d))
 			}
-			_ = res.Lag.RecordValue(int64(time.Microsecond))
+			_ = res.Lag.RecordValue(int64(lagRec))
 			if len(res.StepStats) > 0 {
 				st := &res.StepStats[i%len(res.StepStats)]
 				st.Requests++
-				_ = st.Latency.RecordValue(int64(d))
+				_ = st.Latency.RecordValue(int64(lag + d))
 				_ = st.Service.RecordValue(int64(d))
 			}
 			if raw {
@@ -188,9 +197,9 @@ func TestLoadDetailIntervals(t *testing.T) {
 			t.Errorf("interval %d starts at %v, before %d ends at %v", i, b.Start, i-1, a.End)
 		}
 	}
-	if d := got[0]; d.Samples != nil || d.TrendOK || d.Steps != nil || d.Probes != nil || d.Profiles != nil {
-		t.Errorf("a run without raw samples, steps, probes or profiles: got samples %d, trend %v, steps %v, probes %v, profiles %v",
-			len(d.Samples), d.TrendOK, d.Steps, d.Probes, d.Profiles)
+	if d := got[0]; d.Samples != nil || d.LagSamples != nil || d.TrendOK || d.LagTrendOK || d.Steps != nil || d.Probes != nil || d.Profiles != nil {
+		t.Errorf("a run without raw samples, steps, probes or profiles: got samples %d and %d, trends %v and %v, steps %v, probes %v, profiles %v",
+			len(d.Samples), len(d.LagSamples), d.TrendOK, d.LagTrendOK, d.Steps, d.Probes, d.Profiles)
 	}
 }
 
@@ -231,11 +240,10 @@ func TestMarkShort(t *testing.T) {
 var nanEqual = cmp.Comparer(func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) })
 
 func TestLoadDetailSamples(t *testing.T) {
-	lat := func(i int) time.Duration { return time.Duration(1000+i%997) * time.Microsecond }
 	runs := []detailRun{
-		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}}, counts: []int{5000, 5001}, latency: lat, raw: true},
-		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 200}}, counts: []int{150}, latency: lat, raw: true},
-		{trial: store.Trial{Variant: "filter", Level: record.Level{Rate: 100}}, counts: []int{1000}, latency: lat},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 100}}, counts: []int{5000, 5001}, latency: detailService, lag: detailLag, raw: true},
+		{trial: store.Trial{Variant: "plain", Level: record.Level{Rate: 200}}, counts: []int{150}, latency: detailService, lag: detailLag, raw: true},
+		{trial: store.Trial{Variant: "filter", Level: record.Level{Rate: 100}}, counts: []int{1000}, latency: detailService},
 	}
 	db, exp := detailExperiment(t, runs...)
 	for _, tc := range []struct {
@@ -277,14 +285,21 @@ func TestLoadDetailSamples(t *testing.T) {
 	}
 }
 
+// detailService and detailLag are the service time and lag of request i
+// in TestLoadDetailSamples: service time flat with a saw-tooth, lag rising
+// by 1 µs every 100 requests, so that the two trends differ.
+func detailService(i int) time.Duration { return time.Duration(1000+i%997) * time.Microsecond }
+func detailLag(i int) time.Duration     { return time.Duration(i%13*10+i/100) * time.Microsecond }
+
 // checkThinned checks d's samples: evenly spread over n requests, the
-// first and the last among them, each with its own latency, and a trend
-// that is FitTrend's over all of them.
+// first and the last among them, each with its own service time and lag,
+// and trends that are FitTrend's of service time and of lag over all of
+// them.
 func checkThinned(t *testing.T, d RunDetail, n int) {
 	t.Helper()
 	if len(d.Samples) == 0 {
-		if d.TrendOK {
-			t.Errorf("run %d: a trend without raw samples", d.ID)
+		if d.TrendOK || d.LagTrendOK || len(d.LagSamples) != 0 {
+			t.Errorf("run %d: trends or lags without raw samples", d.ID)
 		}
 		return
 	}
@@ -302,17 +317,33 @@ func checkThinned(t *testing.T, d RunDetail, n int) {
 	}
 	raw := make([]record.Raw, n)
 	for i := range raw {
-		lat := time.Duration(1000+i%997) * time.Microsecond
-		raw[i] = record.Raw{Done: lat}
+		at := time.Duration(i) * time.Millisecond // any intended time will do
+		raw[i] = record.Raw{Intended: at, Sent: at + detailLag(i), Done: at + detailLag(i) + detailService(i)}
 	}
-	for _, p := range d.Samples {
-		if want := raw[int(p.X)].Done.Seconds(); p.Y != want {
-			t.Fatalf("run %d: sample %v has latency %v; want %v", d.ID, p.X, p.Y, want)
+	if len(d.LagSamples) != m {
+		t.Fatalf("run %d: %d lags for %d samples", d.ID, len(d.LagSamples), m)
+	}
+	for k, p := range d.Samples {
+		r := raw[int(p.X)]
+		if want := (r.Done - r.Sent).Seconds(); p.Y != want {
+			t.Fatalf("run %d: sample %v has service time %v; want %v", d.ID, p.X, p.Y, want)
+		}
+		if l := d.LagSamples[k]; l.X != p.X || l.Y != (r.Sent-r.Intended).Seconds() {
+			t.Fatalf("run %d: lag %v at %v; want %v at %v", d.ID, l.Y, l.X, (r.Sent - r.Intended).Seconds(), p.X)
 		}
 	}
-	want, ok := FitTrend(raw)
-	if diff := cmp.Diff([]any{ok, want}, []any{d.TrendOK, d.Trend}); diff != "" {
-		t.Errorf("run %d: trend (-FitTrend +got):\n%s", d.ID, diff)
+	for _, tc := range []struct {
+		q  TrendQuantity
+		tr Trend
+		ok bool
+	}{{ServiceTime, d.Trend, d.TrendOK}, {Lag, d.LagTrend, d.LagTrendOK}} {
+		want, ok := FitTrend(raw, tc.q)
+		if diff := cmp.Diff([]any{ok, want}, []any{tc.ok, tc.tr}); diff != "" {
+			t.Errorf("run %d: trend of %s (-FitTrend +got):\n%s", d.ID, tc.q, diff)
+		}
+	}
+	if d.TrendOK && (d.Trend.Rising(0.01) || !d.LagTrend.Rising(0.1)) {
+		t.Errorf("run %d: service time flat, lag rising; got trends %+v and %+v", d.ID, d.Trend, d.LagTrend)
 	}
 }
 

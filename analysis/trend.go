@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/latlab/latlab/record"
 )
@@ -20,14 +22,60 @@ const (
 // A Point is one point of a plotted series.
 type Point struct{ X, Y float64 }
 
-// A Trend is latency fitted against request number after warm-up (see
-// FitTrend). Request numbers count a run's stored raw samples in request
-// order, from 0. Its zero value is no fit.
+// A TrendQuantity is the duration of a raw sample that a Trend is fitted
+// to. Its zero value is ServiceTime.
+type TrendQuantity uint8
+
+// The quantities a Trend can fit.
+const (
+	// ServiceTime is Done − Sent: what the target took, from the request's
+	// first byte to its response. The trend validity flag is judged on it,
+	// since a generator that stalls makes latency rise while the target
+	// does nothing different.
+	ServiceTime TrendQuantity = iota
+	// Lag is Sent − Intended: how late the generator sent each request
+	// against its schedule, the generator's own stalls.
+	Lag
+	// Latency is Done − Intended, lag and service time together: what a
+	// user of an open-loop schedule sees.
+	Latency
+)
+
+// Of returns the quantity q of r.
+func (q TrendQuantity) Of(r record.Raw) time.Duration {
+	switch q {
+	case Lag:
+		return r.Sent - r.Intended
+	case Latency:
+		return r.Done - r.Intended
+	default:
+		return r.Done - r.Sent
+	}
+}
+
+// String names q as reports write it: "service time", "lag", "latency".
+func (q TrendQuantity) String() string {
+	switch q {
+	case ServiceTime:
+		return "service time"
+	case Lag:
+		return "lag"
+	case Latency:
+		return "latency"
+	}
+	return fmt.Sprintf("TrendQuantity(%d)", uint8(q))
+}
+
+// A Trend is one quantity of the raw samples (Quantity: service time, lag
+// or latency) fitted against request number after warm-up (see FitTrend).
+// Request numbers count a run's stored raw samples in request order, from
+// 0. Its zero value is no fit.
 type Trend struct {
-	Slope, Lo, Hi float64 // seconds per request, with the slope's 95% CI
-	Rise          float64 // Slope × requests fitted: the fitted change over the run, seconds
-	Median        float64 // median latency of the requests fitted, seconds
-	// Intercept is the fitted latency at request number 0, seconds: the
+	Quantity      TrendQuantity // what was fitted
+	Slope, Lo, Hi float64       // seconds per request, with the slope's 95% CI
+	Rise          float64       // Slope × requests fitted: the fitted change over the run, seconds
+	Median        float64       // median of the quantity over the requests fitted, seconds
+	// Intercept is the fitted quantity at request number 0, seconds: the
 	// fitted line is Intercept + Slope × request number.
 	Intercept float64
 	N         int     // requests fitted
@@ -36,25 +84,28 @@ type Trend struct {
 }
 
 // Rising reports whether t's slope has a 95% CI above zero and its fitted
-// rise over the run exceeds share of the median latency: the rule of the
-// trend validity flag (README, "What every number means"). Only a rise counts: latency that falls
-// as caches warm does not make a run wrong.
+// rise over the run exceeds share of the median: on a service-time Trend,
+// the rule of the trend validity flag (README, "What every number
+// means"). Only a rise counts: service time that falls as caches warm
+// does not make a run wrong.
 func (t Trend) Rising(share float64) bool {
 	return t.Lo > 0 && t.Rise > share*t.Median
 }
 
-// FitTrend fits latency (Done − Intended) against request number over raw
-// samples in request order, leaving out the first 10%, where a run is
-// noisiest even after warm-up. Failed requests count too, as they do in
-// the latency histogram. With fewer than 200 samples there is no fit (ok
-// false).
+// FitTrend fits quantity q of raw samples in request order against
+// request number, leaving out the first 10%, where a run is noisiest even
+// after warm-up: service time (Done − Sent) for the target's trend, lag
+// (Sent − Intended) for the generator's. Failed requests count too, as
+// they do in the histograms. With fewer than 200 samples there is no fit
+// (ok false).
 //
-// Latency is heavy-tailed: a few slow requests would steer a least-squares
-// line through every sample, and its residuals are neither normal nor
+// Latencies are heavy-tailed, and so are lags, a stall delaying a burst
+// of requests: a few slow requests would steer a least-squares line
+// through every sample, and its residuals are neither normal nor
 // independent. So the method fits medians: the requests are cut into 30
-// consecutive groups of equal size, each group is reduced to its median
-// latency, and those 30 medians are regressed by ordinary least squares on
-// the group's centre (its mean request number). The slope's standard error
+// consecutive groups of equal size, each group is reduced to its median,
+// and those 30 medians are regressed by ordinary least squares on the
+// group's centre (its mean request number). The slope's standard error
 // comes from the residuals of the medians, and its 95% CI uses Student's t
 // with 28 degrees of freedom: medians of hundreds of requests are close to
 // normal and independent of one another even when single requests are
@@ -63,30 +114,31 @@ func (t Trend) Rising(share float64) bool {
 //
 // FitTrend is a TrendFitter fed raw; feed one directly to fit samples
 // streamed from a store without holding them all.
-func FitTrend(raw []record.Raw) (Trend, bool) {
-	f := NewTrendFitter(len(raw))
+func FitTrend(raw []record.Raw, q TrendQuantity) (Trend, bool) {
+	f := NewTrendFitter(len(raw), q)
 	for i := range raw {
 		f.Add(raw[i])
 	}
 	return f.Fit()
 }
 
-// A TrendFitter fits a Trend to raw samples fed one at a time in request
-// order, such as those store.DB.Samples walks. It needs their number
-// beforehand, to know which to skip and how to thin, and holds at most
-// about 100,000 latencies however many it is fed. A TrendFitter is not
-// safe for concurrent use.
+// A TrendFitter fits a Trend of one quantity to raw samples fed one at a
+// time in request order, such as those store.DB.Samples walks. It needs
+// their number beforehand, to know which to skip and how to thin, and
+// holds at most about 100,000 durations however many it is fed. A
+// TrendFitter is not safe for concurrent use.
 type TrendFitter struct {
+	q      TrendQuantity
 	n      int       // samples expected
 	skip   int       // samples skipped at the start
 	stride int       // every stride-th sample after skip is kept
 	added  int       // samples fed
-	kept   []float64 // latencies kept, nanoseconds
+	kept   []float64 // quantities kept, nanoseconds
 }
 
-// NewTrendFitter returns a TrendFitter for n raw samples.
-func NewTrendFitter(n int) *TrendFitter {
-	f := &TrendFitter{n: n, skip: n / 10, stride: 1}
+// NewTrendFitter returns a TrendFitter of quantity q for n raw samples.
+func NewTrendFitter(n int, q TrendQuantity) *TrendFitter {
+	f := &TrendFitter{q: q, n: n, skip: n / 10, stride: 1}
 	if n >= trendMinSamples {
 		m := n - f.skip
 		f.stride = (m + trendMaxPoints - 1) / trendMaxPoints
@@ -95,15 +147,16 @@ func NewTrendFitter(n int) *TrendFitter {
 	return f
 }
 
-// Add feeds the next raw sample, in request order. Samples past the n the
-// TrendFitter was made for are counted but not kept.
+// Add feeds the next raw sample, in request order; only the times its
+// quantity is made of are read. Samples past the n the TrendFitter was
+// made for are counted but not kept.
 func (f *TrendFitter) Add(r record.Raw) {
 	i := f.added - f.skip
 	f.added++
 	if f.n < trendMinSamples || i < 0 || f.added > f.n || i%f.stride != 0 {
 		return
 	}
-	f.kept = append(f.kept, float64(r.Done-r.Intended))
+	f.kept = append(f.kept, float64(f.q.Of(r)))
 }
 
 // Fit returns the fit of the samples fed, as FitTrend describes; ok is
@@ -115,7 +168,7 @@ func (f *TrendFitter) Fit() (t Trend, ok bool) {
 		return Trend{}, false
 	}
 	m := f.n - f.skip
-	// The latencies are nanoseconds until the end, so that the numbers are
+	// The durations are nanoseconds until the end, so that the numbers are
 	// those of experiment's original fit, only scaled.
 	var xs, ys [trendGroups]float64
 	for g := range trendGroups {
@@ -148,7 +201,7 @@ func (f *TrendFitter) Fit() (t Trend, ok bool) {
 		Slope: slope / ns, Lo: (slope - half) / ns, Hi: (slope + half) / ns,
 		Rise: slope * float64(m) / ns, Median: medianInPlace(f.kept) / ns,
 		Intercept: (ym - slope*(xm+float64(f.skip))) / ns,
-		N:         m, From: f.skip, Groups: make([]Point, trendGroups),
+		N:         m, From: f.skip, Groups: make([]Point, trendGroups), Quantity: f.q,
 	}
 	for g := range trendGroups {
 		t.Groups[g] = Point{X: float64(f.skip) + xs[g], Y: ys[g] / ns}

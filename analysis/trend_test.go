@@ -14,7 +14,7 @@ import (
 // nanoseconds: the reference FitTrend must reproduce.
 type refTrend struct{ slope, lo, hi, rise, median float64 }
 
-func refFitTrend(raw []record.Raw) (refTrend, bool) {
+func refFitTrend(raw []record.Raw, of func(record.Raw) time.Duration) (refTrend, bool) {
 	if len(raw) < 200 {
 		return refTrend{}, false
 	}
@@ -28,7 +28,7 @@ func refFitTrend(raw []record.Raw) (refTrend, bool) {
 		from := len(all)
 		for i := lo; i < hi; i++ {
 			if i%stride == 0 {
-				all = append(all, float64(s[i].Done-s[i].Intended))
+				all = append(all, float64(of(s[i])))
 			}
 		}
 		ys[g] = medianInPlace(all[from:])
@@ -54,9 +54,11 @@ func refFitTrend(raw []record.Raw) (refTrend, bool) {
 	return refTrend{slope, slope - half, slope + half, slope * float64(m), medianInPlace(all)}, true
 }
 
-// trendRaw returns n raw samples 1 ms apart: log-normal latency around
-// 10 ms with a 1% tail five times slower, rising linearly by rise over the
-// run; every 37th request fails, as failures count too.
+// trendRaw returns n raw samples due 1 ms apart: log-normal service time
+// around 10 ms with a 1% tail five times slower, rising linearly by rise
+// over the run, after an exponential lag of 50 µs on average with a stall
+// of 20 ms on one request in 200; every 37th request fails, as failures
+// count too.
 func trendRaw(seed uint64, n int, rise float64) []record.Raw {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	raw := make([]record.Raw, n)
@@ -65,8 +67,12 @@ func trendRaw(seed uint64, n int, rise float64) []record.Raw {
 		if rng.Float64() < 0.01 {
 			v *= 5
 		}
+		lag := time.Duration(50e3 * rng.ExpFloat64())
+		if rng.IntN(200) == 0 {
+			lag += 20 * time.Millisecond
+		}
 		at := time.Duration(i) * time.Millisecond
-		raw[i] = record.Raw{Intended: at, Sent: at, Done: at + time.Duration(v*(1+rise*float64(i)/float64(n))), Code: 200}
+		raw[i] = record.Raw{Intended: at, Sent: at + lag, Done: at + lag + time.Duration(v*(1+rise*float64(i)/float64(n))), Code: 200}
 		if i%37 == 0 {
 			raw[i].Code, raw[i].Error = 0, record.Timeout
 		}
@@ -74,7 +80,17 @@ func trendRaw(seed uint64, n int, rise float64) []record.Raw {
 	return raw
 }
 
+// TestFitTrendMatchesReference checks each quantity's fit against the
+// reference fed that quantity, written out apart from TrendQuantity.Of.
 func TestFitTrendMatchesReference(t *testing.T) {
+	quantities := []struct {
+		q  TrendQuantity
+		of func(record.Raw) time.Duration
+	}{
+		{ServiceTime, func(r record.Raw) time.Duration { return r.Done - r.Sent }},
+		{Lag, func(r record.Raw) time.Duration { return r.Sent - r.Intended }},
+		{Latency, func(r record.Raw) time.Duration { return r.Done - r.Intended }},
+	}
 	for _, tc := range []struct {
 		name string
 		n    int
@@ -86,37 +102,124 @@ func TestFitTrendMatchesReference(t *testing.T) {
 		{"falling", 9_999, -0.15},
 		{"thinned", 250_007, 0.1}, // stride 3
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			raw := trendRaw(uint64(tc.n), tc.n, tc.rise)
-			want, wok := refFitTrend(raw)
-			got, ok := FitTrend(raw)
-			if !ok || !wok {
-				t.Fatalf("ok %v, reference %v; want both", ok, wok)
-			}
-			const ns = 1e9
-			if diff := cmp.Diff([]float64{want.slope / ns, want.lo / ns, want.hi / ns, want.rise / ns, want.median / ns},
-				[]float64{got.Slope, got.Lo, got.Hi, got.Rise, got.Median}); diff != "" {
-				t.Errorf("slope, lo, hi, rise, median (-reference +got):\n%s", diff)
-			}
-			if got.N != tc.n-tc.n/10 || got.From != tc.n/10 || len(got.Groups) != 30 {
-				t.Errorf("N %d, From %d, %d groups; want %d, %d, 30", got.N, got.From, len(got.Groups), tc.n-tc.n/10, tc.n/10)
-			}
-			// The groups tile the requests fitted; the line goes through
-			// their mean.
-			var xm, ym float64
-			for i, g := range got.Groups {
-				if i > 0 && g.X <= got.Groups[i-1].X {
-					t.Errorf("group %d at %v, not after %v", i, g.X, got.Groups[i-1].X)
+		raw := trendRaw(uint64(tc.n), tc.n, tc.rise)
+		for _, qc := range quantities {
+			t.Run(tc.name+"/"+qc.q.String(), func(t *testing.T) {
+				want, wok := refFitTrend(raw, qc.of)
+				got, ok := FitTrend(raw, qc.q)
+				if !ok || !wok {
+					t.Fatalf("ok %v, reference %v; want both", ok, wok)
 				}
-				xm, ym = xm+g.X/30, ym+g.Y/30
-			}
-			if first, last := got.Groups[0].X, got.Groups[29].X; first < float64(got.From) || last > float64(tc.n-1) {
-				t.Errorf("groups from %v to %v; want within %d…%d", first, last, got.From, tc.n-1)
-			}
-			if line := got.Intercept + got.Slope*xm; math.Abs(line-ym) > 1e-12 {
-				t.Errorf("the line at the groups' mean request %v is %v; want their mean %v", xm, line, ym)
-			}
-		})
+				if got.Quantity != qc.q {
+					t.Errorf("a fit of %s says it is of %s", qc.q, got.Quantity)
+				}
+				const ns = 1e9
+				if diff := cmp.Diff([]float64{want.slope / ns, want.lo / ns, want.hi / ns, want.rise / ns, want.median / ns},
+					[]float64{got.Slope, got.Lo, got.Hi, got.Rise, got.Median}); diff != "" {
+					t.Errorf("slope, lo, hi, rise, median (-reference +got):\n%s", diff)
+				}
+				if got.N != tc.n-tc.n/10 || got.From != tc.n/10 || len(got.Groups) != 30 {
+					t.Errorf("N %d, From %d, %d groups; want %d, %d, 30", got.N, got.From, len(got.Groups), tc.n-tc.n/10, tc.n/10)
+				}
+				// The groups tile the requests fitted; the line goes through
+				// their mean.
+				var xm, ym float64
+				for i, g := range got.Groups {
+					if i > 0 && g.X <= got.Groups[i-1].X {
+						t.Errorf("group %d at %v, not after %v", i, g.X, got.Groups[i-1].X)
+					}
+					xm, ym = xm+g.X/30, ym+g.Y/30
+				}
+				if first, last := got.Groups[0].X, got.Groups[29].X; first < float64(got.From) || last > float64(tc.n-1) {
+					t.Errorf("groups from %v to %v; want within %d…%d", first, last, got.From, tc.n-1)
+				}
+				if line := got.Intercept + got.Slope*xm; math.Abs(line-ym) > 1e-12 {
+					t.Errorf("the line at the groups' mean request %v is %v; want their mean %v", xm, line, ym)
+				}
+			})
+		}
+	}
+}
+
+// stallRaw returns n raw samples due 1 ms apart whose service time is
+// log-normal around 1 ms, rising by serviceRise over the run, and whose
+// lag is 20 µs plus a stall that grows to stall by the end of the run: a
+// generator falling further and further behind.
+func stallRaw(seed uint64, n int, serviceRise float64, stall time.Duration) []record.Raw {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	raw := make([]record.Raw, n)
+	for i := range raw {
+		at := time.Duration(i) * time.Millisecond
+		lag := 20*time.Microsecond + time.Duration(float64(stall)*float64(i)/float64(n)*rng.Float64()*2)
+		svc := time.Duration(1e6 * math.Exp(0.3*rng.NormFloat64()) * (1 + serviceRise*float64(i)/float64(n)))
+		raw[i] = record.Raw{Intended: at, Sent: at + lag, Done: at + lag + svc, Code: 200}
+	}
+	return raw
+}
+
+// TestFitTrendQuantity checks that each quantity is fitted on its own
+// times: the lag on Sent − Intended, service time on Done − Sent, latency
+// on their sum, so that a generator falling behind shows in the lag and
+// latency fits but not in service time's, and a target slowing down in
+// service time's and not in the lag's.
+func TestFitTrendQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		serviceRise float64
+		stall       time.Duration
+		rising      map[TrendQuantity]bool
+		// rise is the planted change over the requests fitted, seconds,
+		// that the fit of each rising quantity must come within 20% of.
+		rise map[TrendQuantity]float64
+	}{
+		{"generator stalls", 0, 4 * time.Millisecond,
+			map[TrendQuantity]bool{ServiceTime: false, Lag: true, Latency: true},
+			map[TrendQuantity]float64{Lag: 0.9 * 0.004, Latency: 0.9 * 0.004}},
+		{"target slows down", 0.5, 0,
+			map[TrendQuantity]bool{ServiceTime: true, Lag: false, Latency: true},
+			map[TrendQuantity]float64{ServiceTime: 0.9 * 0.5 * 0.001, Latency: 0.9 * 0.5 * 0.001}},
+	} {
+		raw := stallRaw(1, 20_000, tc.serviceRise, tc.stall)
+		for _, q := range []TrendQuantity{ServiceTime, Lag, Latency} {
+			t.Run(tc.name+"/"+q.String(), func(t *testing.T) {
+				tr, ok := FitTrend(raw, q)
+				if !ok {
+					t.Fatal("no fit")
+				}
+				if got := tr.Rising(DefaultMaxTrend); got != tc.rising[q] {
+					t.Errorf("Rising %v; want %v: rise %v over a median %v (CI of the slope %v to %v)",
+						got, tc.rising[q], tr.Rise, tr.Median, tr.Lo, tr.Hi)
+				}
+				if want, ok := tc.rise[q]; ok && math.Abs(tr.Rise-want) > 0.2*want {
+					t.Errorf("rise %v; want %v within 20%%", tr.Rise, want)
+				}
+			})
+		}
+	}
+}
+
+func TestTrendQuantity(t *testing.T) {
+	r := record.Raw{Intended: 10 * time.Millisecond, Sent: 13 * time.Millisecond, Done: 20 * time.Millisecond}
+	for _, tc := range []struct {
+		q    TrendQuantity
+		of   time.Duration
+		name string
+	}{
+		{ServiceTime, 7 * time.Millisecond, "service time"},
+		{Lag, 3 * time.Millisecond, "lag"},
+		{Latency, 10 * time.Millisecond, "latency"},
+		{TrendQuantity(9), 7 * time.Millisecond, "TrendQuantity(9)"},
+	} {
+		if got := tc.q.Of(r); got != tc.of {
+			t.Errorf("%s of %+v = %v; want %v", tc.name, r, got, tc.of)
+		}
+		if got := tc.q.String(); got != tc.name {
+			t.Errorf("String() = %q; want %q", got, tc.name)
+		}
+	}
+	var zero TrendQuantity
+	if zero != ServiceTime {
+		t.Errorf("the zero TrendQuantity is %s; want service time", zero)
 	}
 }
 
@@ -156,7 +259,7 @@ func TestTrendFitter(t *testing.T) {
 		{"none", 0, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := NewTrendFitter(tc.n)
+			f := NewTrendFitter(tc.n, ServiceTime)
 			for _, r := range raw[:tc.feed] {
 				f.Add(r)
 			}
@@ -168,16 +271,16 @@ func TestTrendFitter(t *testing.T) {
 }
 
 // TestTrendFitterBounded checks that a million samples fit in 100,000
-// latencies, however they are fed.
+// service times, however they are fed.
 func TestTrendFitterBounded(t *testing.T) {
 	const n = 1_000_000
-	f := NewTrendFitter(n)
+	f := NewTrendFitter(n, ServiceTime)
 	for i := range n {
 		at := time.Duration(i) * time.Millisecond
-		f.Add(record.Raw{Intended: at, Done: at + time.Duration(10_000+i%1000)*time.Microsecond})
+		f.Add(record.Raw{Intended: at, Sent: at, Done: at + time.Duration(10_000+i%1000)*time.Microsecond})
 	}
 	if c := cap(f.kept); c > trendMaxPoints {
-		t.Errorf("kept room for %d latencies; want at most %d", c, trendMaxPoints)
+		t.Errorf("kept room for %d service times; want at most %d", c, trendMaxPoints)
 	}
 	tr, ok := f.Fit()
 	if !ok || tr.N != n-n/10 {

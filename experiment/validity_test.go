@@ -328,7 +328,7 @@ func TestTrendTooFewSamples(t *testing.T) {
 
 func TestTrendAtBound(t *testing.T) {
 	raw := synthRaw(3, 10000, 0.2)
-	f, ok := analysis.FitTrend(raw)
+	f, ok := analysis.FitTrend(raw, analysis.Latency)
 	if !ok || f.Lo <= 0 {
 		t.Fatalf("fit %+v, ok %v: want a slope above zero", f, ok)
 	}

@@ -18,7 +18,7 @@ import (
 // falling behind its load; latency that falls as caches warm does not make
 // a run wrong.
 func (v Validity) trendReason(raw []record.Raw) string {
-	f, ok := analysis.FitTrend(raw)
+	f, ok := analysis.FitTrend(raw, analysis.Latency)
 	if !ok || !f.Rising(v.MaxTrend) {
 		return ""
 	}

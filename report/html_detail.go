@@ -169,7 +169,7 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median; " +
 			"such a run is flagged trend and averaging it with its siblings hides a target falling behind."}}
 	t := htmlTable{Head: []string{"variant", "level", "runs fitted", "rising", "falling", "median slope / 1k requests", "median rise over a run"}}
-	sums := analysis.SummarizeTrends(d.Runs, r.variants)
+	sums := analysis.SummarizeTrends(d.Runs, r.variants, analysis.ServiceTime)
 	if len(sums) == 0 {
 		return s, false
 	}

@@ -83,29 +83,3 @@ func (db *DB) Timings(ctx context.Context, runID int64, fn func(service, lag tim
 	}
 	return wrap(db.path, op, rows.Err())
 }
-
-// Latencies calls fn with the latency (completion − intended send) of each
-// raw sample of a run, in intended-send order, without holding them all in
-// memory: Samples narrowed to the one number plots and trend fits read.
-// SQLite computes it and hands over one column a row instead of eight,
-// which makes the walk several times faster. An error from fn stops the
-// walk and is returned.
-func (db *DB) Latencies(ctx context.Context, runID int64, fn func(time.Duration) error) error {
-	op := fmt.Sprintf("reading sample latencies of run %d from", runID)
-	rows, err := db.r.QueryContext(ctx, `SELECT done_ns - intended_ns FROM samples
-		WHERE run_id = ? ORDER BY seq`, runID)
-	if err != nil {
-		return wrap(db.path, op, err)
-	}
-	defer discard(rows)
-	for rows.Next() {
-		var ns int64
-		if err := rows.Scan(&ns); err != nil {
-			return wrap(db.path, op, err)
-		}
-		if err := fn(time.Duration(ns)); err != nil {
-			return err
-		}
-	}
-	return wrap(db.path, op, rows.Err())
-}
