@@ -15,9 +15,9 @@ const (
 	// DefaultMaxErrorRatio is the share of failed requests past which
 	// the numbers describe failures more than answers (errors).
 	DefaultMaxErrorRatio = 0.01
-	// DefaultMaxTrend is the fitted rise of latency over a run, as a
-	// share of its median, past which the run drifts (trend; see
-	// Trend.Rising).
+	// DefaultMaxTrend is the fitted rise of the target's service time
+	// over a run, as a share of its median, past which the run drifts
+	// (trend; see Trend.Rising).
 	DefaultMaxTrend = 0.10
 	// DefaultCPUBudget is the share of its allowed CPUs a target may use
 	// (target_cpu_high).

@@ -25,7 +25,7 @@ const (
 	FlagTargetCPUHigh      = "target_cpu_high"          // a target process used more CPU than its budget
 	FlagErrors             = "errors"                   // too many requests failed
 	FlagInconsistent       = "inconsistent"             // failures unlike the siblings' in kind or timing
-	FlagTrend              = "trend"                    // latency drifted over the run
+	FlagTrend              = "trend"                    // the target's service time rose over the run
 	FlagTooFewSamples      = analysis.FlagTooFewSamples // too few requests for a trustworthy p99 (validity.samples_for)
 )
 
@@ -54,7 +54,10 @@ type RunCheck struct {
 //     sample.
 //   - errors: (ErrorsTotal+Unsuccessful)/Requests above MaxErrorRatio.
 //   - inconsistent: see inconsistent below.
-//   - trend: see trendReason and holdTrend in validity_trend.go.
+//   - trend: the target's service time (not latency, which holds the
+//     generator's lag) rises over the run, or over a ramp's hold; see
+//     trendReason and holdTrend in validity_trend.go, which also says why
+//     the lag's trend is reported and not flagged.
 //   - too_few_samples: the percentile of SamplesFor (p99 by default) would
 //     be low-confidence (record.LowConfidence): fewer than 10/(1−q)
 //     requests, 1000 for p99, 100 for p90.

@@ -169,7 +169,7 @@ func TestValidityCheck(t *testing.T) {
 		{name: "far too few", run: with(steady, func(s *synth) { s.n, s.rate = 50, 5 }),
 			want: []string{FlagTooFewSamples}, reason: "only 50 requests, p99 needs 1000: p90 low-confidence; p99, p99.9 n/a"},
 		{name: "samples at bound", run: with(steady, func(s *synth) { s.n = 1000 })},
-		{name: "trend", run: with(steady, func(s *synth) { s.rise = 0.3 }), want: []string{FlagTrend}, reason: "latency rises by"},
+		{name: "trend", run: with(steady, func(s *synth) { s.rise = 0.3 }), want: []string{FlagTrend}, reason: "service time rises by"},
 		{name: "new failure kind", run: with(steady, func(s *synth) { s.fail = failEvenly(10, 2000, 0, record.Timeout) }), siblings: sibs,
 			want: []string{FlagInconsistent}, reason: "timeout: 10 of 2000 requests here (100% of the failures), in none of 2 siblings"},
 		{name: "missing failure kind", run: steady, siblings: []synth{
@@ -328,7 +328,7 @@ func TestTrendTooFewSamples(t *testing.T) {
 
 func TestTrendAtBound(t *testing.T) {
 	raw := synthRaw(3, 10000, 0.2)
-	f, ok := analysis.FitTrend(raw, analysis.Latency)
+	f, ok := analysis.FitTrend(raw, analysis.ServiceTime)
 	if !ok || f.Lo <= 0 {
 		t.Fatalf("fit %+v, ok %v: want a slope above zero", f, ok)
 	}
@@ -344,5 +344,71 @@ func TestTrendAtBound(t *testing.T) {
 	v.MaxTrend = math.Nextafter(v.MaxTrend, 0)
 	if why := v.trendReason(raw); why == "" {
 		t.Error("rise just past the bound not flagged")
+	}
+}
+
+// stalledRaw returns n raw samples due 1 ms apart from a generator that
+// stalls: before request i it stalls with probability p, for a time drawn
+// uniformly up to stall(i), and at the end of a stall sends at once every
+// request that fell due in it, late, as a generator does after a
+// collection or on a busy machine. The target's service time is
+// synthLatency's, rising by rise over the run.
+func stalledRaw(seed uint64, n int, rise, p float64, stall func(i int) time.Duration) []record.Raw {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	raw := make([]record.Raw, n)
+	var free time.Duration // when the generator is next able to send
+	for i := range raw {
+		in := time.Duration(i) * time.Millisecond
+		if rng.Float64() < p {
+			free = max(free, in) + time.Duration(rng.Float64()*float64(stall(i)))
+		}
+		sent := max(in, free) + 20*time.Microsecond
+		raw[i] = record.Raw{Intended: in, Sent: sent, Done: sent + synthLatency(rng, i, n, rise), Code: 200}
+	}
+	return raw
+}
+
+// TestTrendGeneratorStalls judges the target on its service time when the
+// generator stalls, over 20 seeds. Fitted on latency, which holds the
+// lag, the first case is flagged on every seed, the second on none, and
+// the third, a clean run, on some.
+func TestTrendGeneratorStalls(t *testing.T) {
+	const n = 10_000
+	for _, tc := range []struct {
+		name     string
+		rise     float64 // of service time
+		p        float64
+		stall    func(i int) time.Duration
+		min, max int // of 20 seeds
+	}{
+		// Stalls of up to 40 ms, one request in 50, longer as the run goes
+		// on: the lag rises, the target does nothing different.
+		{"lag rises, service time flat", 0, 0.02,
+			func(i int) time.Duration { return 40 * time.Millisecond * time.Duration(i) / n }, 0, 1},
+		// Stalls of up to 160 ms, one request in 200, throughout: lag
+		// spikes swamp the group medians of latency and hide a target
+		// slowing down by 30%.
+		{"service time rises under lag spikes", 0.3, 0.005,
+			func(int) time.Duration { return 160 * time.Millisecond }, 19, 20},
+		{"service time flat under lag spikes", 0, 0.003,
+			func(int) time.Duration { return 300 * time.Millisecond }, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := DefaultValidity()
+			fired := 0
+			for seed := range uint64(20) {
+				why := v.trendReason(stalledRaw(seed+1, n, tc.rise, tc.p, tc.stall))
+				if why == "" {
+					continue
+				}
+				fired++
+				if !strings.HasPrefix(why, "service time rises by ") {
+					t.Errorf("seed %d: reason %q; want it to say service time rises", seed+1, why)
+				}
+			}
+			if fired < tc.min || fired > tc.max {
+				t.Errorf("flagged trend on %d of 20 seeds; want %d to %d", fired, tc.min, tc.max)
+			}
+		})
 	}
 }
