@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/latlab/latlab/analysis"
@@ -159,20 +160,26 @@ func (r *Experiment) timeSection(d *Detail, reps []*analysis.RunDetail) htmlSect
 	return s
 }
 
-// trendSection tabulates the trend of every run with raw samples, per
-// variant and level, and draws each representative run's latency against
-// request number with its fitted line.
+// trendSection tabulates the trends of every run with raw samples, per
+// variant and level, the target's service time apart from the generator's
+// lag, and draws each representative run's service time against request
+// number with its fitted line, then its lag the same way.
 func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSection, bool) {
-	s := htmlSection{ID: "trend", Title: "Trend: latency against request number",
+	s := htmlSection{ID: "trend", Title: "Trend: service time against request number",
 		Intro: []string{"Each run's requests after warm-up, less the first 10%, cut into 30 groups in order; " +
-			"the slope is fitted to the groups' median latencies (least squares, 95% CI from Student's t). " +
+			"the slope is fitted to the groups' median service time (completion − first byte sent: what the target took), " +
+			"by least squares with a 95% CI from Student's t. " +
 			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median; " +
-			"such a run is flagged trend and averaging it with its siblings hides a target falling behind."}}
-	t := htmlTable{Head: []string{"variant", "level", "runs fitted", "rising", "falling", "median slope / 1k requests", "median rise over a run"}}
+			"such a run is flagged trend and averaging it with its siblings hides a target falling behind.",
+			"The generator's lag (first byte sent − intended send) is fitted the same way and shown apart. " +
+				"A generator that stalls raises latency, not service time, and its lag's trend flags nothing: " +
+				"generator_saturated judges the generator by its lag p99 and the requests it left unsent."}}
 	sums := analysis.SummarizeTrends(d.Runs, r.variants, analysis.ServiceTime)
 	if len(sums) == 0 {
 		return s, false
 	}
+	t := htmlTable{Caption: "Target: service time",
+		Head: []string{"variant", "level", "runs fitted", "rising", "falling", "median slope / 1k requests", "median rise over a run"}}
 	for _, sum := range sums {
 		rc := htmlCell{Text: fmt.Sprint(sum.Rising), Class: "num"}
 		if sum.Rising > 0 {
@@ -180,39 +187,73 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		}
 		t.Rows = append(t.Rows, []htmlCell{{Text: sum.Variant}, {Text: sum.Level.String(), Class: "num"}, {Text: fmt.Sprint(sum.Runs), Class: "num"},
 			rc, {Text: fmt.Sprint(sum.Falling), Class: "num"}, {Text: units.Signed(sum.Slope * 1000), Class: "num"},
-			{Text: fmt.Sprintf("%+.1f%% of the median", 100*sum.Rise), Class: "num"}})
+			{Text: riseShare(sum.Rise), Class: "num"}})
 	}
 	s.Tables = append(s.Tables, t)
+	// A lag's rise is told in seconds: a share of a median lag of a few
+	// microseconds, or of none, says nothing.
+	lt := htmlTable{Caption: "Generator: lag (shown, never flagged)",
+		Head: []string{"variant", "level", "runs fitted", "rising (CI above 0)", "falling", "median slope / 1k requests", "median rise over a run"}}
+	for _, sum := range analysis.SummarizeTrends(d.Runs, r.variants, analysis.Lag) {
+		lt.Rows = append(lt.Rows, []htmlCell{{Text: sum.Variant}, {Text: sum.Level.String(), Class: "num"}, {Text: fmt.Sprint(sum.Runs), Class: "num"},
+			{Text: fmt.Sprint(sum.Up), Class: "num"}, {Text: fmt.Sprint(sum.Falling), Class: "num"}, {Text: units.Signed(sum.Slope * 1000), Class: "num"},
+			{Text: units.Signed(sum.RiseSeconds), Class: "num"}})
+	}
+	if len(lt.Rows) > 0 {
+		s.Tables = append(s.Tables, lt)
+	}
+	lags := htmlPlotGroup{Title: "Generator lag against request number",
+		Intro: "The lag of the same runs' requests: how late the generator sent them, apart from what the target took."}
 	for _, run := range reps {
 		if !run.TrendOK && len(run.Samples) == 0 {
 			continue
 		}
-		s.Plots = append(s.Plots, svg(r.trendChart(run)))
+		s.Plots = append(s.Plots, svg(r.trendChart(run, analysis.ServiceTime)))
+		lags.Plots = append(lags.Plots, htmlPlot{SVG: svg(r.trendChart(run, analysis.Lag))})
+	}
+	if len(lags.Plots) > 0 {
+		s.Groups = append(s.Groups, lags)
 	}
 	return s, true
 }
 
-// trendChart draws a run's thinned samples, its group medians and the
-// fitted line.
-func (r *Experiment) trendChart(run *analysis.RunDetail) *plot.Chart {
+// trendChart draws a run's thinned samples of quantity q (service time or
+// lag), its group medians and the fitted line.
+func (r *Experiment) trendChart(run *analysis.RunDetail, q analysis.TrendQuantity) *plot.Chart {
 	i := slices.Index(r.variants, run.Variant)
-	c := &plot.Chart{ID: fmt.Sprintf("trend-%d", run.ID), Title: fmt.Sprintf("%s, run %d: latency against request number", run.Variant, run.ID),
-		X: plot.Axis{Label: "request number", Unit: plot.Plain}, Y: plot.Axis{Label: "latency", Unit: plot.Seconds, ZeroBased: true}}
-	c.Series = append(c.Series, plot.Series{Name: "requests (thinned)", Points: toPlot(run.Samples), Style: plot.Markers, Color: i, Width: 0.6})
-	if run.TrendOK {
-		tr := run.Trend
+	id, name, samples := fmt.Sprintf("trend-%d", run.ID), "service time", run.Samples
+	if q == analysis.Lag {
+		id, name, samples = fmt.Sprintf("lag-trend-%d", run.ID), "generator lag", run.LagSamples
+	}
+	c := &plot.Chart{ID: id, Title: fmt.Sprintf("%s, run %d: %s against request number", run.Variant, run.ID, name),
+		X: plot.Axis{Label: "request number", Unit: plot.Plain}, Y: plot.Axis{Label: name, Unit: plot.Seconds, ZeroBased: true}}
+	c.Series = append(c.Series, plot.Series{Name: "requests (thinned)", Points: toPlot(samples), Style: plot.Markers, Color: i, Width: 0.6})
+	if tr, ok := run.TrendOf(q); ok {
 		c.Series = append(c.Series, plot.Series{Name: "group medians", Points: toPlot(tr.Groups), Style: plot.LineMarkers, Color: 7})
 		x0, x1 := float64(tr.From), float64(tr.From+tr.N)
 		c.Series = append(c.Series, plot.Series{Name: "fit", Style: plot.Line, Color: 3, Dashed: true, Width: 2,
 			Points: []plot.Point{{X: x0, Y: tr.Intercept + tr.Slope*x0}, {X: x1, Y: tr.Intercept + tr.Slope*x1}}})
-		c.Note = fmt.Sprintf("slope %s per 1k requests (95%% CI %s to %s), rise %+.1f%% of the median %s",
-			units.Signed(tr.Slope*1000), units.Signed(tr.Lo*1000), units.Signed(tr.Hi*1000),
-			100*tr.Rise/tr.Median, units.Seconds(tr.Median))
-		// The tail would squash the medians into a line along the axis.
-		hi := 4 * slices.MaxFunc(tr.Groups, func(a, b analysis.Point) int { return cmp.Compare(a.Y, b.Y) }).Y
-		c.Y.Max = &hi
+		rise := fmt.Sprintf("rise %+.1f%% of the median %s", 100*tr.Rise/tr.Median, units.Seconds(tr.Median))
+		if q == analysis.Lag {
+			rise = fmt.Sprintf("rise %s over the run, median %s", units.Signed(tr.Rise), units.Seconds(tr.Median))
+		}
+		c.Note = fmt.Sprintf("slope %s per 1k requests (95%% CI %s to %s), %s",
+			units.Signed(tr.Slope*1000), units.Signed(tr.Lo*1000), units.Signed(tr.Hi*1000), rise)
+		// The tail would squash the medians into a line along the axis; a
+		// lag of nothing throughout leaves the scale to the samples.
+		if hi := 4 * slices.MaxFunc(tr.Groups, func(a, b analysis.Point) int { return cmp.Compare(a.Y, b.Y) }).Y; hi > 0 {
+			c.Y.Max = &hi
+		}
 	}
 	return c
+}
+
+// riseShare writes a rise as a share of the median, n/a for NaN.
+func riseShare(share float64) string {
+	if math.IsNaN(share) {
+		return units.NA
+	}
+	return fmt.Sprintf("%+.1f%% of the median", 100*share)
 }
 
 // toPlot converts analysis points to plot points.

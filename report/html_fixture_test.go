@@ -229,7 +229,7 @@ func studyDB(path string, f study) error {
 					Position: pos, Status: store.Done, StartedAt: start, EndedAt: start.Add(richSeconds * time.Second)}
 				drift := v == "filter" && rate == 400
 				if drift {
-					info.Flags = []store.Flag{{Name: "trend", Reason: "latency rises by 180µs over 1440 requests"}}
+					info.Flags = []store.Flag{{Name: "trend", Reason: "service time rises by 180µs over 1440 requests"}}
 				}
 				if f.flagged {
 					info.Flags = append(info.Flags, store.Flag{Name: "too_few_samples", Reason: "400 samples, p99.9 needs 1000"})

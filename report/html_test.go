@@ -142,7 +142,7 @@ func TestHTMLSelfContained(t *testing.T) {
 func TestHTMLEveryPlotHasData(t *testing.T) {
 	page := string(writeRichHTML(t, HTMLOptions{}))
 	want := []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate", "cdf", "pdf", "time-latency-",
-		"time-throughput-", "time-inflight-", "trend-", "probe-cpu_allowed_percent", "probe-rss_bytes",
+		"time-throughput-", "time-inflight-", "trend-", "lag-trend-", "probe-cpu_allowed_percent", "probe-rss_bytes",
 		"probe-latlab_filter_duration_seconds-filter_delay", "probe-latlab_filter_duration_seconds-filter_passthrough",
 		"probe-latlab_filter_duration_seconds-rate", "hops", "profile-"}
 	var ids []string

@@ -72,7 +72,7 @@ func perfDB(ctx context.Context, path string) error {
 					Position: pos, Status: store.Done, StartedAt: start.Add(-time.Second), EndedAt: start.Add(length)}
 				drift := v == "filter" && rate == perfRates[len(perfRates)-1]
 				if drift {
-					info.Flags = []store.Flag{{Name: "trend", Reason: "latency rises by 180µs over 111112 requests"}}
+					info.Flags = []store.Flag{{Name: "trend", Reason: "service time rises by 180µs over 111112 requests"}}
 				}
 				warm := perfPhase(rng, start.Add(-time.Second), v, rate, int(rate), false, false)
 				res := perfPhase(rng, start, v, rate, perfRequests, drift, true)

@@ -76,10 +76,10 @@ the overhead against the load with its CI band, the error ratio; at one
 level in detail (--level, default the highest every variant ran) the
 variants' latency by percentile (HdrHistogram's axis) and histogram, one
 run per variant over time with warm-up shaded and throughput and requests
-in flight beneath, latency against request number with the fitted trend,
-the trend of every run, probe series (filter latency, target CPU against
-its budget), the per-hop breakdown when traces were taken and the top
-functions of pprof profiles. The JSON keys are
+in flight beneath, service time against request number with the fitted
+trend and the generator's lag apart, the trend of every run, probe series
+(filter latency, target CPU against its budget), the per-hop breakdown
+when traces were taken and the top functions of pprof profiles. The JSON keys are
 a contract (times in seconds, ratios from 0 to 1, null where a number does
 not exist). CSV has one row per variant × level × percentile; --table
 overhead writes the overhead table instead.
