@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,17 @@ func TestTimings(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 10 {
 		t.Errorf("Timings with fn failing at the 10th: err %v after %d calls; want %v after 10", err, n, stop)
+	}
+
+	// SQLite keeps a real in an integer column; the walk refuses it
+	// rather than reading it as nothing.
+	if _, err := db.w.ExecContext(ctx, `UPDATE samples SET done_ns = done_ns + 0.5 WHERE run_id = ? AND seq = 3`, id); err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	err = db.Timings(ctx, id, func(time.Duration, time.Duration) error { n++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "want integers") || n != 3 {
+		t.Errorf("Timings over a real service time: err %v after %d calls; want integers wanted after 3", err, n)
 	}
 }
 

@@ -70,14 +70,22 @@ func (db *DB) Timings(ctx context.Context, runID int64, fn func(service, lag tim
 		return wrap(db.path, op, err)
 	}
 	defer discard(rows)
-	// Declared once: Scan's pointers make them escape, and a pair a row
-	// would be two allocations a row.
-	var service, lag int64
+	// Scanned as the driver's own values: Scan into an *int64 converts
+	// through reflection, which makes a walk of two columns half as slow
+	// again as one; into an *any it only copies. Declared once, since
+	// Scan's pointers make them escape: a pair a row would be two
+	// allocations a row.
+	var service, lag any
 	for rows.Next() {
 		if err := rows.Scan(&service, &lag); err != nil {
 			return wrap(db.path, op, err)
 		}
-		if err := fn(time.Duration(service), time.Duration(lag)); err != nil {
+		st, ok1 := service.(int64)
+		lg, ok2 := lag.(int64)
+		if !ok1 || !ok2 {
+			return wrap(db.path, op, fmt.Errorf("service time %v (%T) and lag %v (%T): want integers", service, service, lag, lag))
+		}
+		if err := fn(time.Duration(st), time.Duration(lg)); err != nil {
 			return err
 		}
 	}
