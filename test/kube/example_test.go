@@ -168,8 +168,8 @@ func smallSpec(t *testing.T, file string, ports []int) string {
 	}
 	cut("  - name: restricted", "baseline:")
 	replace("concurrency: [600]", "concurrency: [9]")
-	replace("ramp: {burst: 100, every: 10s}", "ramp: {burst: 3, every: 2s}")
-	replace("duration: 110s", "duration: 15s")
+	replace("ramp: {burst: 100, every: 5s}", "ramp: {burst: 3, every: 2s}")
+	replace("duration: 85s", "duration: 15s")
 	replace("window: 1m", "window: 10s")
 	replace("runs: 6 ", "runs: 1 ")
 	replace("16443", fmt.Sprint(ports[0]))
