@@ -41,7 +41,8 @@ const (
 	Latency
 )
 
-// Of returns the quantity q of r.
+// Of returns the quantity q of r; a q past Latency is taken as
+// ServiceTime, the zero value.
 func (q TrendQuantity) Of(r record.Raw) time.Duration {
 	switch q {
 	case Lag:
