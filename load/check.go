@@ -51,7 +51,8 @@ func (e *OptionError) Text(name func(Ref) string) string {
 
 // Check finds, before anything is sent, the options that cannot work with
 // src's requests: HTTP/2 over TLS (o.HTTP2) to an http URL, h2c to an https
-// one, a unix socket that is not there, and TLS settings (tf) when no
+// one, a unix socket that is not there, users' client certificates on a
+// client other than the lean HTTP/1.1 one, and TLS settings (tf) when no
 // request is https. Every request of every attack would fail or ignore the
 // option, so Attack refuses to start (it checks without tf, which it does
 // not know). A scenario's steps are checked as they build for the first
@@ -70,6 +71,16 @@ func Check(src Source, o Options, tf TLSFiles) error {
 		case s == "https":
 			https = true
 		}
+	}
+	if sc, ok := src.(*Scenario); ok && sc.clientCerts() && (o.HTTP2 || o.H2C || o.NetHTTP) {
+		opt := "client"
+		switch {
+		case o.HTTP2:
+			opt = "http2"
+		case o.H2C:
+			opt = "h2c"
+		}
+		return &OptionError{Option: opt, Msg: "a scenario user's client certificate needs the lean HTTP/1.1 client, which keeps each user's connections apart"}
 	}
 	if o.UnixSocket != "" {
 		fi, err := os.Stat(o.UnixSocket)

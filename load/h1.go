@@ -190,7 +190,7 @@ func (t *h1) get(ctx context.Context, key string, fresh bool) (*h1conn, error) {
 func (t *h1) dial(ctx context.Context, req *Request, s *record.Sample) (*h1conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	network, addr := "tcp", req.key[len(req.URL.Scheme)+3:]
+	network, addr := "tcp", dialAddr(req)
 	if t.o.UnixSocket != "" {
 		network, addr = "unix", t.o.UnixSocket
 	}
@@ -210,6 +210,9 @@ func (t *h1) dial(ctx context.Context, req *Request, s *record.Sample) (*h1conn,
 		}
 		if cfg.ServerName == "" {
 			cfg.ServerName = req.URL.Hostname()
+		}
+		if c := req.clientCert(); c != nil {
+			cfg.Certificates = []tls.Certificate{*c}
 		}
 		cfg.NextProtos = []string{"http/1.1"}
 		tc := tls.Client(c, cfg)

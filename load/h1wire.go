@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"slices"
@@ -22,8 +23,26 @@ func prepare(req *Request, o Options) {
 	req.key = dialKey(req)
 }
 
-// dialKey names the connections req can use: its scheme and address.
-func dialKey(req *Request) string { return req.URL.Scheme + "://" + dialAddr(req) }
+// dialKey names the connections req can use: its scheme and address, and
+// for an https request with a user's client certificate, that user: the
+// certificate is presented once, in the handshake, so such connections
+// are the user's alone.
+func dialKey(req *Request) string {
+	key := req.URL.Scheme + "://" + dialAddr(req)
+	if req.clientCert() != nil {
+		key += " as " + req.user.Name
+	}
+	return key
+}
+
+// clientCert returns the client certificate req presents: its user's, for
+// an https URL; nil for none.
+func (req *Request) clientCert() *tls.Certificate {
+	if req.user == nil || req.user.cert == nil || req.URL.Scheme != "https" {
+		return nil
+	}
+	return req.user.cert
+}
 
 // keyOf returns req's dial key: the one prepare built, or a new one.
 func keyOf(req *Request) string {

@@ -17,4 +17,5 @@ type Request struct {
 
 	wire []byte // HTTP/1.1 encoding, built once by prepare
 	key  string // scheme and address to dial, built once by prepare
+	user *User  // whose client certificate it presents over https; nil for none
 }

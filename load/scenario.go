@@ -83,9 +83,12 @@ func ReadScenario(path string) (*Scenario, error) {
 //	  - {name: alice, token: s3cret}
 //	  - {name: bob, token_file: bob.token, weight: 3}   # 3 in a row
 //
+//	  - {name: carol, cert: carol.crt, key: carol.key}  # a client certificate
+//
 // each with a unique name, a token or a token_file (relative to the
-// scenario, its final line break dropped), and a weight (default 1).
-// Templates read the iteration's user as .User.
+// scenario, its final line break dropped), optionally a client certificate
+// (cert and key, PEM files relative to the scenario; see User), and a
+// weight (default 1). Templates read the iteration's user as .User.
 //
 // At least one step is required, and each needs a url. Instead of body, a
 // step may give body_file, a file whose contents are the body. Method,
@@ -126,17 +129,20 @@ func (s *Scenario) Build(i int, v Vars) (*Request, error) {
 		return nil, fmt.Errorf("building step %d: out of range [0, %d)", i, len(s.steps))
 	}
 	st := s.steps[i]
+	u := s.users.of(v.Seq)
 	if st.static != nil {
 		req := *st.static
 		req.Step = i
+		req.as(u)
 		return &req, nil
 	}
-	v.User = s.users.of(v.Seq)
+	v.User = u
 	req, err := st.build(v)
 	if err != nil {
 		return nil, fmt.Errorf("building step %q: %w", st.name, err)
 	}
 	req.Step = i
+	req.as(u)
 	return req, nil
 }
 
@@ -326,6 +332,23 @@ func (e *partError) Error() string { return e.p.name + ": " + e.msg }
 // errorf returns a *partError for p.
 func (p *part) errorf(format string, args ...any) error {
 	return &partError{p, fmt.Sprintf(format, args...)}
+}
+
+// as makes req user u's: with u's client certificate, its connections
+// are u's own (dialKey).
+func (req *Request) as(u *User) {
+	if u == nil || u.cert == nil {
+		return
+	}
+	req.user = u
+	if req.key != "" {
+		req.key = dialKey(req)
+	}
+}
+
+// clientCerts reports whether a user of s has a client certificate.
+func (s *Scenario) clientCerts() bool {
+	return slices.ContainsFunc(s.users.list, func(u User) bool { return u.cert != nil })
 }
 
 // plainHTTP reports whether every step's URL is http, templated or not,

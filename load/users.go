@@ -1,6 +1,7 @@
 package load
 
 import (
+	"crypto/tls"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -12,9 +13,15 @@ import (
 // iteration's user as .User (.User.Name, .User.Token), for instance in
 //
 //	headers: {Authorization: "Bearer {{.User.Token}}"}
+//
+// A user may also hold a client certificate (cert and key files), which
+// its requests to https URLs present in the TLS handshake: they go over
+// connections of that user's own, never shared with another user.
 type User struct {
 	Name  string
 	Token string
+
+	cert *tls.Certificate // nil without cert and key
 }
 
 // users are a scenario's identities and their shares of the iterations.
@@ -42,7 +49,7 @@ func (u *users) of(seq int64) *User {
 }
 
 // userKeys are the fields of a user.
-var userKeys = []string{"name", "token", "token_file", "weight"}
+var userKeys = []string{"name", "token", "token_file", "cert", "key", "weight"}
 
 // maxWeight bounds a user's weight, and so the stretch a schedule repeats.
 const maxWeight = 1_000_000
@@ -54,7 +61,7 @@ func (d *decoder) users(n *yaml.Node) users {
 	d.List(n, "users", "user", func(i int, item *yaml.Node) {
 		path := yamlfile.Index("users", i)
 		usr, weight := User{}, int64(1)
-		var tokenNode, fileNode *yaml.Node
+		var tokenNode, fileNode, certNode, keyNode *yaml.Node
 		good := d.Fields(item, path, []string{"name"}, func(key, field string, k, v *yaml.Node) bool {
 			ok := false
 			switch key {
@@ -66,6 +73,10 @@ func (d *decoder) users(n *yaml.Node) users {
 			case "token_file":
 				fileNode = v
 				ok = true
+			case "cert":
+				certNode, ok = v, true
+			case "key":
+				keyNode, ok = v, true
 			case "weight":
 				weight, ok = d.Integer(v, field, 1, maxWeight)
 			default:
@@ -75,6 +86,9 @@ func (d *decoder) users(n *yaml.Node) users {
 		})
 		if fileNode != nil {
 			good = d.tokenFile(&usr, fileNode, path+".token_file", tokenNode != nil) && good
+		}
+		if certNode != nil || keyNode != nil {
+			good = d.clientCert(&usr, item, certNode, keyNode, path) && good
 		}
 		if good && !ValidHeaderValue(usr.Token) {
 			field, n := path+".token", tokenNode
@@ -120,5 +134,42 @@ func (d *decoder) tokenFile(u *User, n *yaml.Node, field string, withToken bool)
 		d.Errorf(n, field, "%s is empty", path)
 		return false
 	}
+	return true
+}
+
+// clientCert reads a user's client certificate and key from the files
+// cert and key name, relative to the scenario's folder; both are needed.
+func (d *decoder) clientCert(u *User, item, cert, key *yaml.Node, path string) bool {
+	switch {
+	case cert == nil:
+		d.Errorf(item, path+".cert", "missing: key needs the certificate it belongs to")
+		return false
+	case key == nil:
+		d.Errorf(item, path+".key", "missing: cert needs its private key")
+		return false
+	}
+	read := func(n *yaml.Node, field string) ([]byte, bool) {
+		name, ok := d.Text(n, field)
+		if !ok {
+			return nil, false
+		}
+		data, err := d.readFile(name)
+		if err != nil {
+			d.Errorf(n, field, "%v", err)
+			return nil, false
+		}
+		return data, true
+	}
+	certPEM, ok1 := read(cert, path+".cert")
+	keyPEM, ok2 := read(key, path+".key")
+	if !ok1 || !ok2 {
+		return false
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		d.Errorf(cert, path+".cert", "with its key: %v", err)
+		return false
+	}
+	u.cert = &pair
 	return true
 }
