@@ -59,9 +59,19 @@ func TestEstimateExamples(t *testing.T) {
 	}
 }
 
-// wallTime reads a time as examples/README.md writes it: "78 s", "2 m 53 s".
+// wallTime reads a time as examples/README.md writes it: "78 s", "2 m 53 s",
+// or "6 × 6 m 35 s" for a spec whose one round of trials was timed, of the
+// rounds it runs.
 func wallTime(t *testing.T, s string) time.Duration {
 	t.Helper()
+	rounds := 1
+	if k, rest, ok := strings.Cut(s, " × "); ok {
+		n, err := strconv.Atoi(k)
+		if err != nil || n < 1 {
+			t.Fatalf("wall time %q: want such as \"6 × 2 m 53 s\"", s)
+		}
+		rounds, s = n, rest
+	}
 	var d time.Duration
 	f := strings.Fields(s)
 	for i := 0; i+1 < len(f); i += 2 {
@@ -75,5 +85,5 @@ func wallTime(t *testing.T, s string) time.Duration {
 	if d == 0 {
 		t.Fatalf("wall time %q: want such as \"2 m 53 s\"", s)
 	}
-	return d
+	return time.Duration(rounds) * d
 }
