@@ -17,8 +17,7 @@ import (
 // their maximum, then the median of the medians and the highest maximum.
 // The bounds of a classic bucket (BucketOf) take the lower median at both
 // steps instead, and a p100 the upper, so that they stay bounds the
-// histogram has. Values are in
-// the unit the series name gives.
+// histogram has. Values are in the unit the series name gives.
 type ProbeStat struct {
 	Variant string
 	Level

@@ -138,36 +138,24 @@ func (l *live) stop() {
 	}
 	pgid := l.started.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	grace := time.After(5 * time.Second)
-	select {
-	case <-l.exited:
-		if !groupGone(pgid, grace) {
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
-			groupGone(pgid, time.After(5*time.Second))
-		}
-	case <-grace:
+	if !groupGone(pgid, time.Now().Add(5*time.Second)) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-l.exited
-		groupGone(pgid, time.After(5*time.Second))
+		groupGone(pgid, time.Now().Add(5*time.Second))
 	}
+	<-l.exited // the command is of the group: gone, or killed
 	l.started = nil
 }
 
 // groupGone waits until process group pgid has no process left but
-// zombies, or until done fires, and reports whether the group is gone.
-func groupGone(pgid int, done <-chan time.Time) bool {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
+// zombies, or until deadline, and reports whether the group is gone.
+func groupGone(pgid int, deadline time.Time) bool {
+	for !time.Now().After(deadline) {
 		if !probe.GroupLive(pgid) {
 			return true
 		}
-		select {
-		case <-done:
-			return false
-		case <-tick.C:
-		}
+		time.Sleep(10 * time.Millisecond)
 	}
+	return !probe.GroupLive(pgid)
 }
 
 // tearDown stops what setUp started. Errors are reported, not returned:

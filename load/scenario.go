@@ -82,7 +82,6 @@ func ReadScenario(path string) (*Scenario, error) {
 //	users:                  # iterations go to them in turn, by Seq
 //	  - {name: alice, token: s3cret}
 //	  - {name: bob, token_file: bob.token, weight: 3}   # 3 in a row
-//
 //	  - {name: carol, cert: carol.crt, key: carol.key}  # a client certificate
 //
 // each with a unique name, a token or a token_file (relative to the

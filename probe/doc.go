@@ -82,8 +82,9 @@
 // kube-apiserver's 100 µs, 300 µs, 1 ms, … a p99 read as 250 µs is anywhere
 // in (100 µs, 300 µs]. So each such quantile and p100 comes with two more
 // series, the bounds of that bucket: "x:p99:bucket_lo" and "x:p99:bucket_hi"
-// (BucketLow, BucketHigh; a rank in the +Inf bucket has only the lower). The window ending at a scrape is Prometheus 3's range
-// (t−Window, t], t being the scrape's offset in milliseconds; a rate needs
-// two samples in it, so the first scrape yields only up points, and a window
-// without observations yields no quantiles (Prometheus would show NaN).
+// (BucketLow, BucketHigh; a rank in the +Inf bucket has only the lower).
+// The window ending at a scrape is Prometheus 3's range (t−Window, t], t
+// being the scrape's offset in milliseconds; a rate needs two samples in
+// it, so the first scrape yields only up points, and a window without
+// observations yields no quantiles (Prometheus would show NaN).
 package probe
