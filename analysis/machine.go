@@ -22,8 +22,12 @@ type MachineLoad struct {
 	Other float64 // mean of other_cpu_percent; 0 when not measured
 	Steal float64 // mean of steal_percent; 0 when not measured
 	// Busy says the machine was too busy to measure well: other
-	// processes took 25% of the CPUs' time or more, other virtual
-	// machines 10% or more, or the load average exceeded the CPUs.
+	// processes took 25% of the CPUs' time or more, or other virtual
+	// machines 10% or more. Where other processes' share was not
+	// measured, a load average above the CPUs counts instead; where it
+	// was, the load average does not, since it counts the target and
+	// latlab too, and a target that keeps the CPUs busy is what it
+	// measures, not other work.
 	Busy bool
 }
 
@@ -64,6 +68,6 @@ func SummarizeMachine(runs map[int64][]store.ProbePoint) MachineLoad {
 		m.Steal /= float64(stealN)
 	}
 	m.Busy = otherN > 0 && m.Other >= busyOtherPercent || stealN > 0 && m.Steal >= busyStealPercent ||
-		m.CPUs > 0 && m.Load1 > m.CPUs
+		otherN == 0 && m.CPUs > 0 && m.Load1 > m.CPUs
 	return m
 }

@@ -47,6 +47,11 @@ func TestSummarizeMachine(t *testing.T) {
 		{"load above the CPUs", []store.ProbePoint{machine("cpus", 2), machine("load1", 2.1)}, true},
 		{"load at the CPUs", []store.ProbePoint{machine("cpus", 2), machine("load1", 2)}, false},
 		{"load without a CPU count", []store.ProbePoint{machine("load1", 50)}, false},
+		// The load average counts the target and latlab: with other
+		// processes measured quiet, a target keeping the CPUs busy is no
+		// busy machine.
+		{"load from the target itself", []store.ProbePoint{machine("cpus", 2), machine("load1", 4.9), machine("other_cpu_percent", 1)}, false},
+		{"load and other processes", []store.ProbePoint{machine("cpus", 2), machine("load1", 4.9), machine("other_cpu_percent", 30)}, true},
 	} {
 		if got := SummarizeMachine(map[int64][]store.ProbePoint{1: tt.points}); got.Busy != tt.busy {
 			t.Errorf("%s: %+v; want busy %v", tt.name, got, tt.busy)

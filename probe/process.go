@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -20,7 +21,8 @@ import (
 // its own, a shell's command), and latlab itself. For each process it
 // yields, with Probe "process" and Labels pid, comm and role ("target", or
 // "latlab" for latlab itself), and for a descendant also root, the pid of
-// the one of PIDs it descends from:
+// the outermost of PIDs it descends from (one of PIDs under another of
+// them, a server named beside the script that started it, has it too):
 //   - "up": 1, or 0 with Labels["error"] once the process is gone (a
 //     zombie counts as gone);
 //   - "rss_bytes": resident set size (VmRSS);
@@ -108,7 +110,33 @@ func (p *Process) Sample(at time.Duration) []Point {
 		seen[pr.pid] = true
 	}
 	tree := descendants(roots)
+	// A listed process that descends from another listed one (a server
+	// named beside the script that started it) is part of that one's
+	// tree: a target is the outermost process listed, with all under it.
+	outer := map[int]int{}
+	for _, r := range roots {
+		for _, pid := range tree[r] {
+			if slices.Contains(roots, pid) {
+				outer[pid] = r
+			}
+		}
+	}
+	outermost := func(pid int) int {
+		r := 0
+		for o, ok := outer[pid]; ok && o != r; o, ok = outer[o] {
+			r = o
+		}
+		return r
+	}
+	for i := range procs {
+		if procs[i].role == "target" {
+			procs[i].root = outermost(procs[i].pid)
+		}
+	}
 	for _, root := range roots {
+		if outer[root] != 0 {
+			continue // its processes are its outermost root's
+		}
 		for _, pid := range tree[root] {
 			if !seen[pid] {
 				seen[pid] = true

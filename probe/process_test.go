@@ -376,3 +376,50 @@ func TestProcessTree(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessListedInTree lists a shell and, beside it, the child it
+// started, as a spec names a server beside the script that starts it:
+// the child is still part of the shell's tree (root is the shell), so
+// that a CPU budget judges the two together, and it is sampled once.
+func TestProcessListedInTree(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Skipf("starting sh: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	root := cmd.Process.Pid
+	var child int
+	for deadline := time.Now().Add(30 * time.Second); child == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never showed in 30 s")
+		}
+		if kids := descendants([]int{root})[root]; len(kids) > 0 {
+			child = kids[0]
+		}
+	}
+	p := &Process{PIDs: []int{child, root}}
+	ups := map[string]int{}
+	for _, pt := range p.Sample(0) {
+		if pt.Series != "up" {
+			continue
+		}
+		ups[pt.Labels["pid"]]++
+		switch pt.Labels["pid"] {
+		case strconv.Itoa(child):
+			if got := pt.Labels["root"]; got != strconv.Itoa(root) {
+				t.Errorf("the listed child: root %q, want the shell's pid %d", got, root)
+			}
+		case strconv.Itoa(root):
+			if got, ok := pt.Labels["root"]; ok {
+				t.Errorf("the shell: root %q, want none", got)
+			}
+		}
+	}
+	if ups[strconv.Itoa(child)] != 1 || ups[strconv.Itoa(root)] != 1 {
+		t.Errorf("up points by pid %v: want one each for %d and %d", ups, root, child)
+	}
+}

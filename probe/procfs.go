@@ -92,8 +92,8 @@ func readRSS(pid int) (int64, error) {
 // descendants returns the processes descended from each of roots, by
 // root, each list in ascending order, read from every process's parent in
 // /proc. A root that is gone has none; a process under two roots (one root
-// under another) is listed under the nearer. Processes that vanish while it
-// looks are skipped.
+// under another) is listed under both, and so is a root under another.
+// Processes that vanish while it looks are skipped.
 func descendants(roots []int) map[int][]int {
 	out := map[int][]int{}
 	if len(roots) == 0 {
@@ -113,19 +113,12 @@ func descendants(roots []int) map[int][]int {
 			children[st.ppid] = append(children[st.ppid], pid)
 		}
 	}
-	isRoot := map[int]bool{}
-	for _, r := range roots {
-		isRoot[r] = true
-	}
 	for _, r := range roots {
 		var list []int
 		queue := slices.Clone(children[r])
 		for len(queue) > 0 {
 			pid := queue[0]
 			queue = queue[1:]
-			if isRoot[pid] {
-				continue // a root of its own: its tree is its own
-			}
 			list = append(list, pid)
 			queue = append(queue, children[pid]...)
 		}

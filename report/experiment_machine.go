@@ -59,18 +59,24 @@ func flaggedText(flagged, done int, counted bool, byName map[string]int, m analy
 		fate = "counted, as --include-flagged asks"
 	}
 	fmt.Fprintf(&b, "%d of %d runs were flagged and %s (%s).", flagged, done, fate, strings.Join(names, ", "))
-	if m.Runs > 0 {
+	stolen := ""
+	if m.Steal >= 0.5 {
+		stolen = fmt.Sprintf(" and other virtual machines %.0f%%", m.Steal)
+	}
+	switch {
+	case m.Runs == 0:
+	case !m.Busy && m.CPUs > 0 && m.Load1 > m.CPUs:
+		// The load average counts the target and latlab: say whose it was.
+		fmt.Fprintf(&b, " Other work did not disturb them: during the flagged runs other processes used %.0f%% of the CPU time%s;"+
+			" the load average reached %.1f on %g CPUs from the target and latlab themselves.", m.Other, stolen, m.Load1, m.CPUs)
+	default:
 		if m.Busy {
 			b.WriteString(" The machine was too busy to measure well:")
 		} else {
 			b.WriteString(" The machine was not busy:")
 		}
-		fmt.Fprintf(&b, " during the flagged runs the load average reached %.1f on %g CPUs, other processes used %.0f%% of the CPU time",
-			m.Load1, m.CPUs, m.Other)
-		if m.Steal >= 0.5 {
-			fmt.Fprintf(&b, " and other virtual machines %.0f%%", m.Steal)
-		}
-		b.WriteString(".")
+		fmt.Fprintf(&b, " during the flagged runs the load average reached %.1f on %g CPUs, other processes used %.0f%% of the CPU time%s.",
+			m.Load1, m.CPUs, m.Other, stolen)
 	}
 	if m.Busy {
 		b.WriteString(" Close other work, or give latlab CPUs of its own (the spec's cpus: field), and run the study again: ")

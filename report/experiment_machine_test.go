@@ -28,6 +28,11 @@ func TestFlaggedText(t *testing.T) {
 		{"quiet", analysis.MachineLoad{Runs: 17, Load1: 0.5, CPUs: 2, Other: 5},
 			[]string{"The machine was not busy", "The flags' reasons are in the report's summary", "--include-flagged"},
 			[]string{"Close other work"}},
+		{"the target's own load", analysis.MachineLoad{Runs: 8, Load1: 4.9, CPUs: 2, Other: 0.4},
+			[]string{"Other work did not disturb them: during the flagged runs other processes used 0% of the CPU time;" +
+				" the load average reached 4.9 on 2 CPUs from the target and latlab themselves.",
+				"The flags' reasons are in the report's summary"},
+			[]string{"too busy", "not busy", "Close other work"}},
 		{"not measured", analysis.MachineLoad{}, []string{"flagged and left out", "--include-flagged"}, []string{"load average", "busy"}},
 	}
 	for _, tt := range tests {
