@@ -20,12 +20,15 @@ import (
 type lsFlags struct {
 	experiment int64
 	format     string
+	kubernetes bool
+	kube       kubeFlags
+	name       string // with --kubernetes: the experiment whose objects to list
 }
 
 func newLs(stdout io.Writer) *cobra.Command {
 	var f lsFlags
 	cmd := &cobra.Command{
-		Use:   "ls FILE.db",
+		Use:   "ls FILE.db | ls --kubernetes [EXPERIMENT]",
 		Short: "List the experiments and runs of a results database",
 		Long: `ls lists the experiments of a results database, as latlab run and
 latlab attack -o FILE.db write it, oldest first: id, name, creation time,
@@ -37,15 +40,43 @@ completed, latency p50 and p99 from the intended send, and the names of the
 validity flags raised.
 
 The file is opened read-only, also while latlab writes it. A missing file
-or one that is not a latlab database exits with code 2.`,
+or one that is not a latlab database exits with code 2.
+
+With --kubernetes, ls lists instead what latlab made in a cluster and is
+still there, in every namespace: the objects labelled
+app.kubernetes.io/managed-by=latlab (of EXPERIMENT only, if given), with
+their experiment, variant, kind, namespace, name and age. An experiment
+deletes what it applied when it ends, also after Ctrl-C; what is listed
+was left by one that was killed or run with --keep, and latlab clean
+--kubernetes removes it.`,
 		Example: `  # every experiment and run
   latlab ls results.db
 
   # one experiment, as JSON
-  latlab ls results.db --experiment 2 --format json`,
-		Args:              oneArg("results database"),
+  latlab ls results.db --experiment 2 --format json
+
+  # what latlab left in the cluster of the current kubeconfig context
+  latlab ls --kubernetes`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.kubernetes {
+				if len(args) > 1 {
+					return usagef("ls --kubernetes takes at most one experiment name, got %d arguments", len(args))
+				}
+				return nil
+			}
+			return oneArg("results database")(cmd, args)
+		},
 		ValidArgsFunction: completeDB,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.kubernetes {
+				if len(args) == 1 {
+					f.name = args[0]
+				}
+				if err := f.checkFormat(); err != nil {
+					return err
+				}
+				return f.lsKubernetes(cmd.Context(), stdout)
+			}
 			return f.run(cmd.Context(), args[0], stdout)
 		},
 	}
@@ -53,6 +84,8 @@ or one that is not a latlab database exits with code 2.`,
 	fl.SortFlags = false
 	fl.Int64Var(&f.experiment, "experiment", 0, "list only the experiment with this id")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
+	fl.BoolVar(&f.kubernetes, "kubernetes", false, "list what latlab left in a Kubernetes cluster instead")
+	f.kube.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -91,11 +124,18 @@ type lsRun struct {
 	Error       string       `json:"error,omitempty"`
 }
 
-func (f *lsFlags) run(ctx context.Context, path string, stdout io.Writer) error {
+// checkFormat checks --format.
+func (f *lsFlags) checkFormat() error {
 	switch f.format {
 	case "text", "json":
-	default:
-		return usagef("--format: want text or json, got %q", f.format)
+		return nil
+	}
+	return usagef("--format: want text or json, got %q", f.format)
+}
+
+func (f *lsFlags) run(ctx context.Context, path string, stdout io.Writer) error {
+	if err := f.checkFormat(); err != nil {
+		return err
 	}
 	if f.experiment < 0 {
 		return usagef("--experiment: want an experiment id, got %d", f.experiment)

@@ -1,0 +1,245 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// A LoadPod is a load generator to run in the cluster: a Job of one pod
+// whose container runs Image with Args and listens on Port, ready once
+// ReadyPath answers there.
+type LoadPod struct {
+	Namespace string
+	Name      string // the Job's; its pod's begins with it
+	Image     string
+	Args      []string
+	Port      int
+	ReadyPath string
+	Labels    map[string]string
+	Resources corev1.ResourceRequirements
+	// Lifetime bounds the pod's life (the Job's activeDeadlineSeconds):
+	// if latlab dies before deleting it, the cluster ends it.
+	Lifetime time.Duration
+}
+
+// The reasons a load pod failed, as flags name them.
+const (
+	FailImage         = "image"         // its image cannot be pulled
+	FailUnschedulable = "unschedulable" // no node can take it
+	FailOOMKilled     = "oomkilled"     // its container ran out of memory
+	FailEvicted       = "evicted"       // its node evicted it
+	FailExited        = "exited"        // its container exited, or was killed
+	FailConfig        = "config"        // its container cannot be created as given
+	FailGone          = "gone"          // it or its Job was deleted
+)
+
+// A PodFailure is a load pod that failed: one of the Fail reasons, and
+// what the cluster said.
+type PodFailure struct {
+	Pod    string
+	Reason string
+	Detail string
+}
+
+func (e *PodFailure) Error() string {
+	return fmt.Sprintf("load pod %s: %s: %s", e.Pod, e.Reason, e.Detail)
+}
+
+// job returns the Job of lp.
+func (lp *LoadPod) job() *batchv1.Job {
+	backoff, completions := int32(0), int32(1)
+	ttl := int32(600)
+	grace := int64(10)
+	deadline := int64(max(lp.Lifetime, time.Minute) / time.Second)
+	labels := maps.Clone(lp.Labels)
+	labels[LabelRole] = RoleLoad
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: lp.Name, Namespace: lp.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            &backoff,
+			Completions:             &completions,
+			ActiveDeadlineSeconds:   &deadline,
+			TTLSecondsAfterFinished: &ttl,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					TerminationGracePeriodSeconds: &grace,
+					EnableServiceLinks:            new(bool),
+					Containers: []corev1.Container{{
+						Name:      "load",
+						Image:     lp.Image,
+						Args:      lp.Args,
+						Ports:     []corev1.ContainerPort{{Name: "agent", ContainerPort: int32(lp.Port), Protocol: corev1.ProtocolTCP}},
+						Resources: lp.Resources,
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+								Path: lp.ReadyPath, Port: intstr.FromInt32(int32(lp.Port)),
+							}},
+							PeriodSeconds: 1, FailureThreshold: 3,
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// A Running is a load pod started by StartLoad.
+type Running struct {
+	c   *Cluster
+	lp  LoadPod
+	Pod string // the pod's name, once WaitRunning has found it
+}
+
+// StartLoad creates lp's Job. Stop deletes it.
+func (c *Cluster) StartLoad(ctx context.Context, lp LoadPod) (*Running, error) {
+	j := lp.job()
+	if _, err := c.Client.BatchV1().Jobs(lp.Namespace).Create(ctx, j, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+		return nil, fmt.Errorf("creating load job %s in %s: %w", lp.Name, lp.Namespace, err)
+	}
+	return &Running{c: c, lp: lp}, nil
+}
+
+// WaitReady waits until the load pod is ready, fails (a *PodFailure), or
+// timeout passes (a *PodFailure too: its reason is the pod's state then).
+func (r *Running) WaitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		p, err := r.pod(ctx)
+		switch {
+		case err != nil:
+			return err
+		case p != nil && podReady(p):
+			r.Pod = p.Name
+			return nil
+		case p != nil:
+			if f := Failure(p); f != nil {
+				return f
+			}
+		}
+		if !time.Now().Before(deadline) {
+			return r.timedOut(p, timeout)
+		}
+		t := time.NewTimer(min(pollEvery, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// timedOut is the failure of a load pod still not ready after timeout.
+func (r *Running) timedOut(p *corev1.Pod, timeout time.Duration) *PodFailure {
+	if p == nil {
+		return &PodFailure{Pod: r.lp.Name, Reason: FailUnschedulable, Detail: fmt.Sprintf("job %s made no pod in %v", r.lp.Name, timeout)}
+	}
+	reason := FailExited
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			reason = FailUnschedulable
+		}
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		if w := s.State.Waiting; w != nil && imageReasons[w.Reason] {
+			reason = FailImage
+		}
+	}
+	return &PodFailure{Pod: p.Name, Reason: reason, Detail: fmt.Sprintf("not ready after %v: %s", timeout, PodProblem(p))}
+}
+
+// Check returns the load pod's failure if it has failed since it was
+// ready, nil while it runs.
+func (r *Running) Check(ctx context.Context) error {
+	p, err := r.pod(ctx)
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return &PodFailure{Pod: r.Pod, Reason: FailGone, Detail: "the pod is gone"}
+	}
+	if f := Failure(p); f != nil {
+		return f
+	}
+	return nil
+}
+
+// pod returns the Job's pod, nil if it has none yet; the newest, should
+// there be more.
+func (r *Running) pod(ctx context.Context) (*corev1.Pod, error) {
+	pods, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of load job %s: %w", r.lp.Name, err)
+	}
+	var newest *corev1.Pod
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if newest == nil || p.CreationTimestamp.After(newest.CreationTimestamp.Time) {
+			newest = p
+		}
+	}
+	return newest, nil
+}
+
+// Stop deletes the load Job and its pod.
+func (r *Running) Stop(ctx context.Context) error {
+	err := r.c.Client.BatchV1().Jobs(r.lp.Namespace).Delete(ctx, r.lp.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting load job %s: %w", r.lp.Name, err)
+	}
+	return nil
+}
+
+// imageReasons are the waiting reasons of a container whose image cannot
+// be had.
+var imageReasons = map[string]bool{"ErrImagePull": true, "ImagePullBackOff": true, "InvalidImageName": true, "ErrImageNeverPull": true}
+
+// configReasons are the waiting reasons of a container that cannot be
+// created as its spec gives it.
+var configReasons = map[string]bool{"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true}
+
+// Failure returns why p has failed for good, or nil: evicted, its
+// container OOM-killed or exited, its image missing or its spec unusable.
+// A pod merely pending (unschedulable, pulling) has not failed yet; its
+// waiting is bounded by its caller.
+func Failure(p *corev1.Pod) *PodFailure {
+	if p.Status.Reason == "Evicted" {
+		return &PodFailure{Pod: p.Name, Reason: FailEvicted, Detail: p.Status.Message}
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		if t := s.State.Terminated; t != nil {
+			reason := FailExited
+			if t.Reason == "OOMKilled" {
+				reason = FailOOMKilled
+			}
+			return &PodFailure{Pod: p.Name, Reason: reason, Detail: "container " + s.Name + " exited " + exitText(t)}
+		}
+		if w := s.State.Waiting; w != nil {
+			switch {
+			case w.Reason == "InvalidImageName" || w.Reason == "ErrImageNeverPull" || w.Reason == "ImagePullBackOff":
+				return &PodFailure{Pod: p.Name, Reason: FailImage, Detail: strings.TrimSpace(w.Reason + ": " + w.Message)}
+			case configReasons[w.Reason]:
+				return &PodFailure{Pod: p.Name, Reason: FailConfig, Detail: strings.TrimSpace(w.Reason + ": " + w.Message)}
+			}
+		}
+	}
+	if p.Status.Phase == corev1.PodFailed {
+		return &PodFailure{Pod: p.Name, Reason: FailExited, Detail: PodProblem(p)}
+	}
+	if p.DeletionTimestamp != nil {
+		return &PodFailure{Pod: p.Name, Reason: FailGone, Detail: "the pod is being deleted"}
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// pollEvery is how often WaitReady looks at what it waits for.
+var pollEvery = time.Second
+
+// A NotReadyError is a Set that did not become ready in time: what was
+// not ready, each with why as far as its pods and events tell.
+type NotReadyError struct {
+	Timeout time.Duration
+	Waiting []string // one paragraph per object not ready
+}
+
+func (e *NotReadyError) Error() string {
+	return fmt.Sprintf("not ready after %v:\n  %s", e.Timeout, strings.Join(e.Waiting, "\n  "))
+}
+
+// WaitReady waits until every workload of set has rolled out (its pods
+// updated, ready and available, old ones gone) and every Service with a
+// selector has a ready endpoint, or until timeout has passed; then it
+// returns a *NotReadyError naming what is not ready and why: a pod's
+// waiting reason, its last exit, why it cannot be scheduled, its last
+// warning events.
+func (c *Cluster) WaitReady(ctx context.Context, set *Set, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		waiting, err := c.notReady(ctx, set, false)
+		if err != nil {
+			return err
+		}
+		if len(waiting) == 0 {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			// Look once more, asking the pods why.
+			why, err := c.notReady(ctx, set, true)
+			if err != nil {
+				return err
+			}
+			if len(why) == 0 {
+				return nil
+			}
+			return &NotReadyError{Timeout: timeout, Waiting: why}
+		}
+		t := time.NewTimer(min(pollEvery, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("waiting for %s: %w", strings.Join(waiting, "; "), ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// notReady returns what of set is not ready, each with why when explain
+// is set.
+func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]string, error) {
+	var out []string
+	for _, r := range set.Refs {
+		msg, sel, err := c.readiness(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", r, err)
+		}
+		if msg == "" {
+			continue
+		}
+		msg = r.String() + ": " + msg
+		if explain && sel != nil {
+			msg += c.explainPods(ctx, r.Namespace, sel)
+		}
+		out = append(out, msg)
+	}
+	return out, nil
+}
+
+// readiness returns why the object r is not ready ("" when it is) and the
+// selector of its pods.
+func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
+	get := metav1.GetOptions{}
+	switch {
+	case r.Kind == "Deployment" && r.Resource.Group == "apps":
+		d, err := c.Client.AppsV1().Deployments(r.Namespace).Get(ctx, r.Name, get)
+		if err != nil {
+			return "", nil, err
+		}
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			return "", nil, err
+		}
+		want := replicas(d.Spec.Replicas)
+		s := d.Status
+		switch {
+		case s.ObservedGeneration < d.Generation:
+			return "its controller has not seen the latest spec yet", sel, nil
+		case s.UpdatedReplicas < want || s.AvailableReplicas < want || s.Replicas > s.UpdatedReplicas:
+			msg := fmt.Sprintf("%d of %d replicas updated and available", min(s.UpdatedReplicas, s.AvailableReplicas), want)
+			if s.Replicas > s.UpdatedReplicas {
+				msg += fmt.Sprintf(", %d old ones still running", s.Replicas-s.UpdatedReplicas)
+			}
+			for _, cond := range d.Status.Conditions {
+				if cond.Reason == "ProgressDeadlineExceeded" || cond.Type == "ReplicaFailure" {
+					msg += fmt.Sprintf(" (%s: %s)", cond.Reason, cond.Message)
+				}
+			}
+			return msg, sel, nil
+		}
+		return "", sel, nil
+	case r.Kind == "StatefulSet" && r.Resource.Group == "apps":
+		st, err := c.Client.AppsV1().StatefulSets(r.Namespace).Get(ctx, r.Name, get)
+		if err != nil {
+			return "", nil, err
+		}
+		sel, err := metav1.LabelSelectorAsSelector(st.Spec.Selector)
+		if err != nil {
+			return "", nil, err
+		}
+		want, s := replicas(st.Spec.Replicas), st.Status
+		switch {
+		case s.ObservedGeneration < st.Generation:
+			return "its controller has not seen the latest spec yet", sel, nil
+		case s.ReadyReplicas < want || s.UpdatedReplicas < want || (s.UpdateRevision != "" && s.CurrentRevision != s.UpdateRevision):
+			return fmt.Sprintf("%d of %d replicas ready, %d updated", s.ReadyReplicas, want, s.UpdatedReplicas), sel, nil
+		}
+		return "", sel, nil
+	case r.Kind == "DaemonSet" && r.Resource.Group == "apps":
+		ds, err := c.Client.AppsV1().DaemonSets(r.Namespace).Get(ctx, r.Name, get)
+		if err != nil {
+			return "", nil, err
+		}
+		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+		if err != nil {
+			return "", nil, err
+		}
+		s := ds.Status
+		switch {
+		case s.ObservedGeneration < ds.Generation:
+			return "its controller has not seen the latest spec yet", sel, nil
+		case s.NumberReady < s.DesiredNumberScheduled || s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
+			return fmt.Sprintf("%d of %d pods ready, %d updated", s.NumberReady, s.DesiredNumberScheduled, s.UpdatedNumberScheduled), sel, nil
+		}
+		return "", sel, nil
+	case r.Kind == "Service" && r.Resource.Group == "":
+		svc, err := c.Client.CoreV1().Services(r.Namespace).Get(ctx, r.Name, get)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
+			return "", nil, nil // its endpoints are someone else's
+		}
+		sel := labels.SelectorFromSet(svc.Spec.Selector)
+		n, err := c.readyEndpoints(ctx, r.Namespace, r.Name)
+		if err != nil {
+			return "", nil, err
+		}
+		if n == 0 {
+			return "no ready endpoint", sel, nil
+		}
+		return "", sel, nil
+	case r.Kind == "Pod" && r.Resource.Group == "":
+		p, err := c.Client.CoreV1().Pods(r.Namespace).Get(ctx, r.Name, get)
+		if err != nil {
+			return "", nil, err
+		}
+		if !podReady(p) {
+			return "not ready", labels.SelectorFromSet(p.Labels), nil
+		}
+	}
+	return "", nil, nil
+}
+
+// readyEndpoints counts the ready endpoints of the Service name.
+func (c *Cluster) readyEndpoints(ctx context.Context, namespace, name string) (int, error) {
+	slices, err := c.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: discoveryv1.LabelServiceName + "=" + name,
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, s := range slices.Items {
+		for _, e := range s.Endpoints {
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// replicas returns a spec's replicas, 1 when unset, as the API defaults it.
+func replicas(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}
+
+// podReady says whether p's Ready condition is true.
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

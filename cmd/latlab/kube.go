@@ -1,0 +1,24 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/cluster"
+)
+
+// kubeFlags are the flags that say which cluster a command talks to.
+type kubeFlags struct {
+	kubeconfig string
+	context    string
+}
+
+// register adds the flags to fl.
+func (k *kubeFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig file of the cluster (default $KUBECONFIG, else ~/.kube/config, else in-cluster)")
+	fl.StringVar(&k.context, "context", "", "context of the kubeconfig to use (default its current one)")
+}
+
+// connect returns the cluster the flags name.
+func (k *kubeFlags) connect() (*cluster.Cluster, error) {
+	return cluster.Connect(cluster.Options{Kubeconfig: k.kubeconfig, Context: k.context})
+}
