@@ -1,7 +1,8 @@
 // Package record holds what one run measured: per-request samples folded
 // into HdrHistograms, a per-interval series, status and error counts, and the
-// encoders that write them out (the JSON summary and the HdrHistogram
-// interval log).
+// encoders that write them out (the JSON summary, the HdrHistogram interval
+// log, and EncodeResult's exact encoding of a whole Result, which
+// DecodeResult reads back, for results measured on another machine).
 //
 // Every duration is recorded in nanoseconds into histograms that track 1 µs
 // to 1 h, in 512 ns steps below 512 µs and with 3 significant digits above
