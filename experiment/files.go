@@ -46,6 +46,7 @@ func (d *decoder) file(n *yaml.Node, field string) (written, resolved string, f 
 		return "", "", nil, false
 	}
 	d.sums[written] = sum(f.data)
+	d.refs = append(d.refs, fileRef{written: written, resolved: resolved, line: n.Line, field: field, sum: d.sums[written]})
 	return written, resolved, f, true
 }
 
@@ -99,8 +100,8 @@ func sum(data []byte) string {
 // nested returns a reader of the files another file refers to, such as the
 // bodies of a targets file: relative paths resolve against dir, and each
 // file's hash is recorded under written, the referring file's path as
-// written in the spec, and the name as written there.
-func (d *decoder) nested(written, dir string) func(string) ([]byte, error) {
+// written in the spec at n, field, and the name as written there.
+func (d *decoder) nested(n *yaml.Node, field, written, dir string) func(string) ([]byte, error) {
 	return func(name string) ([]byte, error) {
 		p := name
 		if !filepath.IsAbs(p) {
@@ -109,9 +110,32 @@ func (d *decoder) nested(written, dir string) func(string) ([]byte, error) {
 		data, err := readFile(p)
 		if err == nil {
 			d.sums[written+" "+name] = sum(data)
+			d.refs = append(d.refs, fileRef{written: name, resolved: p, line: n.Line, field: field, in: written, sum: d.sums[written+" "+name]})
 		}
 		return data, err
 	}
+}
+
+// A fileRef is a file a spec names, directly or through a file it names,
+// as a bundle of the spec must carry it (see Spec.Bundle).
+type fileRef struct {
+	written  string // the path as written, in the spec or in the file in
+	resolved string // the path it was read from
+	line     int    // the spec's line naming it, or naming in
+	field    string // and that line's field
+	in       string // the file that names it, as the spec names that; "" for the spec
+	sum      string // SHA-256 of what the parse read; "" for a file read when a trial starts
+}
+
+// trialFile decodes the scalar n as the path of a file read when a trial
+// starts, not by the parse (see specPath), and records it for bundles.
+func (d *decoder) trialFile(n *yaml.Node, field string) (string, bool) {
+	written, ok := d.text(n, field)
+	p := d.out.Path(written)
+	if ok {
+		d.refs = append(d.refs, fileRef{written: written, resolved: p, line: n.Line, field: field})
+	}
+	return p, ok
 }
 
 // parsedFile decodes the scalar n as a file and parses it, the first time
@@ -147,7 +171,7 @@ func (d *decoder) topology(n *yaml.Node, field string) (string, *graph.Topology)
 func (d *decoder) targets(n *yaml.Node, field string) (string, []*load.Request) {
 	return parsedFile(d, n, field, func(f *fileData) *[]*load.Request { return &f.targets },
 		func(written, resolved string, data []byte) ([]*load.Request, error) {
-			return load.ParseTargets(resolved, data, d.nested(written, filepath.Dir(resolved)))
+			return load.ParseTargets(resolved, data, d.nested(n, field, written, filepath.Dir(resolved)))
 		})
 }
 
@@ -155,13 +179,14 @@ func (d *decoder) targets(n *yaml.Node, field string) (string, []*load.Request) 
 func (d *decoder) scenario(n *yaml.Node, field string) (string, *load.Scenario) {
 	return parsedFile(d, n, field, func(f *fileData) **load.Scenario { return &f.scenario },
 		func(written, resolved string, data []byte) (*load.Scenario, error) {
-			return load.ParseScenario(resolved, data, d.nested(written, filepath.Dir(resolved)))
+			return load.ParseScenario(resolved, data, d.nested(n, field, written, filepath.Dir(resolved)))
 		})
 }
 
 // command decodes the scalar n as a shell command line. When its first
 // word is a path (it holds a '/'), that file must exist, resolved against
-// the spec's folder, and be executable.
+// the spec's folder, and be executable, unless the spec is read by an
+// agent, which runs no command.
 func (d *decoder) command(n *yaml.Node, field string) (string, bool) {
 	s, ok := d.str(n, field)
 	if !ok {
@@ -172,7 +197,7 @@ func (d *decoder) command(n *yaml.Node, field string) (string, bool) {
 		d.errorf(n, field, "empty")
 		return "", false
 	}
-	if !strings.Contains(words[0], "/") {
+	if !strings.Contains(words[0], "/") || d.unrun {
 		return s, true
 	}
 	p := d.out.Path(words[0])

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -33,7 +34,14 @@ func ReadSpec(path string) (*Spec, error) {
 // line and field, or a problem of a referenced file, which names that
 // file's line and field.
 func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
+	return parseSpec(name, data, dir, false)
+}
+
+// parseSpec is ParseSpec; unrun leaves the commands unchecked, for an
+// agent, which runs none of them (see Agent).
+func parseSpec(name string, data []byte, dir string, unrun bool) (*Spec, error) {
 	d := newDecoder(name, data, dir)
+	d.unrun = unrun
 	root, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
 	if err != nil {
 		return nil, err
@@ -42,6 +50,7 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
+	s.src, s.refs = bytes.Clone(data), d.refs
 	return s, nil
 }
 
@@ -54,7 +63,9 @@ type decoder struct {
 
 	cache map[string]*fileData // files read, by resolved path
 	sums  map[string]string    // sha256 of the files read, by path as written
+	refs  []fileRef            // the files named, for bundles
 	out   *Spec                // the spec being read, for Path
+	unrun bool                 // read by an agent: commands are not checked
 }
 
 // newDecoder returns a decoder of data, the spec called name, in the

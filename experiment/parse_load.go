@@ -256,7 +256,7 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 	case "cacert":
 		// Read when a trial starts: a variant's start may make it, as a
 		// server with a CA of its own does.
-		l.CACert, _ = d.specPath(v, f)
+		l.CACert, _ = d.trialFile(v, f)
 	}
 }
 

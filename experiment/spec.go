@@ -34,6 +34,8 @@ type Spec struct {
 	CPUs      CPUs       `spec:"cpus"`
 
 	sums map[string]string // sha256 of each referenced file, by path as written
+	src  []byte            // the spec as ParseSpec read it
+	refs []fileRef         // the files it names, for Bundle
 }
 
 // Path returns p, a path as written in the spec, resolved against the
