@@ -62,17 +62,24 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	if err != nil {
 		return tr.fail(ctx, err)
 	}
-	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
-	if w := tr.f.warm; w != nil {
-		// The warm-up ran as an attack of its own, so the measured one
-		// has no count of it; load.Attack's --warmup counts the same way.
-		res.WarmupRequests = w.Requests
-	}
+	t.stamp(res, tr.f.warm)
 	tr.f.res = res
 	tr.queryPrometheus(ctx)
 	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in
 	tr.judge(res)
 	return tr.f
+}
+
+// stamp sets what the plan knows of t's measured result res that its
+// attack does not: the level as the spec gave it, and the requests of
+// the warm-up, nil when there was none.
+func (t Trial) stamp(res, warm *record.Result) {
+	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
+	if warm != nil {
+		// The warm-up ran as an attack of its own, so the measured one
+		// has no count of it; load.Attack's --warmup counts the same way.
+		res.WarmupRequests = warm.Requests
+	}
 }
 
 // fail ends the trial with err: failed, or interrupted if ctx has ended.

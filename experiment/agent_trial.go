@@ -1,0 +1,259 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
+)
+
+// AgentState is where an agent's trial is.
+type AgentState string
+
+// The states of an agent's trial, in order.
+const (
+	AgentIdle      AgentState = "idle"      // no trial posted yet
+	AgentWarming   AgentState = "warming"   // the warm-up runs
+	AgentWaiting   AgentState = "waiting"   // for the bundle's start_at
+	AgentMeasuring AgentState = "measuring" // the measured load runs
+	AgentDone      AgentState = "done"      // the result is ready, or the error
+)
+
+// AgentStatus is what an agent says of its latest trial (GET /trial).
+type AgentStatus struct {
+	State          AgentState     `json:"state"`
+	Variant        string         `json:"variant,omitempty"`
+	Level          string         `json:"level,omitempty"` // such as 100/s or c=8
+	Rep            int            `json:"rep,omitempty"`
+	Position       int            `json:"position,omitempty"`
+	ElapsedSeconds float64        `json:"elapsed_seconds"`        // since the trial was posted, until it was done
+	Stopping       bool           `json:"stopping,omitempty"`     // told to stop, it drains
+	Progress       *AgentProgress `json:"progress,omitempty"`     // of the warm-up or measured load under way
+	Error          string         `json:"error,omitempty"`        // why a done trial failed
+	ResultMedia    string         `json:"result_media,omitempty"` // the media type of GET /result's parts, once done
+}
+
+// AgentProgress is how far the load under way is: its recorder's live
+// figures (record.Progress), counted from its start.
+type AgentProgress struct {
+	Phase          string   `json:"phase"` // warmup or measure
+	ElapsedSeconds float64  `json:"elapsed_seconds"`
+	Sent           int64    `json:"sent"`
+	Completed      int64    `json:"completed"` // in closed intervals
+	Errors         int64    `json:"errors"`
+	Failed         int64    `json:"failed"` // errors and unsuccessful responses
+	InFlight       int64    `json:"in_flight"`
+	RatePerSecond  float64  `json:"rate_per_second"`       // sent in the last interval
+	P99Seconds     *float64 `json:"p99_seconds,omitempty"` // latency; absent with too few samples
+}
+
+// ResultMedia is the media type of a result's encoding (see
+// record.EncodeResult).
+const ResultMedia = "application/vnd.latlab.result"
+
+// The names of GET /result's parts.
+const (
+	partWarmup  = "warmup"
+	partMeasure = "measure"
+	partError   = "error"
+)
+
+// agentTrial is a trial an agent runs.
+type agentTrial struct {
+	t       Trial
+	startAt time.Time
+	posted  time.Time
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once warm, res and err are final
+
+	mu       sync.Mutex
+	state    AgentState
+	stopping bool
+	phase    string           // of rec
+	rec      *record.Recorder // of the load under way
+	ended    time.Time
+	warm     *record.Result
+	res      *record.Result
+	err      error
+}
+
+// startTrial opens b in a folder of its own, builds its loads and starts
+// them under ctx. The folder is gone when it returns: the loads have read
+// every file they need.
+func startTrial(ctx context.Context, b *Bundle) (*agentTrial, error) {
+	dir, err := os.MkdirTemp("", "latlab-agent-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	s, err := b.open(dir)
+	if err != nil {
+		return nil, err
+	}
+	warm, cfg, err := b.loads(s)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	tr := &agentTrial{t: b.Trial, startAt: b.StartAt, posted: time.Now(), cancel: cancel, done: make(chan struct{}), state: AgentMeasuring}
+	if warm != nil {
+		tr.state = AgentWarming
+	}
+	go tr.run(ctx, warm, cfg)
+	return tr, nil
+}
+
+// run runs the trial and keeps its outcome.
+func (tr *agentTrial) run(ctx context.Context, warm *load.Config, cfg load.Config) {
+	defer close(tr.done)
+	defer tr.cancel()
+	w, res, err := tr.attack(ctx, warm, cfg)
+	tr.mu.Lock()
+	tr.warm, tr.res, tr.err = w, res, err
+	tr.state, tr.rec, tr.ended = AgentDone, nil, time.Now()
+	tr.mu.Unlock()
+}
+
+// attack runs the warm-up, waits for the start, and runs the measured
+// load, as Runner.trial does.
+func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Config) (w, res *record.Result, err error) {
+	if warm != nil {
+		tr.enter(AgentWarming)
+		warm.Started = tr.started("warmup")
+		if w, err = load.Attack(ctx, *warm); err != nil {
+			return nil, nil, fmt.Errorf("warm-up: %w", err)
+		}
+		if ctx.Err() != nil {
+			return w, nil, errInterrupted
+		}
+	}
+	if !tr.startAt.IsZero() {
+		tr.enter(AgentWaiting)
+		t := time.NewTimer(time.Until(tr.startAt))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return w, nil, errInterrupted
+		}
+	}
+	tr.enter(AgentMeasuring)
+	cfg.Started = tr.started("measure")
+	if res, err = load.Attack(ctx, cfg); err != nil {
+		return w, nil, err
+	}
+	tr.t.stamp(res, w)
+	return w, res, nil
+}
+
+// enter moves the trial to state.
+func (tr *agentTrial) enter(state AgentState) {
+	tr.mu.Lock()
+	tr.state, tr.rec = state, nil
+	tr.mu.Unlock()
+}
+
+// started returns the load's Started hook: its recorder gives progress.
+func (tr *agentTrial) started(phase string) func(*record.Recorder) {
+	return func(rec *record.Recorder) {
+		tr.mu.Lock()
+		tr.phase, tr.rec = phase, rec
+		tr.mu.Unlock()
+	}
+}
+
+// stop stops the trial; what it measured so far is kept, marked
+// interrupted.
+func (tr *agentTrial) stop() {
+	tr.mu.Lock()
+	tr.stopping = tr.state != AgentDone
+	tr.mu.Unlock()
+	tr.cancel()
+}
+
+// finished reports whether the trial is done.
+func (tr *agentTrial) finished() bool {
+	select {
+	case <-tr.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// status says where the trial is.
+func (tr *agentTrial) status() AgentStatus {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	st := AgentStatus{State: tr.state, Variant: tr.t.Variant, Level: tr.t.Level.String(), Rep: tr.t.Rep, Position: tr.t.Position, Stopping: tr.stopping && tr.state != AgentDone}
+	end := time.Now()
+	if tr.state == AgentDone {
+		end = tr.ended
+		st.ResultMedia = ResultMedia
+		if tr.err != nil {
+			st.Error = tr.err.Error()
+		}
+	}
+	st.ElapsedSeconds = end.Sub(tr.posted).Seconds()
+	if tr.rec != nil {
+		p := tr.rec.Snapshot()
+		st.Progress = &AgentProgress{Phase: tr.phase, ElapsedSeconds: p.Elapsed.Seconds(), Sent: p.Sent, Completed: p.Completed,
+			Errors: p.Errors, Failed: p.Failed, InFlight: p.InFlight, RatePerSecond: p.Rate}
+		if p.P99OK {
+			s := p.P99.Seconds()
+			st.Progress.P99Seconds = &s
+		}
+	}
+	return st
+}
+
+// writeResult answers the done trial's outcome as multipart/form-data:
+// a part warmup and a part measure, each a result's encoding (ResultMedia)
+// when there is one, and a part error, text, when the trial failed.
+func (tr *agentTrial) writeResult(w http.ResponseWriter) error {
+	tr.mu.Lock()
+	warm, res, err := tr.warm, tr.res, tr.err
+	tr.mu.Unlock()
+	mw := multipart.NewWriter(w)
+	w.Header().Set("Content-Type", mw.FormDataContentType())
+	w.WriteHeader(http.StatusOK)
+	part := func(name, media string) (io.Writer, error) {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q`, name))
+		h.Set("Content-Type", media)
+		return mw.CreatePart(h)
+	}
+	for _, p := range []struct {
+		name string
+		r    *record.Result
+	}{{partWarmup, warm}, {partMeasure, res}} {
+		if p.r == nil {
+			continue
+		}
+		pw, perr := part(p.name, ResultMedia)
+		if perr != nil {
+			return perr
+		}
+		if perr := record.EncodeResult(pw, p.r); perr != nil {
+			return fmt.Errorf("%s: %w", p.name, perr)
+		}
+	}
+	if err != nil {
+		pw, perr := part(partError, "text/plain; charset=utf-8")
+		if perr != nil {
+			return perr
+		}
+		if _, perr := pw.Write([]byte(err.Error())); perr != nil {
+			return perr
+		}
+	}
+	return mw.Close()
+}
