@@ -76,6 +76,39 @@
 // database (store.SavePending), and the plan stops with a *NotStoredError
 // naming it; the next Run imports it first.
 //
+// # Agents
+//
+// A trial's load can leave from elsewhere — a pod, so that its network
+// path is a cluster's — and its results come back exact: Spec.Bundle
+// packs what the trial needs (the spec's text, every file it names, the
+// trial), an Agent runs it, and a Remote drives the agent from here,
+// making every request itself, so that nothing connects to the
+// controller; through a Kubernetes API server's pod proxy
+// (/api/v1/namespaces/NS/pods/NAME:PORT/proxy) as well as directly. An
+// agent (latlab agent) answers:
+//
+//	GET  /healthz     200 "ok"
+//	POST /trial       a bundle, as JSON (see Bundle.MarshalJSON): 202 and the
+//	                  trial's status; 400 naming what is wrong with the bundle,
+//	                  413 past 64 MiB of files, 409 while another trial runs
+//	GET  /trial       the status of the latest trial (AgentStatus, JSON):
+//	                  state idle, warming, waiting (for start_at), measuring or
+//	                  done, the load's live figures, the error of a failed trial
+//	POST /trial/stop  stops the trial, which keeps what it measured, marked
+//	                  interrupted: 202 and its status; 409 without a trial
+//	GET  /result      once done, 200 and multipart/form-data: parts warmup and
+//	                  measure, each a result's exact encoding (ResultMedia, see
+//	                  record.EncodeResult) when there is one, and a part error,
+//	                  text, when the trial failed; 409 before, 404 without a trial
+//	POST /exit        200, then the agent exits
+//
+// The agent writes the bundle's files into a folder of its own, parses the
+// spec there as ParseSpec does (but for its commands, which it never
+// runs), builds the loads with WarmupFor and LoadFor, and removes the
+// folder before the load starts. It runs one trial at a time, and never
+// lingers: it exits after Agent.Idle without a request and after
+// Agent.Lifetime whatever it does.
+//
 // A parsed Spec is read-only: its methods are safe to call from several
 // goroutines at once, and every load.Config that LoadFor, WarmupFor and
 // Sideload.Config return is new, sharing only read-only data, so several
