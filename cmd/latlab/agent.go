@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/experiment"
+)
+
+func newAgent(stderr io.Writer) *cobra.Command {
+	var (
+		listen         string
+		idle, lifetime time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "agent",
+		Short: "Run trials that latlab run sends from elsewhere, such as to a pod",
+		Long: `agent runs the trials of an experiment that a controller (latlab run
+elsewhere) sends it over HTTP, so that their load leaves from where the agent
+runs: in a pod, the network path is the cluster's. Only the controller makes
+requests, directly or through the Kubernetes API server's pod proxy; the
+results come back exact, histograms and raw samples included, and are stored
+as if the trial had run on the controller's machine.
+
+The API:
+
+  GET  /healthz     200 "ok"
+  POST /trial       a trial bundle (JSON): the spec, every file it names, the
+                    trial; 202 and the trial's status, 400 naming what is
+                    wrong with the bundle, 409 while another trial runs
+  GET  /trial       the trial's status (JSON): state (idle, warming, waiting,
+                    measuring, done), live figures of the load, its error
+  POST /trial/stop  stop the trial, keeping what it measured (interrupted)
+  GET  /result      once done: multipart/form-data, parts warmup and measure
+                    (each a result's exact encoding) and error (text)
+  POST /exit        answer, then exit 0
+
+It runs one trial at a time, never runs a spec's commands, and never lingers:
+it exits 1 after --idle without a request and after --lifetime whatever it
+does.`,
+		Example: `  # on this machine, for a controller here
+  latlab agent --listen 127.0.0.1:7070
+
+  # in a pod, reached through the API server's pod proxy
+  latlab agent --listen :7070 --idle 5m --lifetime 2h`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("agent takes no arguments, got %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if idle <= 0 || lifetime <= 0 {
+				return usagef("--idle and --lifetime: want positive durations, got %s and %s", idle, lifetime)
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usagef("--listen: %v", err)
+			}
+			a := &experiment.Agent{Idle: idle, Lifetime: lifetime, Log: stderr}
+			err = a.Serve(cmd.Context(), ln)
+			if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
+				return errInterrupted
+			}
+			if err != nil {
+				return fmt.Errorf("agent: %w", err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.SortFlags = false
+	fl.StringVar(&listen, "listen", "127.0.0.1:7070", "address to listen on; :7070 in a pod")
+	fl.DurationVar(&idle, "idle", experiment.DefaultAgentIdle, "exit after this long without a request")
+	fl.DurationVar(&lifetime, "lifetime", experiment.DefaultAgentLifetime, "exit this long after starting, whatever it does")
+	return cmd
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAgentBadInput holds latlab agent's bad flags and arguments to usage
+// errors that name them.
+func TestAgentBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"agent", "x"}, `agent takes no arguments, got "x"`},
+		{[]string{"agent", "--idle", "0s"}, "--idle and --lifetime: want positive durations, got 0s and 24h0m0s"},
+		{[]string{"agent", "--lifetime", "-1s"}, "--idle and --lifetime: want positive durations"},
+		{[]string{"agent", "--listen", "127.0.0.1:99999"}, "--listen: "},
+	} {
+		code, stdout, stderr := runCLI(t, tt.args...)
+		checkUsageError(t, code, stdout, stderr, tt.want)
+	}
+}
+
+// TestAgentExits holds latlab agent to ending by itself: exit 1 after
+// --idle without a request, saying so, and 0 once told to exit.
+func TestAgentExits(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "agent", "--listen", "127.0.0.1:0", "--idle", "100ms")
+	if code != exitFailure || stdout != "" || !strings.Contains(stderr, "latlab: agent: no request from a controller for the idle time (100ms)\n") ||
+		!strings.Contains(stderr, "latlab agent: listening on 127.0.0.1:") {
+		t.Errorf("an agent no one calls: exit %d, stdout %q, stderr %q; want 1, its address and why it ended", code, stdout, stderr)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	codes := make(chan int, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		codes <- run(ctx, []string{"agent", "--listen", addr}, &out, &errb)
+	}()
+	for {
+		resp, err := http.Post("http://"+addr+"/exit", "", nil)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("POST /exit: %s", resp.Status)
+			}
+			break
+		}
+		select {
+		case code := <-codes:
+			t.Fatalf("the agent exited %d before answering", code)
+		case <-ctx.Done():
+			t.Fatal(fmt.Errorf("no answer from the agent: %w", err))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	select {
+	case code := <-codes:
+		if code != exitOK {
+			t.Errorf("told to exit: exit %d, want 0", code)
+		}
+	case <-ctx.Done():
+		t.Fatal("the agent did not exit once told to")
+	}
+}
+
+// TestAgentHelp holds latlab agent's help to its API and flags.
+func TestAgentHelp(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "agent", "--help")
+	if code != exitOK || stderr != "" {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing", code, stderr)
+	}
+	for _, w := range []string{"Usage:\n  latlab agent [flags]", "GET  /healthz", "POST /trial ", "GET  /result", "POST /exit",
+		"--listen string", "--idle duration", "--lifetime duration", "Examples:\n"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("help does not contain %q:\n%s", w, stdout)
+		}
+	}
+}
