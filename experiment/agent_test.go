@@ -271,3 +271,43 @@ func TestAgentEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentStartAt holds an agent to a bundle's start_at: the measured
+// load starts no earlier, and a trial stopped while it waits ends
+// interrupted, with nothing measured.
+func TestAgentStartAt(t *testing.T) {
+	s := agentTarget(t, "{mode: open, rates: [100], requests: 5}")
+	trial := Trial{Variant: "v", Level: record.Level{Rate: 100}, Rep: 1, Position: 1}
+	url, _, _ := startAgent(t, &Agent{})
+	post := func(at time.Time) {
+		t.Helper()
+		b, err := s.Bundle(trial, "", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.StartAt = at
+		body, _ := json.Marshal(b)
+		if code, got := agentCall(t, "POST", url+"/trial", string(body)); code != 202 {
+			t.Fatalf("POST /trial: %d %q", code, got)
+		}
+	}
+
+	at := time.Now().Add(300 * time.Millisecond)
+	post(at)
+	awaitStatus(t, url, "trial done", func(st AgentStatus) bool { return st.State == AgentDone })
+	_, res, errText := agentResult(t, url)
+	if res == nil || errText != "" || res.Requests != 5 || res.Start.Before(at) {
+		t.Fatalf("result %v, error %q; want 5 requests from %s on", res, errText, at.Format(time.RFC3339Nano))
+	}
+
+	post(time.Now().Add(time.Hour))
+	awaitStatus(t, url, "trial waiting", func(st AgentStatus) bool { return st.State == AgentWaiting })
+	if code, _ := agentCall(t, "POST", url+"/trial/stop", ""); code != 202 {
+		t.Fatalf("POST /trial/stop: %d", code)
+	}
+	awaitStatus(t, url, "trial done", func(st AgentStatus) bool { return st.State == AgentDone })
+	warm, res, errText := agentResult(t, url)
+	if warm != nil || res != nil || errText != "interrupted" {
+		t.Errorf("stopped while waiting: warm-up %v, result %v, error %q; want only the error interrupted", warm, res, errText)
+	}
+}
