@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	discoverylisters "k8s.io/client-go/listers/discovery/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/record"
+)
+
+// runner is the pod runner of one cluster.
+type runner struct {
+	cfg     config
+	slot    slot
+	self    string // this binary, which the shim is
+	log     *slog.Logger
+	cs      kubernetes.Interface
+	apiHost string // the API server's host:port, behind the kubernetes Service
+	nodes   []string
+	port    int                             // the kubelet server's
+	recs    map[string]record.EventRecorder // by node, and "" for the scheduler
+
+	pods     corelisters.PodLister
+	services corelisters.ServiceLister
+	slices   discoverylisters.EndpointSliceLister
+
+	ips    ipam
+	mounts *mountPoints
+	logs   logBook
+	proxy  *serviceProxy
+	sched  *scheduler
+
+	mu        sync.Mutex
+	workers   map[types.UID]*podWorker
+	sandboxes map[*sandbox]bool
+	wg        sync.WaitGroup // the workers
+}
+
+// run is the runner's main: exit status 0 after a clean stop, 1 when it
+// could not start, 2 on a usage error.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	if cfg.cleanup {
+		if err := cleanupDir(cfg.dir, log); err != nil {
+			log.Error("cleanup", "err", err)
+			return 1
+		}
+		return 0
+	}
+	if err := serve(ctx, cfg, log); err != nil && ctx.Err() == nil {
+		log.Error("podrunner", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the runner until ctx ends, then stops every pod and removes
+// all it made.
+func serve(ctx context.Context, cfg config, log *slog.Logger) error {
+	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
+		return err
+	}
+	s, lock, err := claimSlot(cfg.dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	log = log.With("slot", int(s))
+	log.Info("claimed the slot", "pods", s.podNet(), "services", s.serviceNet())
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	r := &runner{
+		cfg: cfg, slot: s, self: self, log: log,
+		mounts:    loadMountPoints(filepath.Join(cfg.dir, "mountpoints")),
+		workers:   map[types.UID]*podWorker{},
+		sandboxes: map[*sandbox]bool{},
+	}
+	// Whatever a runner of this slot left is this one's to remove.
+	if err := cleanSlot(s, r.mounts); err != nil {
+		log.Warn("removing leftovers", "err", err)
+	}
+	defer func() {
+		if err := cleanSlot(s, r.mounts); err != nil {
+			log.Warn("cleaning up", "err", err)
+		}
+		log.Info("stopped")
+	}()
+	if err := setupSlotRouting(ctx, s); err != nil {
+		return err
+	}
+	restCfg, err := waitForAPI(ctx, cfg.kubeconfig, log)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(restCfg.Host)
+	if err != nil {
+		return err
+	}
+	r.apiHost = u.Host
+	restCfg.QPS, restCfg.Burst = 100, 200
+	if r.cs, err = kubernetes.NewForConfig(restCfg); err != nil {
+		return err
+	}
+	for i := range cfg.nodes {
+		r.nodes = append(r.nodes, fmt.Sprintf("node-%d", i))
+	}
+	if r.port, err = r.serveKubelet(ctx); err != nil {
+		return err
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: r.cs.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	r.recs = map[string]record.EventRecorder{
+		"": broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "default-scheduler"}),
+	}
+	for _, n := range r.nodes {
+		r.recs[n] = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n})
+	}
+
+	factory := informers.NewSharedInformerFactory(r.cs, 0)
+	podInf := factory.Core().V1().Pods()
+	svcInf := factory.Core().V1().Services()
+	sliceInf := factory.Discovery().V1().EndpointSlices()
+	r.pods, r.services, r.slices = podInf.Lister(), svcInf.Lister(), sliceInf.Lister()
+	r.proxy = newServiceProxy(r)
+	r.sched = newScheduler(r)
+	if _, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { r.onPod(ctx, o, false) },
+		UpdateFunc: func(_, o any) { r.onPod(ctx, o, false) },
+		DeleteFunc: func(o any) { r.onPod(ctx, o, true) },
+	}); err != nil {
+		return err
+	}
+	changed := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { r.proxy.changed() },
+		UpdateFunc: func(any, any) { r.proxy.changed() },
+		DeleteFunc: func(any) { r.proxy.changed() },
+	}
+	for _, inf := range []cache.SharedIndexInformer{svcInf.Informer(), sliceInf.Informer()} {
+		if _, err := inf.AddEventHandler(changed); err != nil {
+			return err
+		}
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("the %v informer did not sync", typ)
+		}
+	}
+	if err := r.registerNodes(ctx); err != nil {
+		return err
+	}
+	var loops sync.WaitGroup
+	for _, loop := range []func(context.Context){r.heartbeat, r.sched.run, r.proxy.run} {
+		loops.Go(func() { loop(ctx) })
+	}
+	log.Info("running", "nodes", r.nodes, "kubelet", fmt.Sprintf("https://127.0.0.1:%d", r.port))
+	<-ctx.Done()
+	log.Info("stopping every pod")
+	r.wg.Wait()
+	loops.Wait()
+	return nil
+}
+
+// waitForAPI waits until the kubeconfig exists and the API server it
+// names is ready.
+func waitForAPI(ctx context.Context, kubeconfig string, log *slog.Logger) (*rest.Config, error) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for n := 0; ; n++ {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err == nil {
+			var cs *kubernetes.Clientset
+			if cs, err = kubernetes.NewForConfig(cfg); err == nil {
+				rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err = cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(rctx)
+				cancel()
+				if err == nil {
+					return cfg, nil
+				}
+			}
+		}
+		last = err
+		if n%40 == 39 {
+			log.Info("waiting for the API server", "err", last)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, errors.Join(ctx.Err(), last)
+		case <-tick.C:
+		}
+	}
+}
+
+// onPod takes an informer's news of a pod: one not bound yet goes to the
+// scheduler, one bound to the runner's nodes to its worker.
+func (r *runner) onPod(ctx context.Context, o any, gone bool) {
+	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		o = t.Obj
+	}
+	pod, ok := o.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	r.sched.changed()
+	if pod.Spec.NodeName == "" || !r.isNode(pod.Spec.NodeName) {
+		return
+	}
+	r.mu.Lock()
+	w := r.workers[pod.UID]
+	if w == nil && !gone {
+		w = newPodWorker(r, pod)
+		r.workers[pod.UID] = w
+		w.update(pod, false)
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			w.run(ctx)
+			r.mu.Lock()
+			delete(r.workers, pod.UID)
+			r.mu.Unlock()
+		}()
+	}
+	r.mu.Unlock()
+	if w != nil {
+		w.update(pod, gone)
+	}
+}
+
+func (r *runner) isNode(name string) bool {
+	for _, n := range r.nodes {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// event records an event of pod as its node's kubelet, or as the
+// scheduler when the pod has no node.
+func (r *runner) event(pod *corev1.Pod, typ, reason, msg string) {
+	if rec, ok := r.recs[pod.Spec.NodeName]; ok {
+		rec.Event(pod, typ, reason, msg)
+	}
+}
+
+// newSandbox makes a network for pod and writes its /etc files.
+func (r *runner) newSandbox(ctx context.Context, pod *corev1.Pod, hostname, fqdn string) (*sandbox, error) {
+	n, err := r.ips.take()
+	if err != nil {
+		return nil, err
+	}
+	sb := &sandbox{
+		n: n, name: r.slot.netns(n), veth: r.slot.veth(n), ip: r.slot.podIP(n),
+		namespace: pod.Namespace, hostname: hostname, fqdn: fqdn, aliases: pod.Spec.HostAliases,
+	}
+	// Leftovers of a sandbox of this number would be a stale pod's.
+	rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = removeNetwork(rctx, sb.name, sb.veth)
+	err = setupNetwork(ctx, r.slot, sb)
+	if err == nil {
+		err = sb.writeEtc(hostsFile(sb, r.proxy.hosts()))
+	}
+	if err != nil {
+		_ = removeNetwork(rctx, sb.name, sb.veth)
+		r.ips.give(n)
+		return nil, err
+	}
+	r.mu.Lock()
+	r.sandboxes[sb] = true
+	r.mu.Unlock()
+	return sb, nil
+}
+
+// removeSandbox removes sb's network and files and frees its address.
+func (r *runner) removeSandbox(sb *sandbox) {
+	r.mu.Lock()
+	delete(r.sandboxes, sb)
+	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := removeNetwork(ctx, sb.name, sb.veth); err != nil {
+		r.log.Warn("removing a pod's network", "netns", sb.name, "err", err)
+	}
+	r.ips.give(sb.n)
+}
+
+// liveSandboxes returns the sandboxes that exist now.
+func (r *runner) liveSandboxes() []*sandbox {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*sandbox
+	for sb := range r.sandboxes {
+		out = append(out, sb)
+	}
+	return out
+}
+
+// servicesForEnv returns the Services whose variables a pod of namespace
+// ns gets: the kubernetes Service always, the namespace's others with
+// links, as the kubelet picks them.
+func (r *runner) servicesForEnv(ns string, links bool) []*corev1.Service {
+	all, err := r.services.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*corev1.Service
+	for _, s := range all {
+		if s.Spec.ClusterIP == "" || s.Spec.ClusterIP == corev1.ClusterIPNone {
+			continue
+		}
+		if (s.Namespace == "default" && s.Name == "kubernetes") || (links && s.Namespace == ns) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
