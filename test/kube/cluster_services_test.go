@@ -2,10 +2,13 @@ package kube
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/netip"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,8 +110,9 @@ func clientJob(podIP string) *batchv1.Job {
 // reaches the Service by name through the runner's ClusterIP proxy, and a
 // web pod by its address, and completes; logs come through the API, whole,
 // by tail and limit, and followed; pods/proxy and services/proxy reach a
-// pod's port; a deleted pod is replaced and its network removed; down.sh
-// leaves nothing behind.
+// pod's port; a deleted pod is replaced and its network removed; what
+// latlab graph manifests writes runs as it is; down.sh leaves nothing
+// behind.
 func TestClusterServices(t *testing.T) {
 	t.Parallel()
 	_, hadEtcLatlab := os.Stat("/etc/latlab")
@@ -245,6 +249,46 @@ func TestClusterServices(t *testing.T) {
 			t.Errorf("network namespace %s outlives its pod", netns)
 		}
 		poll(t, 3*time.Minute, "Deployment web available again", available)
+	})
+
+	t.Run("graph manifests", func(t *testing.T) {
+		// What latlab graph manifests writes runs as it is: a chain of
+		// three services that call each other by their Services' names.
+		latlab, err := latlabBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifests, err := exec.Command(latlab, "graph", "manifests", "../../examples/graphs/chain.yaml", "--image", image).Output()
+		if err != nil {
+			t.Fatalf("latlab graph manifests: %v", err)
+		}
+		graph := c.namespace(t, "graph")
+		apply := exec.Command("kubectl", "--kubeconfig", filepath.Join(c.dir, "kubeconfig"), "apply", "--namespace", graph, "-f", "-")
+		apply.Stdin = bytes.NewReader(manifests)
+		if out, err := apply.CombinedOutput(); err != nil {
+			t.Fatalf("kubectl apply: %v\n%s", err, out)
+		}
+		for _, name := range []string{"root", "branch", "leaf"} {
+			poll(t, 3*time.Minute, "Deployment "+name+" available", func() (bool, string) {
+				d, err := c.cs.AppsV1().Deployments(graph).Get(ctx, name, metav1.GetOptions{})
+				if err != nil {
+					return false, err.Error()
+				}
+				return d.Status.AvailableReplicas == 1, fmt.Sprintf("conditions %v", d.Status.Conditions)
+			})
+		}
+		job := clientJob("")
+		job.Spec.Template.Spec.Containers = []corev1.Container{{Name: "root", Image: image,
+			Args: []string{"attack", "http://root:8080/", "-n", "10", "-c", "1", "--slo", "errors<1%", "--slo-strict"}}}
+		job.Spec.Template.Spec.Volumes = nil
+		if _, err := c.cs.BatchV1().Jobs(graph).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c.waitJob(t, graph, "client", batchv1.JobComplete)
+		p := c.jobPod(t, graph, "client")
+		if got := c.logs(t, graph, p.Name, &corev1.PodLogOptions{}); !strings.Contains(got, "completed 10") {
+			t.Errorf("attack on root: log lacks %q:\n%s", "completed 10", got)
+		}
 	})
 
 	c.stop(t)

@@ -44,14 +44,22 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// latlabBinary builds latlab once for the package's tests.
-var latlabBinary = sync.OnceValues(func() (string, error) {
-	bin := filepath.Join(binDir, "latlab")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/latlab").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
+// build returns a function that builds the package pkg once for the
+// package's tests.
+func build(name, pkg string) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		bin := filepath.Join(binDir, name)
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+		return bin, nil
+	})
+}
+
+var (
+	latlabBinary = build("latlab", "../../cmd/latlab")
+	runnerBinary = build("podrunner", "./podrunner")
+)
 
 // upCluster starts a cluster whose pods run latlab for image, with
 // podrunner's extra flags, and stops it when the test ends; it skips t
@@ -72,15 +80,23 @@ func upCluster(t *testing.T, runnerFlags ...string) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// up.sh would build the runner into each cluster's directory; $PODRUNNER
+	// (a runner built with -race, say) wins over this one.
+	runner := os.Getenv("PODRUNNER")
+	if runner == "" {
+		if runner, err = runnerBinary(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := &cluster{dir: t.TempDir()}
 	// Runs before t.TempDir's removal, and also when the test fails.
 	t.Cleanup(func() { c.stop(t) })
 
 	args := []string{"up.sh", c.dir, "--owner", strconv.Itoa(os.Getpid()), "--image", image + "=" + latlab, "--"}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a first build of the runner included
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append(args, runnerFlags...)...)
-	cmd.Env = append(os.Environ(), "LATLAB_KUBE_BIN="+bin)
+	cmd.Env = append(os.Environ(), "LATLAB_KUBE_BIN="+bin, "PODRUNNER="+runner)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

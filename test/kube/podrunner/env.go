@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // defaultPath is the PATH of a container whose env sets none, a common
@@ -284,4 +285,24 @@ func (w *podWorker) fqdn() string {
 		return ""
 	}
 	return fmt.Sprintf("%s.%s.%s.svc.%s", w.hostname(), w.pod.Spec.Subdomain, w.pod.Namespace, clusterDomain)
+}
+
+// servicesForEnv returns the Services whose variables a pod of namespace
+// ns gets: the kubernetes Service always, the namespace's others with
+// links, as the kubelet picks them.
+func (r *runner) servicesForEnv(ns string, links bool) []*corev1.Service {
+	all, err := r.services.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var out []*corev1.Service
+	for _, s := range all {
+		if s.Spec.ClusterIP == "" || s.Spec.ClusterIP == corev1.ClusterIPNone {
+			continue
+		}
+		if (s.Namespace == "default" && s.Name == "kubernetes") || (links && s.Namespace == ns) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -269,77 +268,4 @@ func (r *runner) event(pod *corev1.Pod, typ, reason, msg string) {
 	if rec, ok := r.recs[pod.Spec.NodeName]; ok {
 		rec.Event(pod, typ, reason, msg)
 	}
-}
-
-// newSandbox makes a network for pod and writes its /etc files.
-func (r *runner) newSandbox(ctx context.Context, pod *corev1.Pod, hostname, fqdn string) (*sandbox, error) {
-	n, err := r.ips.take()
-	if err != nil {
-		return nil, err
-	}
-	sb := &sandbox{
-		n: n, name: r.slot.netns(n), veth: r.slot.veth(n), ip: r.slot.podIP(n),
-		namespace: pod.Namespace, hostname: hostname, fqdn: fqdn, aliases: pod.Spec.HostAliases,
-	}
-	// Leftovers of a sandbox of this number would be a stale pod's.
-	rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_ = removeNetwork(rctx, sb.name, sb.veth)
-	err = setupNetwork(ctx, r.slot, sb)
-	if err == nil {
-		err = sb.writeEtc(hostsFile(sb, r.proxy.hosts()))
-	}
-	if err != nil {
-		_ = removeNetwork(rctx, sb.name, sb.veth)
-		r.ips.give(n)
-		return nil, err
-	}
-	r.mu.Lock()
-	r.sandboxes[sb] = true
-	r.mu.Unlock()
-	return sb, nil
-}
-
-// removeSandbox removes sb's network and files and frees its address.
-func (r *runner) removeSandbox(sb *sandbox) {
-	r.mu.Lock()
-	delete(r.sandboxes, sb)
-	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := removeNetwork(ctx, sb.name, sb.veth); err != nil {
-		r.log.Warn("removing a pod's network", "netns", sb.name, "err", err)
-	}
-	r.ips.give(sb.n)
-}
-
-// liveSandboxes returns the sandboxes that exist now.
-func (r *runner) liveSandboxes() []*sandbox {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*sandbox
-	for sb := range r.sandboxes {
-		out = append(out, sb)
-	}
-	return out
-}
-
-// servicesForEnv returns the Services whose variables a pod of namespace
-// ns gets: the kubernetes Service always, the namespace's others with
-// links, as the kubelet picks them.
-func (r *runner) servicesForEnv(ns string, links bool) []*corev1.Service {
-	all, err := r.services.List(labels.Everything())
-	if err != nil {
-		return nil
-	}
-	var out []*corev1.Service
-	for _, s := range all {
-		if s.Spec.ClusterIP == "" || s.Spec.ClusterIP == corev1.ClusterIPNone {
-			continue
-		}
-		if (s.Namespace == "default" && s.Name == "kubernetes") || (links && s.Namespace == ns) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
