@@ -46,14 +46,8 @@ func TestClusterFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	job := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "fail"},
-		Spec: batchv1.JobSpec{
-			BackoffLimit: ptr.To[int32](0),
-			Template:     corev1.PodTemplateSpec{Spec: shPod("", corev1.RestartPolicyNever, "echo about to fail >&2; exit 3").Spec},
-		},
-	}
-	if _, err := c.cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+	fail := job("fail", shPod("", corev1.RestartPolicyNever, "echo about to fail >&2; exit 3").Spec.Containers)
+	if _, err := c.cs.BatchV1().Jobs(ns).Create(ctx, fail, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	nopull := shPod("nopull", corev1.RestartPolicyAlways, "true")

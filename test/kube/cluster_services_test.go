@@ -64,44 +64,53 @@ func webObjects() (*corev1.ConfigMap, *appsv1.Deployment, *corev1.Service) {
 	return cm, dep, svc
 }
 
-// clientJob reaches the web Service by its short name and by its full
-// name, and a web pod by its address, with latlab attack (20 requests,
-// each of which must succeed), and prints what a pod sees of itself:
-// the ConfigMap's file, its env and its hostname.
-func clientJob(podIP string) *batchv1.Job {
-	attack := func(name, url string) corev1.Container {
-		return corev1.Container{Name: name, Image: image,
-			Args: []string{"attack", url, "-n", "20", "-c", "1", "--slo", "errors<1%", "--slo-strict"}}
-	}
-	field := func(name, path string) corev1.EnvVar {
-		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
-	}
+// attack is a container that sends n requests to url with latlab
+// attack, one at a time, and fails unless every one succeeds.
+func attack(name, url string, n int) corev1.Container {
+	return corev1.Container{Name: name, Image: image,
+		Args: []string{"attack", url, "-n", fmt.Sprint(n), "-c", "1", "--slo", "errors<1%", "--slo-strict"}}
+}
+
+// job is a Job of one pod that runs the containers once, with the
+// volumes.
+func job(name string, containers []corev1.Container, volumes ...corev1.Volume) *batchv1.Job {
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "client"},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: batchv1.JobSpec{
 			BackoffLimit: ptr.To[int32](0),
 			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 				RestartPolicy: corev1.RestartPolicyNever,
-				Containers: []corev1.Container{
-					attack("short", "http://web:8080/"),
-					attack("fqdn", "http://web.demo.svc.cluster.local:8080/"),
-					attack("pod", "http://"+podIP+":8080/"),
-					{
-						Name: "env", Image: image,
-						Command: []string{"sh", "-c", `cat /etc/latlab/greeting && echo && echo "pod=$POD_NAME ip=$POD_IP host=$(cat /proc/sys/kernel/hostname) ns=$POD_NAMESPACE svc=$WEB_SERVICE_HOST say=$SAY"`},
-						Env: []corev1.EnvVar{
-							field("POD_NAME", "metadata.name"), field("POD_IP", "status.podIP"), field("POD_NAMESPACE", "metadata.namespace"),
-							{Name: "SAY", Value: "$(POD_NAME) says hi"},
-						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/latlab"}},
-					},
-				},
-				Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
-					ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}},
-				}}},
+				Containers:    containers,
+				Volumes:       volumes,
 			}},
 		},
 	}
+}
+
+// clientJob reaches the web Service by its short name and by its full
+// name, and a web pod by its address, 20 requests each, and prints what
+// a pod sees of itself: the ConfigMap's file, its env and its hostname.
+func clientJob(podIP string) *batchv1.Job {
+	field := func(name, path string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
+	}
+	env := corev1.Container{
+		Name: "env", Image: image,
+		Command: []string{"sh", "-c", `cat /etc/latlab/greeting && echo && echo "pod=$POD_NAME ip=$POD_IP host=$(cat /proc/sys/kernel/hostname) ns=$POD_NAMESPACE svc=$WEB_SERVICE_HOST say=$SAY"`},
+		Env: []corev1.EnvVar{
+			field("POD_NAME", "metadata.name"), field("POD_IP", "status.podIP"), field("POD_NAMESPACE", "metadata.namespace"),
+			{Name: "SAY", Value: "$(POD_NAME) says hi"},
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: "/etc/latlab"}},
+	}
+	return job("client", []corev1.Container{
+		attack("short", "http://web:8080/", 20),
+		attack("fqdn", "http://web.demo.svc.cluster.local:8080/", 20),
+		attack("pod", "http://"+podIP+":8080/", 20),
+		env,
+	}, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "web-config"}},
+	}})
 }
 
 // TestClusterServices runs latlab in the test cluster as latlab will run
@@ -277,11 +286,7 @@ func TestClusterServices(t *testing.T) {
 				return d.Status.AvailableReplicas == 1, fmt.Sprintf("conditions %v", d.Status.Conditions)
 			})
 		}
-		job := clientJob("")
-		job.Spec.Template.Spec.Containers = []corev1.Container{{Name: "root", Image: image,
-			Args: []string{"attack", "http://root:8080/", "-n", "10", "-c", "1", "--slo", "errors<1%", "--slo-strict"}}}
-		job.Spec.Template.Spec.Volumes = nil
-		if _, err := c.cs.BatchV1().Jobs(graph).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+		if _, err := c.cs.BatchV1().Jobs(graph).Create(ctx, job("client", []corev1.Container{attack("root", "http://root:8080/", 10)}), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		c.waitJob(t, graph, "client", batchv1.JobComplete)
