@@ -253,17 +253,19 @@ func (w *podWorker) stopPod(ctx context.Context, grace time.Duration) {
 	if w.sb != nil && !w.sb.removed {
 		w.r.removeSandbox(w.sb)
 		w.sb.removed = true
+		// The pod's mounts went with its processes.
+		if err := w.r.mounts.prune(); err != nil {
+			w.r.log.Warn("removing mount points", "err", err)
+		}
 	}
 }
 
-// remove deletes the pod's files once its object is gone.
+// remove deletes the pod's files once its object is gone: its logs go
+// with it.
 func (w *podWorker) remove() {
 	w.r.logs.drop(w.pod.Namespace, w.pod.Name, w.pod.UID)
 	if err := os.RemoveAll(w.dir); err != nil {
 		w.r.log.Warn("removing a pod's files", "dir", w.dir, "err", err)
-	}
-	if err := w.r.mounts.prune(); err != nil {
-		w.r.log.Warn("removing mount points", "err", err)
 	}
 }
 
