@@ -26,7 +26,9 @@
 //     the image names a local binary (--image NAME=PATH, else the pull
 //     fails with ErrImagePull then ImagePullBackOff, as a kubelet
 //     reports); a container's command replaces that entrypoint and its
-//     args follow, $(VAR) expanded; env from values, fieldRef,
+//     args follow, $(VAR) expanded (a command whose program is named as
+//     the image or its binary, latlab or /usr/local/bin/latlab, runs that
+//     binary; any other program is the host's); env from values, fieldRef,
 //     resourceFieldRef, ConfigMaps and Secrets, service links and HOSTNAME;
 //     emptyDir, configMap, secret, downwardAPI, projected (with service
 //     account tokens) and hostPath volumes bind-mounted in a private mount
@@ -42,7 +44,9 @@
 //     That is a userspace hop, kube-proxy's old userspace mode, not the
 //     iptables or nftables rules a real cluster uses: this machine has
 //     neither, so latency through a Service here includes a copy through
-//     this process. UDP is not proxied.
+//     this process. UDP is not proxied. The kubernetes Service goes to
+//     the API server's address in the runner's kubeconfig, so in-cluster
+//     clients work with the token the runner mounts.
 //   - DNS: there is no DNS server. Each pod's /etc/hosts (the file "ip
 //     netns exec" mounts from /etc/netns/NAME/hosts) names every Service:
 //     NAME.NS, NAME.NS.svc and NAME.NS.svc.cluster.local, and NAME alone
