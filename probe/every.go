@@ -21,11 +21,16 @@ func sampleEvery(ctx context.Context, interval time.Duration, start time.Time, l
 		take()
 		select {
 		case <-ctx.Done():
-			if last {
-				take()
-			}
-			return
 		case <-tick.C:
+			// A tick and the end can be ready at once, and select picks
+			// either: the end wins, so nothing is sampled after it.
+			if ctx.Err() == nil {
+				continue
+			}
 		}
+		if last {
+			take()
+		}
+		return
 	}
 }

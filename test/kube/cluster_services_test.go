@@ -308,7 +308,7 @@ func TestClusterServices(t *testing.T) {
 }
 
 // webPods returns the web Deployment's running pods.
-func (c *cluster) webPods(t *testing.T, ns string) []corev1.Pod {
+func (c *testCluster) webPods(t *testing.T, ns string) []corev1.Pod {
 	t.Helper()
 	list, err := c.cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=web"})
 	if err != nil {
@@ -328,7 +328,7 @@ func (c *cluster) webPods(t *testing.T, ns string) []corev1.Pod {
 
 // waitJob waits until Job name has condition want, failing t with its
 // pods' states if it gets another terminal condition first.
-func (c *cluster) waitJob(t *testing.T, ns, name string, want batchv1.JobConditionType) {
+func (c *testCluster) waitJob(t *testing.T, ns, name string, want batchv1.JobConditionType) {
 	t.Helper()
 	poll(t, 3*time.Minute, "Job "+name+" "+string(want), func() (bool, string) {
 		j, err := c.cs.BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -352,7 +352,7 @@ func (c *cluster) waitJob(t *testing.T, ns, name string, want batchv1.JobConditi
 }
 
 // jobPod returns the one pod of Job name.
-func (c *cluster) jobPod(t *testing.T, ns, name string) *corev1.Pod {
+func (c *testCluster) jobPod(t *testing.T, ns, name string) *corev1.Pod {
 	t.Helper()
 	list, err := c.cs.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "job-name=" + name})
 	if err != nil || len(list.Items) != 1 {

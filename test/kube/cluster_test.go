@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// cluster is a test cluster that up.sh started in dir.
-type cluster struct {
+// testCluster is a test cluster that up.sh started in dir.
+type testCluster struct {
 	dir  string
 	slot int
 	cs   *kubernetes.Clientset
@@ -65,7 +65,7 @@ var (
 // podrunner's extra flags, and stops it when the test ends; it skips t
 // where a cluster cannot run: with -short, without the Kubernetes
 // binaries, or not as root.
-func upCluster(t *testing.T, runnerFlags ...string) *cluster {
+func upCluster(t *testing.T, runnerFlags ...string) *testCluster {
 	t.Helper()
 	bin := binaries(t)
 	if os.Geteuid() != 0 {
@@ -88,7 +88,7 @@ func upCluster(t *testing.T, runnerFlags ...string) *cluster {
 			t.Fatal(err)
 		}
 	}
-	c := &cluster{dir: t.TempDir()}
+	c := &testCluster{dir: t.TempDir()}
 	// Runs before t.TempDir's removal, and also when the test fails.
 	t.Cleanup(func() { c.stop(t) })
 
@@ -124,7 +124,7 @@ func upCluster(t *testing.T, runnerFlags ...string) *cluster {
 
 // stop runs down.sh once; a test calls it to check what is left, the
 // cleanup calls it in any case.
-func (c *cluster) stop(t *testing.T) {
+func (c *testCluster) stop(t *testing.T) {
 	t.Helper()
 	c.down.Do(func() {
 		start := time.Now()
@@ -153,7 +153,7 @@ func indent(s string) string {
 // leftovers lists what of the cluster is still on the machine: its
 // processes, and the network namespaces, links, addresses and routing
 // rule of its slot.
-func (c *cluster) leftovers(t *testing.T) []string {
+func (c *testCluster) leftovers(t *testing.T) []string {
 	t.Helper()
 	var left []string
 	procs, _ := os.ReadDir("/proc")
@@ -226,7 +226,7 @@ func poll(t *testing.T, timeout time.Duration, what string, f func() (bool, stri
 }
 
 // namespace makes a namespace for the test's objects.
-func (c *cluster) namespace(t *testing.T, name string) string {
+func (c *testCluster) namespace(t *testing.T, name string) string {
 	t.Helper()
 	// The service account controller gives the namespace its default
 	// ServiceAccount, which pods need, shortly after it exists.
@@ -242,7 +242,7 @@ func (c *cluster) namespace(t *testing.T, name string) string {
 }
 
 // pod returns a pod, or nil with why not.
-func (c *cluster) pod(ns, name string) (*corev1.Pod, string) {
+func (c *testCluster) pod(ns, name string) (*corev1.Pod, string) {
 	p, err := c.cs.CoreV1().Pods(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		return nil, err.Error()
@@ -251,7 +251,7 @@ func (c *cluster) pod(ns, name string) (*corev1.Pod, string) {
 }
 
 // logs returns a container's log through the API.
-func (c *cluster) logs(t *testing.T, ns, pod string, opt *corev1.PodLogOptions) string {
+func (c *testCluster) logs(t *testing.T, ns, pod string, opt *corev1.PodLogOptions) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
