@@ -14,31 +14,19 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // maxManifest bounds the size of one manifest file.
 const maxManifest = 16 << 20
 
-// A ManifestError is a manifest that cannot be applied: the file and line
-// of its document, and what is wrong.
-type ManifestError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *ManifestError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
-
 // ReadManifests reads the Kubernetes objects of path: a YAML or JSON file
 // of one or more documents, or a folder whose .yaml, .yml and .json files
 // are read in name order (not its subfolders). A List's items count as
 // objects of their own. Every object needs apiVersion, kind and
-// metadata.name; errors name the file and the line of the document.
+// metadata.name; errors are *yamlfile.SyntaxError, naming the file, the
+// line of the document and the field.
 func ReadManifests(path string) ([]*unstructured.Unstructured, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -70,7 +58,7 @@ func ReadManifests(path string) ([]*unstructured.Unstructured, error) {
 		out = append(out, objs...)
 	}
 	if len(out) == 0 {
-		return nil, &ManifestError{File: path, Msg: "no Kubernetes object in it"}
+		return nil, &yamlfile.SyntaxError{File: path, Msg: "no Kubernetes object in it"}
 	}
 	return out, nil
 }
@@ -82,7 +70,7 @@ func readManifestFile(file string) ([]*unstructured.Unstructured, error) {
 		return nil, fmt.Errorf("reading manifests: %w", err)
 	}
 	if fi.Size() > maxManifest {
-		return nil, &ManifestError{File: file, Msg: fmt.Sprintf("larger than %d MiB", maxManifest>>20)}
+		return nil, &yamlfile.SyntaxError{File: file, Msg: fmt.Sprintf("larger than %d MiB", maxManifest>>20)}
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -103,7 +91,7 @@ func ParseManifests(file string, data []byte) ([]*unstructured.Unstructured, err
 			return out, nil
 		}
 		if err != nil {
-			return nil, &ManifestError{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+			return nil, yamlfile.ParseError(file, yamlfile.Lines(data), err)
 		}
 		if len(doc.Content) == 0 || doc.Content[0].Tag == "!!null" {
 			continue // an empty document
@@ -119,10 +107,10 @@ func ParseManifests(file string, data []byte) ([]*unstructured.Unstructured, err
 // manifestObjects returns the object of the document n, or a List's items.
 func manifestObjects(file string, n *yaml.Node) ([]*unstructured.Unstructured, error) {
 	bad := func(line int, format string, args ...any) error {
-		return &ManifestError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+		return &yamlfile.SyntaxError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	if n.Kind != yaml.MappingNode {
-		return nil, bad(n.Line, "a Kubernetes object is a mapping, not a %s", nodeKind(n))
+	if !yamlfile.IsMapping(n) {
+		return nil, bad(n.Line, "a Kubernetes object is a mapping, not %s", yamlfile.Describe(yamlfile.Deref(n)))
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
@@ -162,17 +150,6 @@ func manifestObjects(file string, n *yaml.Node) ([]*unstructured.Unstructured, e
 		return nil, bad(n.Line, "metadata.name: missing (generateName cannot be applied)")
 	}
 	return []*unstructured.Unstructured{u}, nil
-}
-
-// nodeKind names the YAML kind of n.
-func nodeKind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.ScalarNode:
-		return "scalar"
-	}
-	return "value"
 }
 
 // FromObjects returns typed API objects (k8s.io/api's) as unstructured

@@ -57,8 +57,8 @@ func TestParseManifestsErrors(t *testing.T) {
 		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", "m.yaml:1: kind: missing"},
 		{"no apiVersion", "kind: Pod\nmetadata: {name: a}\n", "m.yaml:1: apiVersion: missing"},
 		{"no name", "---\napiVersion: v1\nkind: Pod\nmetadata: {generateName: a-}\n", "m.yaml:2: metadata.name: missing"},
-		{"a list", "- a\n- b\n", "m.yaml:1: a Kubernetes object is a mapping, not a list"},
-		{"bad yaml", "apiVersion: v1\nkind: [\n", "m.yaml"},
+		{"a list", "- a\n- b\n", "m.yaml:1: a Kubernetes object is a mapping, not a sequence"},
+		{"bad yaml", "apiVersion: v1\nkind: [\n", "m.yaml:2: did not find expected node content"},
 		{"list item", "apiVersion: v1\nkind: List\nitems:\n  - {apiVersion: v1, kind: Pod}\n", "items[0].metadata.name: missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -260,61 +260,33 @@ func (r *wireReader) count(limit int, what string) (n int, isNil bool) {
 func capacity(n int) int { return min(n, 1<<16) }
 
 func (r *wireReader) codes() map[int]int64 {
-	n, isNil := r.count(maxWireEntries, "status codes")
-	if isNil || r.err != nil {
-		return nil
-	}
-	m := make(map[int]int64, capacity(n))
-	for range n {
-		k := r.integer()
-		v := r.varint()
-		if r.err != nil {
-			return nil
-		}
-		if _, dup := m[k]; dup {
-			r.fail("status code %d twice", k)
-			return nil
-		}
-		m[k] = v
-	}
-	return m
+	return readMap(r, "status codes", r.integer, r.varint)
 }
 
 func (r *wireReader) counts(what string) map[string]int64 {
-	n, isNil := r.count(maxWireEntries, what)
-	if isNil || r.err != nil {
-		return nil
-	}
-	m := make(map[string]int64, capacity(n))
-	for range n {
-		k := r.str(what)
-		v := r.varint()
-		if r.err != nil {
-			return nil
-		}
-		if _, dup := m[k]; dup {
-			r.fail("%s: %q twice", what, k)
-			return nil
-		}
-		m[k] = v
-	}
-	return m
+	return readMap(r, what, func() string { return r.str(what) }, r.varint)
 }
 
 func (r *wireReader) texts(what string) map[string]string {
+	return readMap(r, what, func() string { return r.str(what) }, func() string { return r.str(what) })
+}
+
+// readMap reads a map of at most maxWireEntries pairs, each a key and a
+// value read by key and value, what in errors; a key twice is an error.
+func readMap[K comparable, V any](r *wireReader, what string, key func() K, value func() V) map[K]V {
 	n, isNil := r.count(maxWireEntries, what)
 	if isNil || r.err != nil {
 		return nil
 	}
-	m := make(map[string]string, capacity(n))
+	m := make(map[K]V, capacity(n))
 	for range n {
-		k := r.str(what)
-		v := r.str(what)
+		k := key()
+		v := value()
 		if r.err != nil {
 			return nil
 		}
 		if _, dup := m[k]; dup {
-			r.fail("%s: %q twice", what, k)
+			r.fail("%s: %#v twice", what, k)
 			return nil
 		}
 		m[k] = v

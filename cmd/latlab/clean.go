@@ -68,21 +68,15 @@ func (f *cleanFlags) run(ctx context.Context, name string, stdout io.Writer) err
 	if err != nil {
 		return usageError{err}
 	}
+	list, verb := c.Clean, "deleted"
 	if f.dryRun {
-		left, err := c.Leftovers(ctx, name)
-		for _, l := range left {
-			fmt.Fprintf(stdout, "would delete %s (experiment %s)\n", l.Ref, l.Experiment)
-		}
-		if len(left) == 0 && err == nil {
-			fmt.Fprintf(stdout, "%s: nothing of latlab's to delete\n", c.Where)
-		}
-		return err
+		list, verb = c.Leftovers, "would delete"
 	}
-	gone, err := c.Clean(ctx, name)
-	for _, l := range gone {
-		fmt.Fprintf(stdout, "deleted %s (experiment %s)\n", l.Ref, l.Experiment)
+	objs, err := list(ctx, name)
+	for _, l := range objs {
+		fmt.Fprintf(stdout, "%s %s (experiment %s)\n", verb, l.Ref, l.Experiment)
 	}
-	if len(gone) == 0 && err == nil {
+	if len(objs) == 0 && err == nil {
 		fmt.Fprintf(stdout, "%s: nothing of latlab's to delete\n", c.Where)
 	}
 	return err

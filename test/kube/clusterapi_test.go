@@ -166,6 +166,10 @@ func TestClusterApply(t *testing.T) {
 	if left, err := c.Leftovers(ctx, "exp-a"); err != nil || len(left) != 0 {
 		t.Errorf("after Delete, exp-a left %v (%v)", left, err)
 	}
+	out, err = exec.Command(latlab, "clean", "--kubernetes", "--dry-run", "--kubeconfig", s.kubeconfig(t), "exp-b").CombinedOutput()
+	if err != nil || strings.Count(string(out), "would delete ") != len(b.Refs) {
+		t.Errorf("latlab clean --kubernetes --dry-run exp-b: %v, want %d objects listed\n%s", err, len(b.Refs), out)
+	}
 	out, err = exec.Command(latlab, "clean", "--kubernetes", "--kubeconfig", s.kubeconfig(t), "exp-b").CombinedOutput()
 	if err != nil || strings.Count(string(out), "deleted ") != len(b.Refs) {
 		t.Errorf("latlab clean --kubernetes exp-b: %v, want %d objects deleted\n%s", err, len(b.Refs), out)
