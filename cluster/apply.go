@@ -59,7 +59,7 @@ func (c *Cluster) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 		namespace = corev1.NamespaceDefault
 	}
 	set := &Set{Namespace: namespace, Labels: maps.Clone(labels)}
-	created, err := c.ensureNamespace(ctx, namespace, labels)
+	created, err := c.EnsureNamespace(ctx, namespace, labels)
 	if err != nil {
 		return set, err
 	}
@@ -121,9 +121,9 @@ func (c *Cluster) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 	return m, err
 }
 
-// ensureNamespace creates namespace, labelled, unless it exists, and says
+// EnsureNamespace creates namespace, labelled, unless it exists, and says
 // whether it did.
-func (c *Cluster) ensureNamespace(ctx context.Context, namespace string, labels map[string]string) (bool, error) {
+func (c *Cluster) EnsureNamespace(ctx context.Context, namespace string, labels map[string]string) (bool, error) {
 	_, err := c.Client.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 	if err == nil {
 		return false, nil

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"net/http"
 
 	"k8s.io/client-go/discovery"
@@ -29,6 +30,10 @@ type Cluster struct {
 	// Where is where the configuration came from: the kubeconfig's
 	// context and server, or "in-cluster".
 	Where string
+	// Namespace is the context's namespace, or the pod's in-cluster;
+	// "default" when neither names one. Objects go there unless told
+	// otherwise, as with kubectl.
+	Namespace string
 
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 	http   *http.Client // the API server's, with its credentials
@@ -55,7 +60,14 @@ func Connect(o Options) (*Cluster, error) {
 		}
 		where = fmt.Sprintf("context %s, %s", name, cfg.Host)
 	}
-	return connect(cfg, where)
+	c, err := connect(cfg, where)
+	if err != nil {
+		return nil, err
+	}
+	if ns, _, err := cc.Namespace(); err == nil && ns != "" {
+		c.Namespace = ns
+	}
+	return c, nil
 }
 
 // connect builds the clients of cfg.
@@ -82,7 +94,7 @@ func connect(cfg *rest.Config, where string) (*Cluster, error) {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
 	return &Cluster{
-		Config: cfg, Client: cs, Dynamic: dyn, Where: where,
+		Config: cfg, Client: cs, Dynamic: dyn, Where: where, Namespace: corev1.NamespaceDefault,
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
 		http:   hc,
 	}, nil

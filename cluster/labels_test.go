@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -42,3 +43,29 @@ func TestSelector(t *testing.T) {
 		t.Errorf("Selector(sweep) = %q, want %q", got, want)
 	}
 }
+
+func TestDNSName(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"chain", 63, "chain"},
+		{"chain-proxy", 63, "chain-proxy"},
+		{"Chain", 63, "chain-"},
+		{"1st", 63, "x-1st-"},
+		{"a_b.c", 63, "a-b-c-"},
+		{"---", 63, "x-"},
+		{strings.Repeat("a", 40), 20, "aaaaaaaaaaa-"},
+	} {
+		got := DNSName(c.in, c.n)
+		if !strings.HasPrefix(got, c.want) || len(got) > c.n || !dnsLabel.MatchString(got) || (got == c.in) != (c.want == c.in) {
+			t.Errorf("DNSName(%q, %d) = %q, want %q…, a DNS-1035 label of at most %d", c.in, c.n, got, c.want, c.n)
+		}
+	}
+	if DNSName("A", 63) == DNSName("a", 63) {
+		t.Error("two names map to one")
+	}
+}
+
+var dnsLabel = regexp.MustCompile(`^[a-z]([a-z0-9-]*[a-z0-9])?$`)

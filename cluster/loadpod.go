@@ -193,13 +193,31 @@ func (r *Running) pod(ctx context.Context) (*corev1.Pod, error) {
 	return newest, nil
 }
 
-// Stop deletes the load Job and its pod.
+// Stop deletes the load Job and waits, a minute at most, until its pod is
+// gone, so that nothing of a trial is left when the next one starts or
+// latlab exits.
 func (r *Running) Stop(ctx context.Context) error {
 	err := r.c.Client.BatchV1().Jobs(r.lp.Namespace).Delete(ctx, r.lp.Name, metav1.DeleteOptions{PropagationPolicy: &background})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting load job %s: %w", r.lp.Name, err)
 	}
-	return nil
+	deadline := time.Now().Add(time.Minute)
+	for {
+		p, err := r.pod(ctx)
+		switch {
+		case err != nil:
+			return err
+		case p == nil:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("load job %s: its pod %s is still there a minute after the job was deleted", r.lp.Name, p.Name)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("load job %s: waiting for its pod to go: %w", r.lp.Name, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // imageReasons are the waiting reasons of a container whose image cannot

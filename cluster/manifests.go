@@ -28,26 +28,9 @@ const maxManifest = 16 << 20
 // metadata.name; errors are *yamlfile.SyntaxError, naming the file, the
 // line of the document and the field.
 func ReadManifests(path string) ([]*unstructured.Unstructured, error) {
-	fi, err := os.Stat(path)
+	files, err := ManifestFiles(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading manifests: %w", err)
-	}
-	files := []string{path}
-	if fi.IsDir() {
-		entries, err := os.ReadDir(path)
-		if err != nil {
-			return nil, fmt.Errorf("reading manifests: %w", err)
-		}
-		files = files[:0]
-		for _, e := range entries {
-			ext := strings.ToLower(filepath.Ext(e.Name()))
-			if e.Type().IsRegular() && slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
-				files = append(files, filepath.Join(path, e.Name()))
-			}
-		}
-		if len(files) == 0 {
-			return nil, fmt.Errorf("reading manifests: %s holds no .yaml, .yml or .json file", path)
-		}
+		return nil, err
 	}
 	var out []*unstructured.Unstructured
 	for _, f := range files {
@@ -61,6 +44,34 @@ func ReadManifests(path string) ([]*unstructured.Unstructured, error) {
 		return nil, &yamlfile.SyntaxError{File: path, Msg: "no Kubernetes object in it"}
 	}
 	return out, nil
+}
+
+// ManifestFiles returns the files ReadManifests reads from path: path
+// itself, or the .yaml, .yml and .json files of the folder path in name
+// order.
+func ManifestFiles(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifests: %w", err)
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading manifests: %w", err)
+	}
+	var files []string
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.Type().IsRegular() && slices.Contains([]string{".yaml", ".yml", ".json"}, ext) {
+			files = append(files, filepath.Join(path, e.Name()))
+		}
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("reading manifests: %s holds no .yaml, .yml or .json file", path)
+	}
+	return files, nil
 }
 
 // readManifestFile reads the objects of one file.

@@ -65,6 +65,7 @@ type decoder struct {
 	sums  map[string]string    // sha256 of the files read, by path as written
 	refs  []fileRef            // the files named, for bundles
 	out   *Spec                // the spec being read, for Path
+	kube  map[string]kubeNodes // each variant's fields placing it on a cluster
 	unrun bool                 // read by an agent: commands are not checked
 }
 
@@ -72,7 +73,7 @@ type decoder struct {
 // folder dir.
 func newDecoder(name string, data []byte, dir string) *decoder {
 	return &decoder{Decoder: yamlfile.NewDecoder(name, data, maxNodes), dir: dir, lines: yamlfile.Lines(data),
-		cache: map[string]*fileData{}, sums: map[string]string{}}
+		cache: map[string]*fileData{}, sums: map[string]string{}, kube: map[string]kubeNodes{}}
 }
 
 // spec decodes a spec from the root node of its document.
@@ -102,9 +103,14 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	if kv, ok := nodes["name"]; ok {
 		s.Name, _ = d.name(kv[1], "name")
 	}
+	var kubeNode, loadOn *yaml.Node
+	if kv, ok := nodes["kubernetes"]; ok {
+		kubeNode, s.Kubernetes = kv[0], d.kubernetes(kv[1])
+	}
 	base := scope{path: "load"}
 	var baseEntries []entry
 	if kv, ok := nodes["load"]; ok {
+		s.LoadPod, loadOn = d.loadPod(kv[1])
 		base.line = kv[0].Line
 		if es, ok := d.entries(kv[1], "load", base); ok {
 			baseEntries = es
@@ -127,6 +133,7 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 		s.Baseline = s.Variants[0].Name
 	}
 	d.options(s, nodes)
+	d.checkKube(s, kubeNode, loadOn, d.kube)
 	d.checkSize(s, root, nodes)
 	s.sums = d.sums
 	return s
@@ -152,7 +159,7 @@ func (d *decoder) checkSize(s *Spec, root *yaml.Node, nodes map[string][2]*yaml.
 
 // topKeys are the fields of a spec.
 var topKeys = []string{"version", "name", "variants", "baseline", "load", "warmup", "runs", "order", "seed",
-	"restart", "sideloads", "probes", "validity", "slo", "cpus"}
+	"restart", "sideloads", "probes", "validity", "slo", "cpus", "kubernetes"}
 
 // options decodes the optional top-level fields but baseline.
 func (d *decoder) options(s *Spec, nodes map[string][2]*yaml.Node) {

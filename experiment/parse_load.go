@@ -49,6 +49,10 @@ func specKeys(t reflect.Type) []string {
 func (d *decoder) entries(n *yaml.Node, path string, sc scope) ([]entry, bool) {
 	var es []entry
 	ok := d.mapping(n, path, func(key string, k, v *yaml.Node) {
+		if slices.Contains(podKeys, key) {
+			d.errorf(k, join(path, key), "where the load runs is the spec's, the same for every variant: give it in the spec's load")
+			return
+		}
 		if !slices.Contains(loadKeys, key) {
 			d.errorf(k, join(path, key), "%s", yamlfile.UnknownField(key, loadKeys...))
 			return

@@ -9,7 +9,7 @@ import (
 )
 
 // variantKeys are the fields of a variant.
-var variantKeys = []string{"name", "graph", "target", "start", "setup", "configure", "teardown", "ready", "ready_timeout", "load", "expect"}
+var variantKeys = []string{"name", "graph", "target", "start", "setup", "configure", "teardown", "ready", "ready_timeout", "load", "expect", "on", "kubernetes"}
 
 // variant decodes variant i from n, with its load: base merged with its
 // overrides. It returns the line of the variant's name, and false when the
@@ -21,6 +21,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	var over []entry
 	var overScope scope
 	var named bool
+	var manifests *yaml.Node // kubernetes.manifests
 	d.Fields(n, path, []string{"name"}, func(key, f string, k, val *yaml.Node) bool {
 		keys[key] = k
 		ok := false
@@ -48,6 +49,13 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 		case "load":
 			overScope = scope{line: k.Line, path: f}
 			over, ok = d.entries(val, f, overScope)
+		case "on":
+			v.On, ok = d.oneOf(val, f, "local", OnKubernetes)
+			if v.On == "local" {
+				v.On = ""
+			}
+		case "kubernetes":
+			v.Kubernetes, manifests, ok = d.variantKubernetes(val, f)
 		case "expect":
 			v.Expect = d.percentilesOr(val, f, "percentile", d.unreported(f, "latlab reports"))
 			ok = true
@@ -74,6 +82,15 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	case graph != nil && keys["ready"] != nil:
 		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
 	}
+	kn := kubeNodes{on: keys["on"], kube: keys["kubernetes"], graph: keys["graph"], target: keys["target"], ready: keys["ready"], path: path}
+	kn.manifests = manifests
+	if manifests != nil && v.Kubernetes != nil {
+		v.Objects = d.manifests(manifests, join(path, "kubernetes.manifests"), v.Kubernetes.Manifests)
+	}
+	d.checkVariantKube(&v, kn)
+	if v.InCluster() && keys["ready_timeout"] == nil {
+		v.ReadyTimeout = DefaultKubeReadyTimeout
+	}
 	if len(over) == 0 {
 		v.Load = s.Load
 	} else {
@@ -86,5 +103,6 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	if !named {
 		return v, 0, false
 	}
+	d.kube[v.Name] = kn
 	return v, keys["name"].Line, true
 }

@@ -54,24 +54,38 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 	for {
 		select {
 		case <-ctx.Done():
-			r.lines.Lock()
-			r.Progress.Clear()
-			r.lines.Unlock()
+			r.clearProgress()
 			return
 		case <-tick.C:
-			p := Progress{Progress: rec.Snapshot(), Trial: t, Trials: r.total, ToGo: n - k - 1, Length: d}
-			if d > 0 {
-				per := d
-				if w := r.Spec.Warmup; w != nil {
-					per += w.Duration
-				}
-				p.AllDone = max(d-p.Elapsed, 0) + time.Duration(p.ToGo)*per
-			}
-			r.lines.Lock()
-			r.Progress.Show(p)
-			r.lines.Unlock()
+			r.showLine(rec.Snapshot(), t, k, n, d)
 		}
 	}
+}
+
+// showLine shows the progress p of trial t, the k-th of the n this Run
+// runs, whose measured load lasts d.
+func (r *Runner) showLine(rp record.Progress, t Trial, k, n int, d time.Duration) {
+	p := Progress{Progress: rp, Trial: t, Trials: r.total, ToGo: n - k - 1, Length: d}
+	if d > 0 {
+		per := d
+		if w := r.Spec.Warmup; w != nil {
+			per += w.Duration
+		}
+		p.AllDone = max(d-p.Elapsed, 0) + time.Duration(p.ToGo)*per
+	}
+	r.lines.Lock()
+	r.Progress.Show(p)
+	r.lines.Unlock()
+}
+
+// clearProgress clears the live status line, if there is one.
+func (r *Runner) clearProgress() {
+	if r.Progress == nil {
+		return
+	}
+	r.lines.Lock()
+	r.Progress.Clear()
+	r.lines.Unlock()
 }
 
 // logTrial writes one line about a finished trial once the writer is done

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
@@ -33,6 +34,12 @@ type Runner struct {
 	// Progress shows the trial under way, live; nil shows none.
 	Progress ProgressLine
 
+	// Kubernetes says how to reach the cluster of a spec that runs
+	// variants or load there; the zero value finds it as kubectl does.
+	Kubernetes cluster.Options
+	// Keep leaves what was deployed to the cluster there at the end.
+	Keep bool
+
 	traces     *probe.TraceReceiver
 	tracesURL  string                    // the trace receiver's OTLP/HTTP base URL
 	tracesGRPC string                    // and its OTLP/gRPC address
@@ -41,6 +48,10 @@ type Runner struct {
 	total      int                       // trials in the plan
 	commit     retry                     // for a failed commit; zero means defaultRetry
 	lines      sync.Mutex                // the live status line and trial lines
+
+	kube        *cluster.Cluster // the spec's cluster, once connected
+	kubeCreated []string         // the namespaces latlab created there
+	kubeShared  *cluster.Set     // what the experiment's trials share there
 }
 
 // Outcome is what Run did.
@@ -87,7 +98,11 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	if len(todo) == 0 {
 		return out, nil
 	}
-	if r.Spec.Probes.Traces {
+	if err := r.connect(ctx); err != nil {
+		return out, err
+	}
+	defer r.disconnect(ctx)
+	if r.Spec.Probes.Traces && r.Spec.LoadPod == nil { // a load pod receives them itself
 		r.traces = probe.NewTraceReceiver()
 		if r.tracesURL, err = r.traces.Listen(ctx, ""); err != nil {
 			return out, fmt.Errorf("starting the trace receiver: %w", err)

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
@@ -32,6 +34,12 @@ type Spec struct {
 	Validity  Validity   `spec:"validity"`
 	SLO       SLO        `spec:"slo"`
 	CPUs      CPUs       `spec:"cpus"`
+	// Kubernetes is where variants and load on a cluster go; nil when
+	// nothing of the spec runs on one.
+	Kubernetes *Kubernetes `spec:"kubernetes"`
+	// LoadPod, when set, runs each trial's load in a pod of the cluster
+	// (load: {on: kubernetes}); nil runs it here.
+	LoadPod *LoadPod `spec:"load_pod"`
 
 	sums map[string]string // sha256 of each referenced file, by path as written
 	src  []byte            // the spec as ParseSpec read it
@@ -86,6 +94,47 @@ type Variant struct {
 	Overrides    []string              `spec:"-"`    // the load fields the variant gives, sorted
 	Expect       []analysis.Percentile `spec:"expect"`
 	Topology     *graph.Topology       `spec:"-"` // the parsed Graph, nil for a target
+	// On is where a graph runs: "" here, OnKubernetes deployed to the
+	// spec's cluster.
+	On string `spec:"on"`
+	// Kubernetes deploys a target variant to the cluster from manifests,
+	// or names the namespace of a graph on it; nil for neither.
+	Kubernetes *VariantKubernetes           `spec:"kubernetes"`
+	Objects    []*unstructured.Unstructured `spec:"-"` // the parsed manifests
+}
+
+// OnKubernetes is a variant's On, and a load's, on a cluster.
+const OnKubernetes = "kubernetes"
+
+// InCluster reports whether v is deployed to a cluster.
+func (v *Variant) InCluster() bool {
+	return v.On == OnKubernetes || v.Kubernetes != nil && v.Kubernetes.Manifests != ""
+}
+
+// Kubernetes is where a spec's variants and load go on a cluster. Which
+// cluster is not the spec's to say: latlab run's --kubeconfig and
+// --context, $KUBECONFIG or ~/.kube/config, as kubectl finds it, so that a
+// spec runs unchanged on kind, minikube and a cloud cluster.
+type Kubernetes struct {
+	// Namespace of what latlab deploys and of its load pods; "" means
+	// the kubeconfig context's namespace, else "default".
+	Namespace string `spec:"namespace"`
+	// Image is a container image whose entry point is latlab, run by a
+	// graph's pods and by load pods.
+	Image string `spec:"image"`
+}
+
+// VariantKubernetes deploys a variant to the cluster.
+type VariantKubernetes struct {
+	Manifests string `spec:"manifests"` // a YAML or JSON file, or a folder of them, as written
+	Namespace string `spec:"namespace"` // "" means the spec's
+}
+
+// LoadPod is where a trial's load runs on a cluster: an agent in a pod of
+// Image, in Namespace.
+type LoadPod struct {
+	Image     string `spec:"image"`     // "" means the spec's kubernetes.image
+	Namespace string `spec:"namespace"` // "" means the spec's
 }
 
 // Mode is the load model of a trial.

@@ -55,10 +55,13 @@ type trialRun struct {
 // side-loads and probes alongside, then the validity checks.
 func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finished {
 	tr := &trialRun{r: r, l: l, t: t, k: k, n: n, f: &finished{info: r.info(t, time.Now(), store.Done)}}
-	if err := tr.warmUp(ctx); err != nil {
-		return tr.fail(ctx, err)
+	var res *record.Result
+	var err error
+	if r.Spec.LoadPod != nil {
+		res, err = tr.inPod(ctx)
+	} else if err = tr.warmUp(ctx); err == nil {
+		res, err = tr.measure(ctx)
 	}
-	res, err := tr.measure(ctx)
 	if err != nil {
 		return tr.fail(ctx, err)
 	}
@@ -267,6 +270,9 @@ type probeFunc func(ctx context.Context, start time.Time, emit func([]probe.Poin
 func (r *Runner) probes(l *live) []probeFunc {
 	var out []probeFunc
 	if m := r.Spec.Probes.Metrics; m != nil {
+		if l.set != nil {
+			out = append(out, r.kubeScraper(l, m))
+		}
 		urls := l.metricsURLs()
 		if m.TokenFile == "" && m.CACert == "" && len(m.Families) == 0 {
 			urls = append(urls, m.URLs...)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/probe"
@@ -28,6 +29,10 @@ type live struct {
 	level   record.Level  // the level it was set up for, for restart: per-rate
 	started *exec.Cmd     // the variant's start command, running
 	exited  chan struct{} // closed when it ends
+
+	set       *cluster.Set // what was applied to the cluster, for a variant there
+	namespace string       // where, and the selector of its objects and pods
+	selector  string
 }
 
 // metricsURLs returns the /metrics endpoints of a graph's nodes.
@@ -40,9 +45,21 @@ func (l *live) metricsURLs() []string {
 }
 
 // setUp starts v: launches its graph, or runs its setup command, its start
-// command and waits for its ready URL; then runs its configure command.
+// command and waits for its ready URL; then runs its configure command. A
+// variant on a cluster is deployed there after its setup command.
 func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
 	l := &live{v: v, level: t.Level, nodes: map[string]string{}}
+	if v.InCluster() {
+		if v.Setup != "" {
+			if err := r.shell(ctx, v.Setup); err != nil {
+				return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
+			}
+		}
+		if err := r.setUpKube(ctx, l); err != nil {
+			return nil, err
+		}
+		return r.configure(ctx, l)
+	}
 	if v.Topology != nil {
 		opts := graph.LaunchOptions{Binary: r.Binary, Output: r.NodeOutput, Ready: v.ReadyTimeout, CPUs: r.targetCPUs}
 		if r.traces != nil {
@@ -162,6 +179,7 @@ func groupGone(pgid int, deadline time.Time) bool {
 // tearing down goes on whatever happened.
 func (r *Runner) tearDown(l *live) {
 	l.stop()
+	r.tearDownKube(l)
 	if l.cluster != nil {
 		if err := l.cluster.Stop(); err != nil {
 			r.logf("variant %s: stopping its graph: %v", l.v.Name, err)

@@ -16,9 +16,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
+
+// PodPort is the port a graph's pods and Services on a cluster serve on.
+const PodPort = podPort
 
 // Where the manifests put things.
 const (
@@ -32,43 +36,11 @@ const (
 )
 
 // Manifests returns Kubernetes manifests that run t with the container
-// image: a ConfigMap latlab-topology holding the topology file and every
-// job file, and for each service a Deployment of one pod running
-// "latlab serve" on port 8080 and a Service in front of it. Objects are
-// named after the services in lowercase, so a node reaches another at
-// http://NAME:8080. The documents are YAML separated by "---" lines.
-//
-// Manifests reads t.File and the job files again, so they must still be
-// there; job files must be given by paths relative to the topology's
-// folder and inside it, since the pods see the ConfigMap's files only.
-// Pod templates carry Prometheus scrape annotations and the topology's
-// SHA-256, so that applying a changed topology restarts the pods. With
-// both cpu and memory given, a pod's requests equal its limits:
-// Guaranteed QoS.
+// image: Objects as YAML documents separated by "---" lines.
 func Manifests(t *Topology, image string) ([]byte, error) {
-	if image == "" {
-		return nil, errors.New("writing manifests: no image")
-	}
-	cm, items, err := configMap(t)
+	objs, err := Objects(t, PodOptions{Image: image})
 	if err != nil {
 		return nil, err
-	}
-	sum := sha256.New()
-	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
-		fmt.Fprintf(sum, "%s\x00%s\x00", k, cm.Data[k])
-	}
-	for _, k := range slices.Sorted(maps.Keys(cm.BinaryData)) {
-		fmt.Fprintf(sum, "%s\x00%s\x00", k, cm.BinaryData[k])
-	}
-	checksum := hex.EncodeToString(sum.Sum(nil))
-	objs := []any{cm}
-	for i, s := range t.Services {
-		res, err := podResources(t, i)
-		if err != nil {
-			return nil, err
-		}
-		dep, svc := workload(s, image, items, res, checksum)
-		objs = append(objs, dep, svc)
 	}
 	var b bytes.Buffer
 	for i, o := range objs {
@@ -82,6 +54,66 @@ func Manifests(t *Topology, image string) ([]byte, error) {
 		b.Write(data)
 	}
 	return b.Bytes(), nil
+}
+
+// PodOptions are what the pods of Objects run besides the topology.
+type PodOptions struct {
+	Image string          // the container image; it must have latlab as its entry point
+	Args  []string        // more arguments of each node's latlab serve, such as --otlp-endpoint URL
+	Env   []corev1.EnvVar // more environment of each node
+	// Prefix begins the name of every object, so that several graphs
+	// share a namespace: a service's objects are PREFIX+NAME, and each
+	// node reaches the others by those names (serve's --peer).
+	Prefix string
+}
+
+// Objects returns the Kubernetes objects that run t with o.Image: a
+// ConfigMap latlab-topology holding the topology file and every job file,
+// and for each service a Deployment of one pod running "latlab serve" on
+// port 8080 and a Service in front of it. Objects are named after the
+// services in lowercase, so a node reaches another at http://NAME:8080.
+//
+// Objects reads t.File and the job files again, so they must still be
+// there; job files must be given by paths relative to the topology's
+// folder and inside it, since the pods see the ConfigMap's files only.
+// Pod templates carry Prometheus scrape annotations and the topology's
+// SHA-256, so that applying a changed topology restarts the pods. With
+// both cpu and memory given, a pod's requests equal its limits:
+// Guaranteed QoS.
+func Objects(t *Topology, o PodOptions) ([]runtime.Object, error) {
+	if o.Image == "" {
+		return nil, errors.New("writing manifests: no image")
+	}
+	cm, items, err := configMap(t)
+	if err != nil {
+		return nil, err
+	}
+	cm.Name = o.Prefix + cm.Name
+	if o.Prefix != "" {
+		var peers []string
+		for _, s := range t.Services {
+			peers = append(peers, "--peer", fmt.Sprintf("%s=http://%s%s:%d", s.Name, o.Prefix, strings.ToLower(s.Name), podPort))
+		}
+		o.Args = append(peers, o.Args...)
+	}
+	sum := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
+		fmt.Fprintf(sum, "%s\x00%s\x00", k, cm.Data[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(cm.BinaryData)) {
+		fmt.Fprintf(sum, "%s\x00%s\x00", k, cm.BinaryData[k])
+	}
+	checksum := hex.EncodeToString(sum.Sum(nil))
+	objs := []runtime.Object{cm}
+	for i, s := range t.Services {
+		res, err := podResources(t, i)
+		if err != nil {
+			return nil, err
+		}
+		dep, svc := workload(s, o, items, res, checksum)
+		objs = append(objs, dep, svc)
+	}
+	return objs, nil
 }
 
 // configMap returns the ConfigMap of t and the volume items that mount its
@@ -228,8 +260,8 @@ const (
 )
 
 // workload returns the Deployment and Service of s.
-func workload(s *Service, image string, items []corev1.KeyToPath, res corev1.ResourceRequirements, checksum string) (*appsv1.Deployment, *corev1.Service) {
-	name := strings.ToLower(s.Name)
+func workload(s *Service, o PodOptions, items []corev1.KeyToPath, res corev1.ResourceRequirements, checksum string) (*appsv1.Deployment, *corev1.Service) {
+	name := o.Prefix + strings.ToLower(s.Name)
 	labels := func() map[string]string { return map[string]string{appName: name, partOf: "latlab"} }
 	probe := func(period int32) *corev1.Probe {
 		return &corev1.Probe{
@@ -259,9 +291,10 @@ func workload(s *Service, image string, items []corev1.KeyToPath, res corev1.Res
 				Spec: corev1.PodSpec{
 					Containers: []corev1.Container{{
 						Name:  "latlab",
-						Image: image,
-						Args: []string{"serve", "--topology", mountPath + "/" + configKey, "--service", s.Name,
-							"--listen", fmt.Sprintf("0.0.0.0:%d", podPort)},
+						Image: o.Image,
+						Args: append([]string{"serve", "--topology", mountPath + "/" + configKey, "--service", s.Name,
+							"--listen", fmt.Sprintf("0.0.0.0:%d", podPort)}, o.Args...),
+						Env:            slices.Clone(o.Env),
 						Ports:          []corev1.ContainerPort{{Name: portName, ContainerPort: podPort, Protocol: corev1.ProtocolTCP}},
 						Resources:      res,
 						VolumeMounts:   []corev1.VolumeMount{{Name: "topology", MountPath: mountPath, ReadOnly: true}},
@@ -271,7 +304,7 @@ func workload(s *Service, image string, items []corev1.KeyToPath, res corev1.Res
 					Volumes: []corev1.Volume{{
 						Name: "topology",
 						VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: configMapName},
+							LocalObjectReference: corev1.LocalObjectReference{Name: o.Prefix + configMapName},
 							Items:                slices.Clone(items),
 						}},
 					}},

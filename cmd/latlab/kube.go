@@ -20,5 +20,10 @@ func (k *kubeFlags) register(fl *pflag.FlagSet) {
 
 // connect returns the cluster the flags name.
 func (k *kubeFlags) connect() (*cluster.Cluster, error) {
-	return cluster.Connect(cluster.Options{Kubeconfig: k.kubeconfig, Context: k.context})
+	return cluster.Connect(k.options())
+}
+
+// options returns the flags as cluster.Options.
+func (k *kubeFlags) options() cluster.Options {
+	return cluster.Options{Kubeconfig: k.kubeconfig, Context: k.context}
 }

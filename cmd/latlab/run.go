@@ -24,7 +24,9 @@ func newRun(stdout, stderr io.Writer) *cobra.Command {
 		samples  int64
 		progress bool
 		quiet    bool
+		keep     bool
 		gate     sloFlags
+		kube     kubeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
@@ -55,6 +57,16 @@ The spec's cpus: field keeps the generator off the targets' cores: cpus:
 {load: 0} runs latlab on CPU 0 and starts every graph node, start, setup and
 teardown command on the other CPUs (or on cpus: {targets: ...}); --dry-run
 shows it.
+
+A spec's variants may run on a Kubernetes cluster (graph: with on: kubernetes,
+or kubernetes: {manifests: DIR} beside a target) and its load too (load: {on:
+kubernetes}): run reaches the cluster as kubectl does (--kubeconfig,
+--context, $KUBECONFIG, ~/.kube/config or in-cluster), applies each variant
+once and keeps it across its warm-up and runs, runs each trial's load in a pod
+it reaches through the API server, and deletes what it applied at the end,
+also after Ctrl-C, unless --keep. Everything it creates is labelled with the
+experiment's name: latlab ls --kubernetes lists what is left, latlab clean
+--kubernetes removes it.
 
 One process writes a results database at a time: another run into it exits
 2 at once, naming the process that writes it (pid, host, since when), and a
@@ -104,7 +116,7 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return err
 			}
-			r := &experiment.Runner{Spec: spec, New: fresh}
+			r := &experiment.Runner{Spec: spec, New: fresh, Keep: keep, Kubernetes: kube.options()}
 			if cmd.Flags().Changed("seed") {
 				r.Seed = &seed
 			}
@@ -174,6 +186,8 @@ median itself. An interrupted run still exits 130.`,
 	fl.Int64Var(&samples, "samples", load.DefaultSamples, "requests kept raw per run (0: none)")
 	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
+	fl.BoolVar(&keep, "keep", false, "leave what was deployed to the cluster there at the end")
+	kube.register(fl)
 	gate.register(fl, " (default: the spec's slo:)")
 	_ = cmd.MarkFlagFilename("output", "db")
 	return cmd

@@ -1,0 +1,209 @@
+package experiment
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/latlab/latlab/cluster"
+	"github.com/latlab/latlab/probe"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+)
+
+// Where a load pod's agent listens, and its trace receiver.
+const (
+	agentPort    = 7070
+	otlpHTTPPort = 4318
+)
+
+// Bounds of a trial in a load pod.
+var (
+	// loadPodReady bounds how long a load pod may take to be ready: to
+	// be scheduled, pull its image and start.
+	loadPodReady = 2 * time.Minute
+	// loadPodLost is how long its agent may go unanswered before the
+	// trial ends: a pod that died answers nothing.
+	loadPodLost = 15 * time.Second
+)
+
+// FlagLoadPod begins the flag of a trial whose load pod failed: the flag
+// is FlagLoadPod + one of the cluster.Fail reasons, such as
+// load_pod_oomkilled.
+const FlagLoadPod = "load_pod_"
+
+// inPod runs the trial's warm-up and measured load in a load pod: a Job
+// running latlab agent, reached through the API server's pod proxy. The
+// probes, side-loads and profiles run here, from when the agent says its
+// measured load has started until it is done. A pod that fails ends the
+// trial within loadPodReady or loadPodLost, failed with the flag
+// load_pod_REASON.
+func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
+	r, t := tr.r, tr.t
+	var err error
+	if tr.cfg, err = r.Spec.LoadFor(t, tr.l.entry); err != nil {
+		return nil, err
+	}
+	b, err := r.Spec.Bundle(t, tr.l.entry, r.samples())
+	if err != nil {
+		return nil, err
+	}
+	lp := r.loadPod(t)
+	run, err := r.kube.StartLoad(ctx, lp)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
+		defer cancel()
+		if err := run.Stop(sctx); err != nil {
+			r.logf("trial %d: %v", t.Position, err)
+		}
+	}()
+	if err := run.WaitReady(ctx, loadPodReady); err != nil {
+		return nil, tr.podFailed(err)
+	}
+	u, err := r.kube.PodURL(lp.Namespace, run.Pod, agentPort, "http")
+	if err != nil {
+		return nil, err
+	}
+	pctx, stopProbes := context.WithCancel(ctx)
+	defer stopProbes()
+	var measuring sync.Once
+	begin := func() {
+		tr.start = time.Now()
+		tr.startProbes(pctx)
+		if err := tr.startSideloads(pctx); err != nil {
+			r.logf("trial %d: %v", t.Position, err)
+		}
+		tr.startPprof(pctx)
+	}
+	rm := &Remote{URL: u.String(), Client: r.kube.HTTPClient(), Lost: loadPodLost, Poll: 250 * time.Millisecond,
+		Progress: func(st AgentStatus) {
+			if st.State == AgentMeasuring || st.State == AgentDone {
+				measuring.Do(begin)
+			}
+			tr.showRemote(st)
+		}}
+	warm, res, err := rm.Run(ctx, b)
+	measuring.Do(func() { tr.start = time.Now() })
+	stopProbes()
+	tr.wg.Wait()
+	tr.end = time.Now()
+	r.clearProgress()
+	if err != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if ferr := run.Check(cctx); ferr != nil {
+			var pf *cluster.PodFailure
+			if errors.As(ferr, &pf) {
+				return nil, tr.podFailed(ferr)
+			}
+		}
+		return nil, err
+	}
+	tr.f.warm = warm
+	return res, nil
+}
+
+// podFailed returns err, flagging the trial with the load pod's failure
+// when err is one.
+func (tr *trialRun) podFailed(err error) error {
+	var pf *cluster.PodFailure
+	if errors.As(err, &pf) {
+		tr.f.info.Flags = append(tr.f.info.Flags, store.Flag{Name: FlagLoadPod + pf.Reason, Reason: pf.Detail})
+	}
+	return err
+}
+
+// loadPod returns the load pod of trial t: a Job named after the
+// experiment and the trial, unique, so that one a killed latlab left
+// behind is in nobody's way.
+func (r *Runner) loadPod(t Trial) cluster.LoadPod {
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	name := fmt.Sprintf("latlab-load-%s-%d-%s", cluster.DNSName(r.Spec.Name, 24), t.Position, hex.EncodeToString(suffix[:]))
+	span := time.Hour // a trial of so many requests
+	if v := r.Spec.Variant(t.Variant); v != nil && v.Load.Duration > 0 {
+		span = v.Load.Duration
+		if w := r.Spec.Warmup; w != nil {
+			span += w.Duration
+		}
+	}
+	lifetime := span + 10*time.Minute
+	args := []string{"agent", "--listen", ":" + strconv.Itoa(agentPort), "--idle", "10m", "--lifetime", lifetime.String()}
+	if r.Spec.Probes.Traces {
+		args = append(args, "--otlp-http", ":"+strconv.Itoa(otlpHTTPPort))
+	}
+	return cluster.LoadPod{Namespace: r.loadNamespace(), Name: name, Image: r.Spec.LoadPod.Image, Args: args,
+		Port: agentPort, ReadyPath: "/healthz", Labels: cluster.Labels(r.Spec.Name, t.Variant), Lifetime: lifetime}
+}
+
+// tracesService returns the name of the Service through which a graph's
+// nodes on the cluster export their spans to the load pod of the trial
+// under way: there is one at a time.
+func tracesService(experiment string) string {
+	return "latlab-traces-" + cluster.DNSName(experiment, 40)
+}
+
+// tracesObject returns the Service of tracesService, in the load pods'
+// namespace, selecting the experiment's load pods.
+func (r *Runner) tracesObject() *corev1.Service {
+	sel := cluster.Labels(r.Spec.Name, "")
+	delete(sel, cluster.LabelVariant)
+	sel[cluster.LabelRole] = cluster.RoleLoad
+	return &corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: tracesService(r.Spec.Name)},
+		Spec: corev1.ServiceSpec{
+			Selector: sel,
+			Ports: []corev1.ServicePort{{Name: "otlp-http", Port: otlpHTTPPort, TargetPort: intstr.FromInt32(otlpHTTPPort),
+				Protocol: corev1.ProtocolTCP}},
+		},
+	}
+}
+
+// kubeScraper returns the probe scraping the pods of l, a variant on the
+// cluster, that ask for it (see cluster.ScrapeTargets) through the API
+// server's pod proxy, as m says.
+func (r *Runner) kubeScraper(l *live, m *Metrics) probeFunc {
+	return func(ctx context.Context, start time.Time, emit func([]probe.Point)) error {
+		targets, err := r.kube.ScrapeTargets(ctx, l.namespace, l.selector)
+		if err != nil {
+			emit([]probe.Point{{Probe: "metrics", Series: "up", Labels: map[string]string{"instance": l.namespace, "error": err.Error()}}})
+			return nil
+		}
+		if len(targets) == 0 {
+			return nil
+		}
+		s := &probe.Scraper{Interval: m.Interval, Window: m.Window, Client: r.kube.HTTPClient()}
+		for _, tg := range targets {
+			s.URLs = append(s.URLs, tg.URL)
+		}
+		return s.Run(ctx, start, emit)
+	}
+}
+
+// showRemote shows an agent's progress on the live status line.
+func (tr *trialRun) showRemote(st AgentStatus) {
+	r := tr.r
+	if r.Progress == nil || st.Progress == nil || st.Progress.Phase != partMeasure {
+		return
+	}
+	ap := st.Progress
+	p := record.Progress{Elapsed: time.Duration(ap.ElapsedSeconds * float64(time.Second)), Sent: ap.Sent, Completed: ap.Completed,
+		Errors: ap.Errors, Failed: ap.Failed, InFlight: ap.InFlight, Rate: ap.RatePerSecond}
+	if ap.P99Seconds != nil {
+		p.P99, p.P99OK = time.Duration(*ap.P99Seconds*float64(time.Second)), true
+	}
+	r.showLine(p, tr.t, tr.k, tr.n, tr.cfg.Duration)
+}
