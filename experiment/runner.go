@@ -146,6 +146,7 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 		var run *finished
 		if err != nil {
 			run = &finished{info: r.info(t, time.Now(), store.Failed), err: err}
+			run.info.Error = err.Error()
 		} else {
 			run = r.trial(ctx, l, t, i, len(todo))
 		}

@@ -1,0 +1,288 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/latlab/latlab/cluster"
+	"github.com/latlab/latlab/store"
+)
+
+// The topologies of the experiment tests: a chain of two, and the same
+// chain behind a proxy.
+const (
+	chainGraph = `services:
+  - name: front
+    script: [{call: back}]
+  - name: back
+    script: [{payload: 64}]
+`
+	proxyGraph = `services:
+  - name: gateway
+    entry: true
+    proxy: front
+  - name: front
+    script: [{call: back}]
+  - name: back
+    script: [{payload: 64}]
+`
+)
+
+// experimentDir writes the graphs and spec of an experiment on the test
+// cluster into a folder of its own and returns the spec's path. load is
+// the spec's load mapping, without on: and image:, which it adds.
+func experimentDir(t *testing.T, name, load, rest string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "chain.yaml"), []byte(chainGraph))
+	writeFile(t, filepath.Join(dir, "chain-proxy.yaml"), []byte(proxyGraph))
+	spec := filepath.Join(dir, "spec.yaml")
+	writeFile(t, spec, []byte(`version: 1
+name: `+name+`
+kubernetes: {image: `+image+`}
+variants:
+  - {name: chain, graph: chain.yaml, on: kubernetes}
+  - {name: chain-proxy, graph: chain-proxy.yaml, on: kubernetes}
+load: {on: kubernetes, `+load+`}
+`+rest))
+	return spec
+}
+
+// latlabRun runs latlab run on tc with args and returns its output and
+// exit error.
+func (c *testCluster) latlabRun(t *testing.T, ctx context.Context, args ...string) (string, error) {
+	t.Helper()
+	bin, err := latlabBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--kubeconfig", filepath.Join(c.dir, "kubeconfig")}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	return out.String(), err
+}
+
+// runs returns the runs of the only experiment in the results database db.
+func runs(t *testing.T, db string) []store.Run {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	exps, err := d.Experiments(ctx)
+	if err != nil || len(exps) != 1 {
+		t.Fatalf("experiments %v, %v; want one", exps, err)
+	}
+	rs, err := d.Runs(ctx, exps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// probePoints returns the probe points of run id in db.
+func probePoints(t *testing.T, db string, id int64) []store.ProbePoint {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	pts, err := d.Probes(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pts
+}
+
+// labelled returns what latlab left in the cluster, as kubectl lists it.
+func (c *testCluster) labelled(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("kubectl", "--kubeconfig", filepath.Join(c.dir, "kubeconfig"), "get", "all,cm,jobs,ns",
+		"-A", "-l", cluster.LabelManagedBy+"="+cluster.ManagedBy, "-o", "name").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl get: %v\n%s", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestKubeExperiment runs an experiment whose variants and load are on
+// the test cluster: two graphs deployed from their topologies, the load
+// from a pod, the nodes' metrics scraped through the API server; then a
+// load pod that cannot start, and a variant that never becomes ready.
+// Each leaves nothing behind.
+func TestKubeExperiment(t *testing.T) {
+	tc := upCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	t.Run("graphs", func(t *testing.T) {
+		spec := experimentDir(t, "kube-graphs", "mode: open, rates: [40], duration: 2s",
+			"warmup: {duration: 500ms}\nruns: 2\nprobes: {metrics: {interval: 500ms, window: 1s}}\n")
+		db := filepath.Join(t.TempDir(), "results.db")
+		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
+		if err != nil {
+			t.Fatalf("latlab run: %v\n%s", err, out)
+		}
+		rs := runs(t, db)
+		if len(rs) != 4 {
+			t.Fatalf("%d runs, want 4:\n%s", len(rs), out)
+		}
+		for _, r := range rs {
+			if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 80 || len(r.Summary.Errors) != 0 || r.Warmup == nil {
+				t.Errorf("run %d (%s): status %s, summary %+v, warm-up %v; want 80 requests without errors after a warm-up", r.ID, r.Variant, r.Status, r.Summary, r.Warmup != nil)
+				continue
+			}
+			// The per-node metrics came through the pod proxy, by service.
+			services := map[string]bool{}
+			for _, p := range probePoints(t, db, r.ID) {
+				if p.Probe == "metrics" && strings.HasPrefix(p.Series, "latlab_server_request_duration_seconds:") {
+					services[p.Labels["service"]] = true
+				}
+			}
+			want := []string{"back", "front"}
+			if r.Variant == "chain-proxy" {
+				want = append(want, "gateway")
+			}
+			for _, s := range want {
+				if !services[s] {
+					t.Errorf("run %d (%s): no server latency scraped from %s; got %v", r.ID, r.Variant, s, services)
+				}
+			}
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("load pod cannot start", func(t *testing.T) {
+		spec := experimentDir(t, "kube-noimage", "image: example.invalid/none:1, mode: open, rates: [10], duration: 1s", "")
+		db := filepath.Join(t.TempDir(), "results.db")
+		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
+		if err == nil {
+			t.Fatalf("latlab run succeeded with a load image nobody has:\n%s", out)
+		}
+		rs := runs(t, db)
+		if len(rs) != 2 {
+			t.Fatalf("%d runs, want both trials tried:\n%s", len(rs), out)
+		}
+		for _, r := range rs {
+			if r.Status != store.Failed || len(r.Flags) != 1 || r.Flags[0].Name != "load_pod_image" || !strings.Contains(r.Error, "example.invalid/none:1") {
+				t.Errorf("run %d: status %s, flags %v, error %q; want failed, load_pod_image", r.ID, r.Status, r.Flags, r.Error)
+			}
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("never ready", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "bad.yaml"), []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bad}
+spec:
+  selector: {matchLabels: {app: bad}}
+  template:
+    metadata: {labels: {app: bad}}
+    spec:
+      containers: [{name: server, image: `+image+`, args: [no-such-command]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: bad}
+spec:
+  selector: {app: bad}
+  ports: [{port: 8080}]
+`))
+		spec := filepath.Join(dir, "spec.yaml")
+		writeFile(t, spec, []byte(`version: 1
+name: kube-bad
+kubernetes: {image: `+image+`}
+variants:
+  - name: bad
+    target: http://bad:8080/
+    kubernetes: {manifests: bad.yaml}
+    ready_timeout: 20s
+load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
+`))
+		db := filepath.Join(dir, "results.db")
+		start := time.Now()
+		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
+		took := time.Since(start)
+		if err == nil {
+			t.Fatalf("latlab run succeeded with a variant that never starts:\n%s", out)
+		}
+		rs := runs(t, db)
+		if len(rs) != 1 || rs[0].Status != store.Failed {
+			t.Fatalf("runs %+v, want one failed:\n%s", rs, out)
+		}
+		msg := rs[0].Error
+		for _, want := range []string{"variant bad: ", "not ready after 20s", "deployment/bad", "pod bad-", "CrashLoopBackOff", "last exit 2"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("the error lacks %q:\n%s", want, msg)
+			}
+		}
+		// The timeout, then the deletion; not much more.
+		if took > 20*time.Second+2*time.Minute {
+			t.Errorf("latlab run took %s to give up on a 20s ready timeout", took)
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		spec := experimentDir(t, "kube-interrupted", "mode: open, rates: [20], duration: 60s", "runs: 3\n")
+		db := filepath.Join(t.TempDir(), "results.db")
+		bin, err := latlabBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(ctx, bin, "run", "--kubeconfig", filepath.Join(tc.dir, "kubeconfig"), spec, "-o", db)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Once a load pod runs, the first trial is under way: Ctrl-C.
+		poll(t, 3*time.Minute, "a load pod running", func() (bool, string) {
+			pods, err := tc.cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelRole + "=" + cluster.RoleLoad})
+			if err != nil {
+				return false, err.Error()
+			}
+			for _, p := range pods.Items {
+				if p.Status.PodIP != "" && p.Status.Phase == "Running" {
+					return true, ""
+				}
+			}
+			return false, "no load pod running yet"
+		})
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+			t.Errorf("latlab run after Ctrl-C: %v, want exit 130\n%s", err, out.String())
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster after Ctrl-C:\n%s\nlatlab run said:\n%s", left, out.String())
+		}
+		rs := runs(t, db)
+		if len(rs) != 1 || rs[0].Status != store.Interrupted {
+			t.Errorf("runs %+v, want the one under way, interrupted", rs)
+		}
+	})
+}
