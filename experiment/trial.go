@@ -221,16 +221,8 @@ func (tr *trialRun) collectTraces(ctx context.Context) error {
 	if tr.r.traces == nil {
 		return nil
 	}
-	flushed := time.NewTimer(traceFlush)
-	defer flushed.Stop()
-	var err error
-	select {
-	case <-flushed.C:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	tr.points = append(tr.points, tr.r.traces.PointsBetween(tr.start, tr.end)...)
-	tr.r.traces.Forget(tr.end)
+	points, err := tracePoints(ctx, tr.r.traces, tr.start, tr.end)
+	tr.points = append(tr.points, points...)
 	return err
 }
 
