@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/latlab/latlab/probe"
 )
 
 // Defaults of an Agent's bounds.
@@ -43,9 +45,20 @@ type Agent struct {
 	Lifetime time.Duration // end this long after Serve starts; 0 means DefaultAgentLifetime
 	Log      io.Writer     // one line per trial and at the end; nil discards
 
-	ctx   context.Context         // Serve's: trials stop when it ends
-	exit  context.CancelCauseFunc // ends Serve
-	touch chan struct{}           // a request came
+	// OTLPHTTP and OTLPGRPC are where the agent receives spans, such as
+	// :4318 and :4317: over OTLP/HTTP (POST /v1/traces) and OTLP/gRPC,
+	// without TLS, into one trace receiver that Serve starts and every
+	// trial shares. A trial whose spec asks for traces brings back the
+	// hops of the spans that started during its measured load, as a
+	// local run stores them; a trial that does not ask lets those spans
+	// go. "" receives none over that protocol; with both "", a trial that
+	// asks for traces has no trace points.
+	OTLPHTTP, OTLPGRPC string
+
+	traces *probe.TraceReceiver    // nil without OTLPHTTP and OTLPGRPC
+	ctx    context.Context         // Serve's: trials stop when it ends
+	exit   context.CancelCauseFunc // ends Serve
+	touch  chan struct{}           // a request came
 
 	mu    sync.Mutex
 	trial *agentTrial // the latest; nil before the first
@@ -72,11 +85,17 @@ func (a *Agent) logf(format string, args ...any) {
 // Serve answers the agent's API on ln until it is told to exit, which
 // returns nil, or until it ends by itself or ctx ends, which returns why:
 // an error wrapping ErrAgentIdle or ErrAgentLifetime, or ctx's. A trial
-// under way is stopped first, and given up to a minute to drain. Serve
-// closes ln; an Agent serves once.
+// under way is stopped first, and given up to a minute to drain. It
+// receives spans, if OTLPHTTP or OTLPGRPC says where, for as long as it
+// serves, and returns at once if it cannot. Serve closes ln; an Agent
+// serves once.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	if err := a.receiveTraces(ctx); err != nil {
+		ln.Close()
+		return err
+	}
 	a.ctx, a.exit, a.touch = ctx, stop, make(chan struct{}, 1)
 	srv := &http.Server{
 		Handler:           a.handler(),
@@ -110,6 +129,31 @@ func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	return cause
+}
+
+// receiveTraces starts the agent's trace receiver, if it has one, until
+// ctx ends.
+func (a *Agent) receiveTraces(ctx context.Context) error {
+	if a.OTLPHTTP == "" && a.OTLPGRPC == "" {
+		return nil
+	}
+	rcv := probe.NewTraceReceiver()
+	if a.OTLPHTTP != "" {
+		url, err := rcv.Listen(ctx, a.OTLPHTTP)
+		if err != nil {
+			return fmt.Errorf("starting the trace receiver: %w", err)
+		}
+		a.logf("receiving spans over OTLP/HTTP at %s", url)
+	}
+	if a.OTLPGRPC != "" {
+		addr, err := rcv.ListenGRPC(ctx, a.OTLPGRPC)
+		if err != nil {
+			return fmt.Errorf("starting the trace receiver: %w", err)
+		}
+		a.logf("receiving spans over OTLP/gRPC at %s", addr)
+	}
+	a.traces = rcv
+	return nil
 }
 
 // watch returns when ctx ends, ending it when the agent has had no
@@ -201,13 +245,16 @@ func (a *Agent) postTrial(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusConflict, "trial %d (variant %s) is running: stop it (POST /trial/stop) or wait for it", tr.t.Position, tr.t.Variant)
 		return
 	}
-	tr, err := startTrial(a.ctx, &b)
+	tr, err := startTrial(a.ctx, &b, a.traces)
 	if err != nil {
 		httpError(w, http.StatusBadRequest, "bad bundle: %v", err)
 		return
 	}
 	a.trial = tr
 	a.logf("trial %d: variant %s at %s, rep %d", b.Trial.Position, b.Trial.Variant, b.Trial.Level, b.Trial.Rep)
+	if tr.wantTraces && a.traces == nil {
+		a.logf("trial %d: its spec asks for traces, but this agent receives no spans: no trace points", b.Trial.Position)
+	}
 	go func() {
 		<-tr.done
 		if err := tr.status().Error; err != "" {

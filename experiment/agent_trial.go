@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 )
 
@@ -38,7 +39,8 @@ type AgentStatus struct {
 	Stopping       bool           `json:"stopping,omitempty"`     // told to stop, it drains
 	Progress       *AgentProgress `json:"progress,omitempty"`     // of the warm-up or measured load under way
 	Error          string         `json:"error,omitempty"`        // why a done trial failed
-	ResultMedia    string         `json:"result_media,omitempty"` // the media type of GET /result's parts, once done
+	ResultMedia    string         `json:"result_media,omitempty"` // the media type of GET /result's parts warmup and measure, once done
+	PointsMedia    string         `json:"points_media,omitempty"` // the media type of GET /result's part points, once done
 }
 
 // AgentProgress is how far the load under way is: its recorder's live
@@ -63,6 +65,7 @@ const ResultMedia = "application/vnd.latlab.result"
 const (
 	partWarmup  = "warmup"
 	partMeasure = "measure"
+	partPoints  = "points"
 	partError   = "error"
 )
 
@@ -72,7 +75,10 @@ type agentTrial struct {
 	startAt time.Time
 	posted  time.Time
 	cancel  context.CancelFunc
-	done    chan struct{} // closed once warm, res and err are final
+	done    chan struct{} // closed once warm, res, points and err are final
+
+	receiver   *probe.TraceReceiver // the agent's, nil without one
+	wantTraces bool                 // the spec asks for traces
 
 	mu       sync.Mutex
 	state    AgentState
@@ -82,13 +88,15 @@ type agentTrial struct {
 	ended    time.Time
 	warm     *record.Result
 	res      *record.Result
+	points   []probe.Point // offsets from res.Start
 	err      error
 }
 
 // startTrial opens b in a folder of its own, builds its loads and starts
-// them under ctx. The folder is gone when it returns: the loads have read
+// them under ctx, with rcv, nil or the agent's trace receiver, for its
+// trace points. The folder is gone when it returns: the loads have read
 // every file they need.
-func startTrial(ctx context.Context, b *Bundle) (*agentTrial, error) {
+func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agentTrial, error) {
 	dir, err := os.MkdirTemp("", "latlab-agent-")
 	if err != nil {
 		return nil, err
@@ -103,7 +111,8 @@ func startTrial(ctx context.Context, b *Bundle) (*agentTrial, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	tr := &agentTrial{t: b.Trial, startAt: b.StartAt, posted: time.Now(), cancel: cancel, done: make(chan struct{}), state: AgentMeasuring}
+	tr := &agentTrial{t: b.Trial, startAt: b.StartAt, posted: time.Now(), cancel: cancel, done: make(chan struct{}), state: AgentMeasuring,
+		receiver: rcv, wantTraces: s.Probes.Traces}
 	if warm != nil {
 		tr.state = AgentWarming
 	}
@@ -115,24 +124,24 @@ func startTrial(ctx context.Context, b *Bundle) (*agentTrial, error) {
 func (tr *agentTrial) run(ctx context.Context, warm *load.Config, cfg load.Config) {
 	defer close(tr.done)
 	defer tr.cancel()
-	w, res, err := tr.attack(ctx, warm, cfg)
+	w, res, points, err := tr.attack(ctx, warm, cfg)
 	tr.mu.Lock()
-	tr.warm, tr.res, tr.err = w, res, err
+	tr.warm, tr.res, tr.points, tr.err = w, res, points, err
 	tr.state, tr.rec, tr.ended = AgentDone, nil, time.Now()
 	tr.mu.Unlock()
 }
 
-// attack runs the warm-up, waits for the start, and runs the measured
-// load, as Runner.trial does.
-func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Config) (w, res *record.Result, err error) {
+// attack runs the warm-up, waits for the start, runs the measured load
+// and collects its trace points, as Runner.trial does.
+func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Config) (w, res *record.Result, points []probe.Point, err error) {
 	if warm != nil {
 		tr.enter(AgentWarming)
 		warm.Started = tr.started("warmup")
 		if w, err = load.Attack(ctx, *warm); err != nil {
-			return nil, nil, fmt.Errorf("warm-up: %w", err)
+			return nil, nil, nil, fmt.Errorf("warm-up: %w", err)
 		}
 		if ctx.Err() != nil {
-			return w, nil, errInterrupted
+			return w, nil, nil, errInterrupted
 		}
 	}
 	if !tr.startAt.IsZero() {
@@ -142,16 +151,32 @@ func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Co
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return w, nil, errInterrupted
+			return w, nil, nil, errInterrupted
 		}
 	}
 	tr.enter(AgentMeasuring)
 	cfg.Started = tr.started("measure")
 	if res, err = load.Attack(ctx, cfg); err != nil {
-		return w, nil, err
+		return w, nil, nil, err
 	}
+	end := time.Now()
 	tr.t.stamp(res, w)
-	return w, res, nil
+	return w, res, tr.tracePoints(ctx, res.Start, end), nil
+}
+
+// tracePoints returns the hops of the spans received from start to end,
+// the measured load's, if the spec asks for traces, timed from start. The
+// spans that started before end go either way: no later trial reads them.
+func (tr *agentTrial) tracePoints(ctx context.Context, start, end time.Time) []probe.Point {
+	switch {
+	case tr.receiver == nil:
+		return nil
+	case !tr.wantTraces:
+		tr.receiver.Forget(end)
+		return nil
+	}
+	points, _ := tracePoints(ctx, tr.receiver, start, end) // cut short by ctx, it keeps the spans already in
+	return points
 }
 
 // enter moves the trial to state.
@@ -197,7 +222,7 @@ func (tr *agentTrial) status() AgentStatus {
 	end := time.Now()
 	if tr.state == AgentDone {
 		end = tr.ended
-		st.ResultMedia = ResultMedia
+		st.ResultMedia, st.PointsMedia = ResultMedia, PointsMedia
 		if tr.err != nil {
 			st.Error = tr.err.Error()
 		}
@@ -217,10 +242,11 @@ func (tr *agentTrial) status() AgentStatus {
 
 // writeResult answers the done trial's outcome as multipart/form-data:
 // a part warmup and a part measure, each a result's encoding (ResultMedia)
-// when there is one, and a part error, text, when the trial failed.
+// when there is one, a part points, their encoding (PointsMedia), when
+// there are trace points, and a part error, text, when the trial failed.
 func (tr *agentTrial) writeResult(w http.ResponseWriter) error {
 	tr.mu.Lock()
-	warm, res, err := tr.warm, tr.res, tr.err
+	warm, res, points, err := tr.warm, tr.res, tr.points, tr.err
 	tr.mu.Unlock()
 	mw := multipart.NewWriter(w)
 	w.Header().Set("Content-Type", mw.FormDataContentType())
@@ -244,6 +270,15 @@ func (tr *agentTrial) writeResult(w http.ResponseWriter) error {
 		}
 		if perr := record.EncodeResult(pw, p.r); perr != nil {
 			return fmt.Errorf("%s: %w", p.name, perr)
+		}
+	}
+	if len(points) > 0 {
+		pw, perr := part(partPoints, PointsMedia)
+		if perr != nil {
+			return perr
+		}
+		if perr := encodePoints(pw, points); perr != nil {
+			return fmt.Errorf("%s: %w", partPoints, perr)
 		}
 	}
 	if err != nil {

@@ -98,8 +98,10 @@
 //	                  interrupted: 202 and its status; 409 without a trial
 //	GET  /result      once done, 200 and multipart/form-data: parts warmup and
 //	                  measure, each a result's exact encoding (ResultMedia, see
-//	                  record.EncodeResult) when there is one, and a part error,
-//	                  text, when the trial failed; 409 before, 404 without a trial
+//	                  record.EncodeResult) when there is one, a part points,
+//	                  the trace points' exact encoding (PointsMedia: JSON,
+//	                  versioned), when there are any, and a part error, text,
+//	                  when the trial failed; 409 before, 404 without a trial
 //	POST /exit        200, then the agent exits
 //
 // The agent writes the bundle's files into a folder of its own, parses the
@@ -108,6 +110,13 @@
 // folder before the load starts. It runs one trial at a time, and never
 // lingers: it exits after Agent.Idle without a request and after
 // Agent.Lifetime whatever it does.
+//
+// An agent given Agent.OTLPHTTP or Agent.OTLPGRPC receives spans there,
+// as a Runner does for a spec with traces: true, so that a cluster's
+// nodes can export theirs to the load's pod. After the measured load of
+// a trial whose spec asks for traces it waits for the last spans and
+// sends back the hops of those that started during the load, timed from
+// the measured result's Start; RemoteRun.Points holds them.
 //
 // A parsed Spec is read-only: its methods are safe to call from several
 // goroutines at once, and every load.Config that LoadFor, WarmupFor and

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 )
 
@@ -51,40 +52,49 @@ type Remote struct {
 	Keep     bool              // leave the agent running after Run, for another trial; else Run tells it to exit
 }
 
+// RemoteRun is what a trial run by an agent brought back.
+type RemoteRun struct {
+	Warm   *record.Result // the warm-up's result; nil without one
+	Result *record.Result // the measured result
+	Points []probe.Point  // spans' hops received by the agent, offsets from Result.Start
+}
+
 // Run runs the trial of b on the agent: it waits for the agent to be
 // ready, posts b, polls its progress, fetches the results and, unless
 // Keep is set, tells the agent to exit. It returns the warm-up's result
-// (nil without one) and the measured result exactly as the agent
-// measured them, which is as Runner.trial measures them here. err is why
-// the trial failed on the agent, or the step between here and there that
-// failed, naming the agent's URL.
+// (nil without one), the measured result and, when b's spec asks for
+// traces, the hops of the spans the agent received during the measured
+// load (nil without any), exactly as the agent measured them, which is
+// as Runner.trial measures them here. err is why the trial failed on the
+// agent, or the step between here and there that failed, naming the
+// agent's URL.
 //
 // When ctx ends the agent is told to stop, and what it measured comes
 // back marked Interrupted, as load.Attack's does, with a nil error; an
 // interrupted warm-up comes back with the agent's error, "interrupted".
 // When nothing can be fetched, err says why, wrapping ctx's error.
-func (r *Remote) Run(ctx context.Context, b *Bundle) (warm, res *record.Result, err error) {
+func (r *Remote) Run(ctx context.Context, b *Bundle) (RemoteRun, error) {
 	if err := r.WaitReady(ctx); err != nil {
-		return nil, nil, err
+		return RemoteRun{}, err
 	}
 	bg := context.WithoutCancel(ctx) // for what must be done even after ctx ends
 	if code, err := r.start(ctx, b); err != nil {
 		if code != http.StatusConflict && !r.Keep {
 			_ = r.Exit(bg) // the agent is ours, and idle
 		}
-		return nil, nil, err
+		return RemoteRun{}, err
 	}
 	if !r.Keep {
 		defer func() { _ = r.Exit(bg) }()
 	}
 	if err := r.wait(ctx); err != nil {
-		return nil, nil, err
+		return RemoteRun{}, err
 	}
-	warm, res, err = r.result(bg)
-	if ctx.Err() != nil && warm == nil && res == nil && err != nil {
+	run, err := r.result(bg)
+	if ctx.Err() != nil && run.Warm == nil && run.Result == nil && err != nil {
 		err = fmt.Errorf("%w; %w", ctx.Err(), err)
 	}
-	return warm, res, err
+	return run, err
 }
 
 func (r *Remote) client() *http.Client {
@@ -259,15 +269,16 @@ func (r *Remote) wait(ctx context.Context) error {
 	}
 }
 
-// result fetches the done trial's results and its error.
-func (r *Remote) result(ctx context.Context) (warm, res *record.Result, err error) {
+// result fetches the done trial's results, points and error.
+func (r *Remote) result(ctx context.Context) (RemoteRun, error) {
+	var run RemoteRun
 	resp, err := r.call(ctx, http.MethodGet, "/result", nil, remoteTransfer)
 	if err != nil {
-		return nil, nil, err
+		return run, err
 	}
 	defer resp.Body.Close()
-	fail := func(format string, args ...any) (*record.Result, *record.Result, error) {
-		return nil, nil, fmt.Errorf("agent %s: GET /result: %s", r.URL, fmt.Sprintf(format, args...))
+	fail := func(format string, args ...any) (RemoteRun, error) {
+		return RemoteRun{}, fmt.Errorf("agent %s: GET /result: %s", r.URL, fmt.Sprintf(format, args...))
 	}
 	media, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if err != nil || media != "multipart/form-data" || params["boundary"] == "" {
@@ -290,9 +301,16 @@ func (r *Remote) result(ctx context.Context) (warm, res *record.Result, err erro
 				return fail("%s: %v", name, err)
 			}
 			if name == partWarmup {
-				warm = got
+				run.Warm = got
 			} else {
-				res = got
+				run.Result = got
+			}
+		case partPoints:
+			if media := p.Header.Get("Content-Type"); media != PointsMedia {
+				return fail("%s: of type %q, not %q: run the same latlab on both sides", name, media, PointsMedia)
+			}
+			if run.Points, err = decodePoints(p, maxPointsBytes); err != nil {
+				return fail("%s: %v", name, err)
 			}
 		case partError:
 			msg, err := io.ReadAll(io.LimitReader(p, 64<<10))
@@ -304,10 +322,10 @@ func (r *Remote) result(ctx context.Context) (warm, res *record.Result, err erro
 			return fail("unknown part %q", name)
 		}
 	}
-	if res == nil && trialErr == nil {
+	if run.Result == nil && trialErr == nil {
 		return fail("neither a measured result nor an error")
 	}
-	return warm, res, trialErr
+	return run, trialErr
 }
 
 // Exit tells the agent to exit, within the Timeout.

@@ -87,9 +87,13 @@ warmup: {duration: 200ms}
 		states = append(states, st.State)
 		mu.Unlock()
 	}}
-	warm, res, err := rm.Run(ctx, b)
+	run, err := rm.Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)
+	}
+	warm, res := run.Warm, run.Result
+	if run.Points != nil {
+		t.Errorf("points %v of a spec that asks for no traces; want none", run.Points)
 	}
 	if err := wait(); err != nil {
 		t.Errorf("the agent's Serve = %v; want nil, told to exit", err)
@@ -206,9 +210,10 @@ func TestRemoteInterrupted(t *testing.T) {
 			cancel() // as Ctrl-C would
 		}
 	}}
-	warm, res, err := rm.Run(ctx, b)
-	if err != nil || warm != nil || res == nil {
-		t.Fatalf("Run = %v, %v, %v; want a result alone", warm, res, err)
+	run, err := rm.Run(ctx, b)
+	warm, res := run.Warm, run.Result
+	if err != nil || warm != nil || res == nil || run.Points != nil {
+		t.Fatalf("Run = %+v, %v; want a result alone", run, err)
 	}
 	if !res.Interrupted || res.Sent == 0 || int64(len(res.Raw)) != min(100, res.Requests) {
 		t.Errorf("result: interrupted %v, %d sent, %d raw of %d; want interrupted, some sent, all kept raw", res.Interrupted, res.Sent, len(res.Raw), res.Requests)
@@ -230,7 +235,7 @@ func TestRemoteErrors(t *testing.T) {
 
 	t.Run("not ready", func(t *testing.T) {
 		url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-		_, _, err := (&Remote{URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
+		_, err := (&Remote{URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
 		if err == nil || !strings.Contains(err.Error(), "agent "+url+": not ready after 300ms: ") {
 			t.Errorf("Run = %v", err)
 		}
@@ -239,7 +244,7 @@ func TestRemoteErrors(t *testing.T) {
 		url, _, wait := startAgent(t, &Agent{})
 		bad := *b
 		bad.Trial.Variant = "nope"
-		_, _, err := (&Remote{URL: url}).Run(ctx, &bad)
+		_, err := (&Remote{URL: url}).Run(ctx, &bad)
 		var ae *AgentError
 		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || ae.Request != "POST /trial" || !strings.Contains(ae.Msg, `no variant called "nope"`) {
 			t.Errorf("Run = %v, want the agent's 400 naming the variant", err)
@@ -256,7 +261,7 @@ func TestRemoteErrors(t *testing.T) {
 				once.Do(stop) // the agent goes away mid-trial
 			}
 		}}
-		_, _, err := rm.Run(ctx, b)
+		_, err := rm.Run(ctx, b)
 		if err == nil || !strings.Contains(err.Error(), "agent "+url+": lost: no status for 300ms: ") {
 			t.Errorf("Run = %v", err)
 		}

@@ -56,10 +56,11 @@ load: {mode: closed, concurrency: [2], requests: 200}
 		t.Fatal(err)
 	}
 	r := &experiment.Remote{URL: u.String(), Client: c.HTTPClient()}
-	_, res, err := r.Run(ctx, b)
+	got, err := r.Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	res := got.Result
 	if res.Requests != 200 || res.Codes[200] != 200 || int64(len(res.Raw)) != 50 || res.RawDropped != 150 {
 		t.Errorf("result: %d requests, codes %v, %d raw, %d dropped; want 200 answered 200, 50 raw, 150 dropped",
 			res.Requests, res.Codes, len(res.Raw), res.RawDropped)
