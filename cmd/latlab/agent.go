@@ -15,8 +15,9 @@ import (
 
 func newAgent(stderr io.Writer) *cobra.Command {
 	var (
-		listen         string
-		idle, lifetime time.Duration
+		listen             string
+		otlpHTTP, otlpGRPC string
+		idle, lifetime     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -38,8 +39,14 @@ The API:
                     measuring, done), live figures of the load, its error
   POST /trial/stop  stop the trial, keeping what it measured (interrupted)
   GET  /result      once done: multipart/form-data, parts warmup and measure
-                    (each a result's exact encoding) and error (text)
+                    (each a result's exact encoding), points (the trace
+                    points' exact encoding, JSON) and error (text)
   POST /exit        answer, then exit 0
+
+With --otlp-http or --otlp-grpc it receives spans there (OTLP, no TLS), as
+latlab run does for a spec with traces: true, so that the graph's nodes can
+export theirs to the agent: a trial whose spec asks for traces sends back the
+per-hop times of the spans that started during its measured load.
 
 It runs one trial at a time, never runs a spec's commands, and never lingers:
 it exits 1 after --idle without a request and after --lifetime whatever it
@@ -48,7 +55,10 @@ does.`,
   latlab agent --listen 127.0.0.1:7070
 
   # in a pod, reached through the API server's pod proxy
-  latlab agent --listen :7070 --idle 5m --lifetime 2h`,
+  latlab agent --listen :7070 --idle 5m --lifetime 2h
+
+  # in a pod that receives the cluster's spans
+  latlab agent --listen :7070 --otlp-http :4318 --otlp-grpc :4317`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("agent takes no arguments, got %q", args[0])
@@ -59,11 +69,19 @@ does.`,
 			if idle <= 0 || lifetime <= 0 {
 				return usagef("--idle and --lifetime: want positive durations, got %s and %s", idle, lifetime)
 			}
+			for _, f := range []struct{ name, addr string }{{"--otlp-http", otlpHTTP}, {"--otlp-grpc", otlpGRPC}} {
+				if f.addr == "" {
+					continue
+				}
+				if _, _, err := net.SplitHostPort(f.addr); err != nil {
+					return usagef("%s: %v", f.name, err)
+				}
+			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return usagef("--listen: %v", err)
 			}
-			a := &experiment.Agent{Idle: idle, Lifetime: lifetime, Log: stderr}
+			a := &experiment.Agent{Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
 			err = a.Serve(cmd.Context(), ln)
 			if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
 				return errInterrupted
@@ -79,5 +97,7 @@ does.`,
 	fl.StringVar(&listen, "listen", "127.0.0.1:7070", "address to listen on; :7070 in a pod")
 	fl.DurationVar(&idle, "idle", experiment.DefaultAgentIdle, "exit after this long without a request")
 	fl.DurationVar(&lifetime, "lifetime", experiment.DefaultAgentLifetime, "exit this long after starting, whatever it does")
+	fl.StringVar(&otlpHTTP, "otlp-http", "", "receive spans over OTLP/HTTP at this address, such as :4318; none if empty")
+	fl.StringVar(&otlpGRPC, "otlp-grpc", "", "receive spans over OTLP/gRPC at this address, such as :4317; none if empty")
 	return cmd
 }

@@ -22,6 +22,8 @@ func TestAgentBadInput(t *testing.T) {
 		{[]string{"agent", "--idle", "0s"}, "--idle and --lifetime: want positive durations, got 0s and 24h0m0s"},
 		{[]string{"agent", "--lifetime", "-1s"}, "--idle and --lifetime: want positive durations"},
 		{[]string{"agent", "--listen", "127.0.0.1:99999"}, "--listen: "},
+		{[]string{"agent", "--otlp-http", "4318"}, "--otlp-http: address 4318: missing port in address"},
+		{[]string{"agent", "--otlp-grpc", "localhost"}, "--otlp-grpc: address localhost: missing port in address"},
 	} {
 		code, stdout, stderr := runCLI(t, tt.args...)
 		checkUsageError(t, code, stdout, stderr, tt.want)
@@ -84,9 +86,30 @@ func TestAgentHelp(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 0 and nothing", code, stderr)
 	}
 	for _, w := range []string{"Usage:\n  latlab agent [flags]", "GET  /healthz", "POST /trial ", "GET  /result", "POST /exit",
-		"--listen string", "--idle duration", "--lifetime duration", "Examples:\n"} {
+		"--listen string", "--idle duration", "--lifetime duration", "--otlp-http string", "--otlp-grpc string", "points (the trace", "Examples:\n"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("help does not contain %q:\n%s", w, stdout)
 		}
+	}
+}
+
+// TestAgentTraces holds latlab agent to receiving spans where
+// --otlp-http and --otlp-grpc say, and saying where, and to failing,
+// saying why, when it cannot.
+func TestAgentTraces(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "agent", "--listen", "127.0.0.1:0", "--otlp-http", "127.0.0.1:0", "--otlp-grpc", "127.0.0.1:0", "--idle", "100ms")
+	if code != exitFailure || stdout != "" || !strings.Contains(stderr, "latlab agent: receiving spans over OTLP/HTTP at http://127.0.0.1:") ||
+		!strings.Contains(stderr, "latlab agent: receiving spans over OTLP/gRPC at 127.0.0.1:") {
+		t.Errorf("an agent receiving spans: exit %d, stdout %q, stderr %q; want 1 once idle, and where it receives them", code, stdout, stderr)
+	}
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	code, stdout, stderr = runCLI(t, "agent", "--listen", "127.0.0.1:0", "--otlp-http", busy.Addr().String())
+	if want := "latlab: agent: starting the trace receiver: trace receiver: listening on " + busy.Addr().String() + ": "; code != exitFailure || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("an agent whose OTLP/HTTP address is taken: exit %d, stdout %q, stderr %q; want 1 and %q", code, stdout, stderr, want)
 	}
 }
