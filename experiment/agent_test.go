@@ -152,8 +152,8 @@ func TestAgentAPI(t *testing.T) {
 		t.Errorf("POST /trial/stop: %d %q, want 202 and stopping", code, got)
 	}
 	st = awaitStatus(t, url, "trial done", func(st AgentStatus) bool { return st.State == AgentDone })
-	if st.Error != "" || st.ResultMedia != ResultMedia {
-		t.Errorf("status once stopped: %+v, want no error and the result's media type", st)
+	if st.Error != "" || st.ResultMedia != ResultMedia || st.PointsMedia != PointsMedia {
+		t.Errorf("status once stopped: %+v, want no error and the media types of the result and the points", st)
 	}
 
 	warm, res, errText := agentResult(t, url)
