@@ -94,7 +94,7 @@ func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 			}
 			tr.showRemote(st)
 		}}
-	warm, res, err := rm.Run(ctx, b)
+	rr, err := rm.Run(ctx, b)
 	measuring.Do(func() { tr.start = time.Now() })
 	stopProbes()
 	tr.wg.Wait()
@@ -111,8 +111,17 @@ func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 		}
 		return nil, err
 	}
-	tr.f.warm = warm
-	return res, nil
+	tr.f.warm = rr.Warm
+	if rr.Result != nil {
+		// The agent's points are offsets from its result's start; the
+		// trial's, from when it was seen measuring.
+		shift := rr.Result.Start.Sub(tr.start)
+		for _, p := range rr.Points {
+			p.T += shift
+			tr.points = append(tr.points, p)
+		}
+	}
+	return rr.Result, nil
 }
 
 // podFailed returns err, flagging the trial with the load pod's failure

@@ -130,7 +130,7 @@ func TestKubeExperiment(t *testing.T) {
 
 	t.Run("graphs", func(t *testing.T) {
 		spec := experimentDir(t, "kube-graphs", "mode: open, rates: [40], duration: 2s",
-			"warmup: {duration: 500ms}\nruns: 2\nprobes: {metrics: {interval: 500ms, window: 1s}}\n")
+			"warmup: {duration: 500ms}\nruns: 2\nprobes: {metrics: {interval: 500ms, window: 1s}, traces: true}\n")
 		db := filepath.Join(t.TempDir(), "results.db")
 		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
 		if err != nil {
@@ -146,10 +146,14 @@ func TestKubeExperiment(t *testing.T) {
 				continue
 			}
 			// The per-node metrics came through the pod proxy, by service.
-			services := map[string]bool{}
+			// The spans came to the load pod, by the experiment's Service.
+			services, traced := map[string]bool{}, map[string]bool{}
 			for _, p := range probePoints(t, db, r.ID) {
 				if p.Probe == "metrics" && strings.HasPrefix(p.Series, "latlab_server_request_duration_seconds:") {
 					services[p.Labels["service"]] = true
+				}
+				if p.Probe == "traces" {
+					traced[p.Labels["callee"]] = true
 				}
 			}
 			want := []string{"back", "front"}
@@ -159,6 +163,9 @@ func TestKubeExperiment(t *testing.T) {
 			for _, s := range want {
 				if !services[s] {
 					t.Errorf("run %d (%s): no server latency scraped from %s; got %v", r.ID, r.Variant, s, services)
+				}
+				if !traced[s] {
+					t.Errorf("run %d (%s): no hop of %s from its spans; got %v", r.ID, r.Variant, s, traced)
 				}
 			}
 		}
