@@ -61,12 +61,13 @@ type decoder struct {
 	dir   string
 	lines int // the number of the last line
 
-	cache map[string]*fileData // files read, by resolved path
-	sums  map[string]string    // sha256 of the files read, by path as written
-	refs  []fileRef            // the files named, for bundles
-	out   *Spec                // the spec being read, for Path
-	kube  map[string]kubeNodes // each variant's fields placing it on a cluster
-	unrun bool                 // read by an agent: commands are not checked
+	cache   map[string]*fileData // files read, by resolved path
+	sums    map[string]string    // sha256 of the files read, by path as written
+	refs    []fileRef            // the files named, for bundles
+	out     *Spec                // the spec being read, for Path
+	kube    map[string]kubeNodes // each variant's fields placing it on a cluster
+	pprofAt *yaml.Node           // probes.pprof, when given
+	unrun   bool                 // read by an agent: commands are not checked
 }
 
 // newDecoder returns a decoder of data, the spec called name, in the

@@ -231,6 +231,9 @@ func (d *decoder) checkKube(s *Spec, kubeNode, loadOn *yaml.Node, vnodes map[str
 			seen[key] = v.Name
 		}
 	}
+	if pp := s.Probes.Pprof; pp != nil && pp.URL == "" && slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.InCluster() }) {
+		d.errorf(d.pprofAt, "probes.pprof", "profiles are taken from here, and a variant on a cluster answers inside it: give url: of its /debug/pprof as this machine reaches it")
+	}
 	if kubeNode != nil && s.LoadPod == nil && !slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.InCluster() }) {
 		d.errorf(kubeNode, "kubernetes", "nothing runs on the cluster: give a variant on: kubernetes or kubernetes.manifests, or load: {on: kubernetes}")
 	}

@@ -144,6 +144,11 @@ func TestParseKubernetesErrors(t *testing.T) {
 			want: `spec.yaml:8: load.on: expected local or kubernetes, got "mars"`,
 		},
 		{
+			name: "pprof of a pod",
+			spec: kubeBase + "probes: {pprof: {at: 50%}}\n",
+			want: "spec.yaml:18: probes.pprof: profiles are taken from here, and a variant on a cluster answers inside it: give url: of its /debug/pprof as this machine reaches it",
+		},
+		{
 			name: "kubernetes, nothing on it",
 			spec: loadBase + "kubernetes: {image: x}\n",
 			want: "spec.yaml:8: kubernetes: nothing runs on the cluster: give a variant on: kubernetes or kubernetes.manifests, or load: {on: kubernetes}",

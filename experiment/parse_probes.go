@@ -36,7 +36,7 @@ func (d *decoder) probes(s *Spec, n *yaml.Node, budget *yaml.Node) {
 		case "process":
 			p.Process = d.process(s, v, f, budget)
 		case "pprof":
-			p.Pprof = d.pprof(v, f)
+			p.Pprof, d.pprofAt = d.pprof(v, f), v
 		case "traces":
 			p.Traces, ok = d.boolean(v, f)
 		default:
