@@ -122,10 +122,13 @@ func (c *Cluster) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 }
 
 // EnsureNamespace creates namespace, labelled, unless it exists, and says
-// whether it did.
+// whether it did. A user who may not read namespaces, only use one, is
+// taken at their word that it exists.
 func (c *Cluster) EnsureNamespace(ctx context.Context, namespace string, labels map[string]string) (bool, error) {
 	_, err := c.Client.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
-	if err == nil {
+	if err == nil || apierrors.IsForbidden(err) {
+		// Forbidden: RBAC grants this user a namespace (a Role in it),
+		// not namespaces; it is there, or the first object says so.
 		return false, nil
 	}
 	if !apierrors.IsNotFound(err) {

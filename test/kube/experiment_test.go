@@ -11,6 +11,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/store"
@@ -40,14 +42,24 @@ const (
 // cluster into a folder of its own and returns the spec's path. load is
 // the spec's load mapping, without on: and image:, which it adds.
 func experimentDir(t *testing.T, name, load, rest string) string {
+	return experimentIn(t, "", name, load, rest)
+}
+
+// experimentIn is experimentDir for an experiment in namespace ns, ""
+// meaning the kubeconfig's.
+func experimentIn(t *testing.T, ns, name, load, rest string) string {
 	t.Helper()
 	dir := t.TempDir()
+	nsField := ""
+	if ns != "" {
+		nsField = ", namespace: " + ns
+	}
 	writeFile(t, filepath.Join(dir, "chain.yaml"), []byte(chainGraph))
 	writeFile(t, filepath.Join(dir, "chain-proxy.yaml"), []byte(proxyGraph))
 	spec := filepath.Join(dir, "spec.yaml")
 	writeFile(t, spec, []byte(`version: 1
 name: `+name+`
-kubernetes: {image: `+image+`}
+kubernetes: {image: `+image+nsField+`}
 variants:
   - {name: chain, graph: chain.yaml, on: kubernetes}
   - {name: chain-proxy, graph: chain-proxy.yaml, on: kubernetes}
@@ -292,4 +304,60 @@ load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
 			t.Errorf("runs %+v, want the one under way, interrupted", rs)
 		}
 	})
+}
+
+// TestKubeLeastRBAC runs an experiment as a ServiceAccount that has only
+// the Role of examples/kubernetes-rbac.yaml in its namespace, as the
+// README says a cluster's admin may grant it.
+func TestKubeLeastRBAC(t *testing.T) {
+	tc := upCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	admin := filepath.Join(tc.dir, "kubeconfig")
+	kubectl := func(args ...string) string {
+		t.Helper()
+		out, err := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", admin}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	kubectl("create", "namespace", "bench")
+	kubectl("apply", "-f", "../../examples/kubernetes-rbac.yaml")
+	token := kubectl("create", "token", "latlab", "-n", "bench")
+	cfg, err := clientcmd.LoadFromFile(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cfg.AuthInfos {
+		*a = clientcmdapi.AuthInfo{Token: token}
+	}
+	limited := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, limited); err != nil {
+		t.Fatal(err)
+	}
+	// The ServiceAccount cannot do what the admin can.
+	if out, err := exec.Command("kubectl", "--kubeconfig", limited, "get", "pods", "-n", "default").CombinedOutput(); err == nil {
+		t.Fatalf("the ServiceAccount lists pods in default:\n%s", out)
+	}
+
+	spec := experimentIn(t, "bench", "kube-rbac", "mode: open, rates: [20], duration: 1s",
+		"probes: {metrics: {interval: 500ms, window: 1s}, traces: true}\n")
+	db := filepath.Join(t.TempDir(), "results.db")
+	bin, err := latlabBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, bin, "run", "--kubeconfig", limited, spec, "-o", db).CombinedOutput()
+	if err != nil {
+		t.Fatalf("latlab run as the ServiceAccount: %v\n%s", err, out)
+	}
+	for _, r := range runs(t, db) {
+		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 20 {
+			t.Errorf("run %d (%s): status %s, error %q", r.ID, r.Variant, r.Status, r.Error)
+		}
+	}
+	if left := tc.labelled(t); left != "" {
+		t.Errorf("left in the cluster:\n%s", left)
+	}
 }
