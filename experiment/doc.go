@@ -23,6 +23,12 @@
 //	    ready_timeout: 30s
 //	    load: {path: /busywork}           # overrides of any load field
 //	    expect: {p50: 30ms}               # shown beside the measured latency
+//	  - name: on-cluster
+//	    graph: graphs/chain.yaml
+//	    on: kubernetes                    # deployed to the cluster, kept across its runs
+//	  - name: mesh
+//	    target: http://web.mesh.svc/      # as the load pod reaches it
+//	    kubernetes: {manifests: deploy/, namespace: mesh}
 //	baseline: plain                       # default: the first variant
 //	load:
 //	  mode: open                          # open | closed | ramp | sequential
@@ -53,6 +59,9 @@
 //	  traces: true
 //	validity: {max_error_ratio: 1%, max_lag_p99: 5ms, min_achieved: 99%, cpu_budget: 75%, max_trend: 10%}
 //	slo: {p99: 50ms, errors: 1%}
+//	kubernetes: {image: IMG, namespace: NS}  # the image graphs and load pods run; NS default the kubeconfig's
+//	# load: {on: kubernetes, image: IMG, namespace: NS} runs each trial's
+//	# load in a pod of the cluster (a Job running latlab agent)
 //
 // Durations have units (10s, 1m30s). Percentages are written 75% or as a
 // ratio, 0.75, and held as ratios. Relative paths — graphs, targets,

@@ -307,7 +307,7 @@ load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
 }
 
 // TestKubeLeastRBAC runs an experiment as a ServiceAccount that has only
-// the Role of examples/kubernetes-rbac.yaml in its namespace, as the
+// the Role of examples/kubernetes/rbac.yaml in its namespace, as the
 // README says a cluster's admin may grant it.
 func TestKubeLeastRBAC(t *testing.T) {
 	tc := upCluster(t)
@@ -323,7 +323,7 @@ func TestKubeLeastRBAC(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	kubectl("create", "namespace", "bench")
-	kubectl("apply", "-f", "../../examples/kubernetes-rbac.yaml")
+	kubectl("apply", "-f", "../../examples/kubernetes/rbac.yaml")
 	token := kubectl("create", "token", "latlab", "-n", "bench")
 	cfg, err := clientcmd.LoadFromFile(admin)
 	if err != nil {
