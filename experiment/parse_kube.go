@@ -168,8 +168,8 @@ func (d *decoder) manifests(n *yaml.Node, field, written string) []*unstructured
 // kubeNodes are the nodes of a variant's fields that place it on a
 // cluster, for the checks of checkKube.
 type kubeNodes struct {
-	on, kube, manifests, graph, target, ready *yaml.Node
-	path                                      string
+	on, kube, manifests, graph, ready *yaml.Node
+	path                              string
 }
 
 // checkVariantKube reports the fields of v that cannot stand together on a

@@ -82,7 +82,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	case graph != nil && keys["ready"] != nil:
 		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
 	}
-	kn := kubeNodes{on: keys["on"], kube: keys["kubernetes"], graph: keys["graph"], target: keys["target"], ready: keys["ready"], path: path}
+	kn := kubeNodes{on: keys["on"], kube: keys["kubernetes"], graph: keys["graph"], ready: keys["ready"], path: path}
 	kn.manifests = manifests
 	if manifests != nil && v.Kubernetes != nil {
 		v.Objects = d.manifests(manifests, join(path, "kubernetes.manifests"), v.Kubernetes.Manifests)
