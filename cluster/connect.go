@@ -2,8 +2,10 @@ package cluster
 
 import (
 	"fmt"
-	corev1 "k8s.io/api/core/v1"
 	"net/http"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -37,6 +39,8 @@ type Cluster struct {
 
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 	http   *http.Client // the API server's, with its credentials
+
+	nodeCPUs sync.Map // node name → allocatable cores, for PodMetrics
 }
 
 // Connect returns a connection to the cluster o names. It does not talk

@@ -258,7 +258,8 @@ type probeFunc func(ctx context.Context, start time.Time, emit func([]probe.Poin
 
 // probes returns the probes of a trial on l: metrics scraping of the
 // graph's nodes and the spec's URLs, CPU and RSS of the graph's nodes,
-// the spec's processes and latlab itself, and the machine's load.
+// the spec's processes and latlab itself, CPU and memory of the pods of
+// a variant on a cluster, and the machine's load.
 func (r *Runner) probes(l *live) []probeFunc {
 	var out []probeFunc
 	if m := r.Spec.Probes.Metrics; m != nil {
@@ -277,6 +278,9 @@ func (r *Runner) probes(l *live) []probeFunc {
 			s := &probe.Scraper{URLs: urls, Interval: m.Interval, Window: m.Window}
 			out = append(out, s.Run)
 		}
+	}
+	if l.set != nil {
+		out = append(out, r.kubeProcesses(l))
 	}
 	pids := append([]int(nil), l.pids...)
 	if p := r.Spec.Probes.Process; p != nil {

@@ -17,7 +17,8 @@ import (
 )
 
 // LoadProbes reads the probe points of every counted run from db and sets
-// r.Probes, which the text and JSON reports then summarise.
+// r.Probes, which the text and JSON reports then summarise, and notes
+// what a probe failed to measure in them (probeGaps).
 func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 	var ids []int64
 	for _, l := range r.Levels {
@@ -28,6 +29,11 @@ func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	r.Probes = probeStats(r.Levels, points)
+	for _, n := range probeGaps(r.Levels, points) {
+		if !slices.Contains(r.Notes, n) {
+			r.Notes = append(r.Notes, n)
+		}
+	}
 	return nil
 }
 
@@ -163,6 +169,7 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 	var families []*probeTable
 	buckets := map[string]*probeTable{} // by family
 	procs := &probeTable{caption: "Processes", head: []string{"variant", "level", "process", "cpu", "cpu max", "rss max"}}
+	pods := false
 	other := &probeTable{caption: "Other series", head: []string{"variant", "level", "series", "median", "max"}}
 	quantiles := map[string][]string{}
 	for _, p := range stats {
@@ -246,12 +253,19 @@ func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
 		case p.Series == "cpu_allowed_percent" && p.Probe == "process":
 			w := row(procs, p, labelText(p.Labels))
 			w[3], w[4] = probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)
-		case p.Series == "rss_bytes" && p.Probe == "process":
+		case (p.Series == "rss_bytes" || p.Series == "working_set_bytes") && p.Probe == "process":
 			row(procs, p, labelText(p.Labels))[5] = probeValue(p.Series, p.Max)
+			pods = pods || p.Series == "working_set_bytes"
 		case p.Probe != "traces" && p.Probe != "process" && stat != "rate":
 			other.rows = append(other.rows, []string{p.Variant, p.Level.String(), strings.TrimSpace(p.Series + " " + labelText(p.Labels)),
 				probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)})
 		}
+	}
+	if pods {
+		// A pod's memory is the working set the metrics API gives, not
+		// a resident set read from /proc.
+		procs.caption = "Processes and pods (a pod's memory: its working set, from the metrics API)"
+		procs.head[5] = "memory max"
 	}
 	var out []probeTable
 	var tables []*probeTable

@@ -246,7 +246,7 @@ func (r *Experiment) probePlace(groups map[string]*probeGroup, p store.ProbePoin
 	switch {
 	case p.Probe == "process":
 		gkey, gtitle = "process", "Processes"
-		gintro = "CPU and resident memory of the targets and of latlab itself (the load generator)."
+		gintro = "CPU and memory of the targets and of latlab itself (the load generator)."
 	case stat == "rate":
 		kind, pkey, title = ratePlot, family+"\x00rate", "observations per second"
 	case isQuantile(stat):
@@ -287,6 +287,8 @@ func probeTitle(series string) string {
 		return "CPU, percent of one core"
 	case "rss_bytes":
 		return "resident memory"
+	case "working_set_bytes":
+		return "working set (pods, metrics API)"
 	}
 	return series
 }

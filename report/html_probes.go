@@ -37,18 +37,8 @@ func (r *Experiment) probeSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 // probeTables summarise the probes of every counted run at the detail
 // level, as the text report does for every level.
 func (r *Experiment) probeTables(d *Detail) []htmlTable {
-	var levels []analysis.LevelResult
-	for _, l := range r.Levels {
-		if l.Level == d.Level {
-			levels = append(levels, l)
-		}
-	}
-	points := map[int64][]store.ProbePoint{}
-	for _, run := range d.Runs {
-		points[run.ID] = run.Probes
-	}
 	var out []htmlTable
-	for _, t := range probeSummaryTables(probeStats(levels, points)) {
+	for _, t := range probeSummaryTables(probeStats(d.levels(r.Levels), d.points())) {
 		ht := htmlTable{Caption: t.caption, Head: slices.Delete(slices.Clone(t.head), 1, 2)}
 		for _, row := range t.rows {
 			cells := []htmlCell{{Text: row[0]}, {Text: row[2]}}
@@ -74,3 +64,23 @@ func (r *Experiment) probeTables(d *Detail) []htmlTable {
 const bucketBound = "The upper bound of the highest histogram bucket that held an observation: " +
 	"the largest value the buckets can vouch for, not a value measured. " +
 	"An observation past the last finite bucket shows as that bucket's bound."
+
+// levels returns those of levels at the detail's level.
+func (d *Detail) levels(levels []analysis.LevelResult) []analysis.LevelResult {
+	var out []analysis.LevelResult
+	for _, l := range levels {
+		if l.Level == d.Level {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// points returns the probe points of the detail's runs, by run ID.
+func (d *Detail) points() map[int64][]store.ProbePoint {
+	out := map[int64][]store.ProbePoint{}
+	for _, run := range d.Runs {
+		out[run.ID] = run.Probes
+	}
+	return out
+}

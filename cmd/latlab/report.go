@@ -179,10 +179,9 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if note != "" {
 		r.Notes = append(r.Notes, note)
 	}
-	if format == "text" || format == "json" {
-		if err := r.LoadProbes(ctx, db); err != nil {
-			return err
-		}
+	// Every format: what the probes failed to measure is noted first.
+	if err := r.LoadProbes(ctx, db); err != nil {
+		return err
 	}
 	var out bytes.Buffer
 	switch {

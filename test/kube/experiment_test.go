@@ -5,6 +5,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -152,6 +153,7 @@ func TestKubeExperiment(t *testing.T) {
 		if len(rs) != 4 {
 			t.Fatalf("%d runs, want 4:\n%s", len(rs), out)
 		}
+		pods := map[string]map[string]bool{} // by variant, the workloads whose pods' usage was read
 		for _, r := range rs {
 			if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 80 || len(r.Summary.Errors) != 0 || r.Warmup == nil {
 				t.Errorf("run %d (%s): status %s, summary %+v, warm-up %v; want 80 requests without errors after a warm-up", r.ID, r.Variant, r.Status, r.Summary, r.Warmup != nil)
@@ -167,6 +169,15 @@ func TestKubeExperiment(t *testing.T) {
 				if p.Probe == "traces" {
 					traced[p.Labels["callee"]] = true
 				}
+				if p.Probe == "process" && p.Series == "working_set_bytes" && p.Value > 0 {
+					if pods[r.Variant] == nil {
+						pods[r.Variant] = map[string]bool{}
+					}
+					pods[r.Variant][p.Labels["comm"]] = true
+				}
+				if p.Probe == "process" && p.Series == "up" && p.Value == 0 {
+					t.Errorf("run %d (%s): the pods' metrics failed: %v", r.ID, r.Variant, p.Labels)
+				}
 			}
 			want := []string{"back", "front"}
 			if r.Variant == "chain-proxy" {
@@ -178,6 +189,15 @@ func TestKubeExperiment(t *testing.T) {
 				}
 				if !traced[s] {
 					t.Errorf("run %d (%s): no hop of %s from its spans; got %v", r.ID, r.Variant, s, traced)
+				}
+			}
+		}
+		// The pods' CPU and memory came from the metrics API, read once a
+		// second, for every node of each variant over its two runs.
+		for variant, nodes := range map[string][]string{"chain": {"back", "front"}, "chain-proxy": {"back", "front", "gateway"}} {
+			for _, n := range nodes {
+				if !pods[variant][variant+"-"+n] {
+					t.Errorf("%s: no usage of the pods of %s-%s from the metrics API; got %v", variant, variant, n, pods[variant])
 				}
 			}
 		}
@@ -356,8 +376,34 @@ func TestKubeLeastRBAC(t *testing.T) {
 		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 20 {
 			t.Errorf("run %d (%s): status %s, error %q", r.ID, r.Variant, r.Status, r.Error)
 		}
+		// The Role lets it read the pods' metrics.
+		for _, p := range probePoints(t, db, r.ID) {
+			if p.Probe == "process" && p.Series == "up" && p.Value == 0 {
+				t.Errorf("run %d (%s): the pods' metrics failed: %v", r.ID, r.Variant, p.Labels)
+			}
+		}
 	}
 	if left := tc.labelled(t); left != "" {
 		t.Errorf("left in the cluster:\n%s", left)
+	}
+
+	// Without a metrics API (metrics-server not installed), the runs go
+	// on and the report says what was not measured.
+	kubectl("delete", "apiservice", "v1beta1.metrics.k8s.io")
+	spec = experimentIn(t, "bench", "kube-nometrics", "mode: open, rates: [20], duration: 1s", "")
+	db = filepath.Join(t.TempDir(), "results.db")
+	if out, err := exec.CommandContext(ctx, bin, "run", "--kubeconfig", limited, spec, "-o", db).CombinedOutput(); err != nil {
+		t.Fatalf("latlab run without a metrics API: %v\n%s", err, out)
+	}
+	report, err := exec.CommandContext(ctx, bin, "report", db).CombinedOutput()
+	if err != nil {
+		t.Fatalf("latlab report: %v\n%s", err, report)
+	}
+	for _, v := range []string{"chain", "chain-proxy"} {
+		note := regexp.MustCompile(`note: ` + regexp.QuoteMeta(v+": the process probe of pods of "+v) + ` failed in (\d+) of (\d+) counted run\(s\), e\.g\.: pod metrics in bench: ` +
+			regexp.QuoteMeta(cluster.ErrNoMetricsAPI.Error()) + "\n")
+		if m := note.FindStringSubmatch(string(report)); m == nil || m[1] != m[2] {
+			t.Errorf("the report lacks the note that %s's pods were not measured in any run (%q):\n%s", v, m, report)
+		}
 	}
 }

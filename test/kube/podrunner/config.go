@@ -27,6 +27,7 @@ type config struct {
 	backoff    time.Duration     // first restart delay, doubled per restart
 	maxBackoff time.Duration     // cap on the restart delay
 	cleanup    bool              // remove the slot's leftovers and exit
+	resolution time.Duration     // how often containers' usage is sampled
 }
 
 // imageFlag collects --image NAME=PATH.
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(imageFlag(c.images), "image", "run image NAME as the local binary PATH: NAME=PATH (repeatable)")
 	fs.DurationVar(&c.backoff, "restart-backoff", 10*time.Second, "delay before the first restart of a container or pull, doubled each time")
 	fs.DurationVar(&c.maxBackoff, "max-restart-backoff", 5*time.Minute, "cap on that delay")
+	fs.DurationVar(&c.resolution, "metrics-resolution", time.Second, "how often the metrics API samples the containers' CPU and memory")
 	fs.BoolVar(&c.cleanup, "cleanup", false, "remove what a runner of --dir left behind, then exit")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -109,6 +111,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 		if c.nodes < 1 || c.nodes > 100 {
 			errs = append(errs, fmt.Errorf("--nodes %d: want 1 to 100", c.nodes))
+		}
+		if c.resolution < 100*time.Millisecond {
+			errs = append(errs, fmt.Errorf("--metrics-resolution %s: want at least 100ms", c.resolution))
 		}
 		if c.backoff <= 0 || c.maxBackoff < c.backoff {
 			errs = append(errs, errors.New("--restart-backoff must be positive and at most --max-restart-backoff"))

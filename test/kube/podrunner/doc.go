@@ -6,7 +6,7 @@
 // latlab itself knows it exists.
 //
 //	podrunner --dir DIR --kubeconfig FILE --cert FILE --key FILE --client-ca FILE \
-//	    [--nodes 2] [--image NAME=PATH]... [--restart-backoff 10s]
+//	    [--nodes 2] [--image NAME=PATH]... [--restart-backoff 10s] [--metrics-resolution 1s]
 //	podrunner --dir DIR --cleanup
 //
 // What it does, as the component it stands in for:
@@ -47,6 +47,19 @@
 //     this process. UDP is not proxied. The kubernetes Service goes to
 //     the API server's address in the runner's kubeconfig, so in-cluster
 //     clients work with the token the runner mounts.
+//   - metrics-server: serves the metrics API (metrics.k8s.io/v1beta1:
+//     pods and nodes, get and list, label selectors) that kubectl top and
+//     latlab read, registered with the API server's aggregator as
+//     metrics-server registers it: the APIService v1beta1.metrics.k8s.io
+//     of the Service kube-system/metrics-server, whose endpoint is the
+//     pods' gateway and which the Service proxy sends to the runner's
+//     metrics server on 127.0.0.1. A container's usage is its process
+//     group's, read from /proc every --metrics-resolution: CPU over the
+//     window between the last two samples (utime and stime, with those of
+//     the children it reaped), and memory as the resident set, which
+//     stands in for a cgroup's working set. A node's usage is the sum of
+//     its pods'. The resolution is finer than metrics-server's default
+//     15 s, so that short test runs see several windows.
 //   - DNS: there is no DNS server. Each pod's /etc/hosts (the file "ip
 //     netns exec" mounts from /etc/netns/NAME/hosts) names every Service:
 //     NAME.NS, NAME.NS.svc and NAME.NS.svc.cluster.local, and NAME alone

@@ -155,6 +155,7 @@ func (w *podWorker) startContainer(ctx context.Context, c *container) {
 	c.started = c.spec.StartupProbe == nil
 	c.ready = c.started && c.spec.ReadinessProbe == nil
 	w.r.logs.add(w.pod.Namespace, w.pod.Name, w.pod.UID, name, run.log)
+	w.r.usage.started(w.pod.UID, name, run)
 	if errors.As(err, &startErr) {
 		w.r.event(w.pod, corev1.EventTypeWarning, "Failed", "Error: "+startErr.msg)
 		return

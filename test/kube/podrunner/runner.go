@@ -28,15 +28,16 @@ import (
 
 // runner is the pod runner of one cluster.
 type runner struct {
-	cfg     config
-	slot    slot
-	self    string // this binary, which the shim is
-	log     *slog.Logger
-	cs      kubernetes.Interface
-	apiHost string // the API server's host:port, behind the kubernetes Service
-	nodes   []string
-	port    int                             // the kubelet server's
-	recs    map[string]record.EventRecorder // by node, and "" for the scheduler
+	cfg         config
+	slot        slot
+	self        string // this binary, which the shim is
+	log         *slog.Logger
+	cs          kubernetes.Interface
+	apiHost     string // the API server's host:port, behind the kubernetes Service
+	nodes       []string
+	port        int                             // the kubelet server's
+	metricsPort int                             // the metrics API server's
+	recs        map[string]record.EventRecorder // by node, and "" for the scheduler
 
 	pods     corelisters.PodLister
 	services corelisters.ServiceLister
@@ -45,6 +46,7 @@ type runner struct {
 	ips    ipam
 	mounts *mountPoints
 	logs   logBook
+	usage  *usageBook
 	proxy  *serviceProxy
 	sched  *scheduler
 
@@ -98,6 +100,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		mounts:    loadMountPoints(filepath.Join(cfg.dir, "mountpoints")),
 		workers:   map[types.UID]*podWorker{},
 		sandboxes: map[*sandbox]bool{},
+		usage:     &usageBook{resolution: cfg.resolution},
 	}
 	// Whatever a runner of this slot left is this one's to remove.
 	if err := cleanSlot(s, r.mounts); err != nil {
@@ -129,6 +132,12 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		r.nodes = append(r.nodes, fmt.Sprintf("node-%d", i))
 	}
 	if r.port, err = r.serveKubelet(ctx); err != nil {
+		return err
+	}
+	if r.metricsPort, err = r.serveMetrics(ctx); err != nil {
+		return err
+	}
+	if err := r.registerMetricsAPI(ctx, restCfg); err != nil {
 		return err
 	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
@@ -176,7 +185,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 		return err
 	}
 	var loops sync.WaitGroup
-	for _, loop := range []func(context.Context){r.heartbeat, r.sched.run, r.proxy.run} {
+	for _, loop := range []func(context.Context){r.heartbeat, r.sched.run, r.proxy.run, r.usage.run} {
 		loops.Go(func() { loop(ctx) })
 	}
 	log.Info("running", "nodes", r.nodes, "kubelet", fmt.Sprintf("https://127.0.0.1:%d", r.port))

@@ -184,10 +184,14 @@ func (p *serviceProxy) endpoints(s *corev1.Service, f func(*discoveryv1.Endpoint
 // backends returns the ready endpoints of port of Service s as
 // address:port, sorted. The kubernetes Service's is the API server's
 // address itself: its endpoint is the host's advertised address, where
-// an API server on 127.0.0.1 does not listen.
+// an API server on 127.0.0.1 does not listen; so is the metrics API's,
+// the runner's own metrics server.
 func (p *serviceProxy) backends(s *corev1.Service, port corev1.ServicePort) []string {
 	if s.Namespace == "default" && s.Name == "kubernetes" {
 		return []string{p.r.apiHost}
+	}
+	if s.Namespace == metricsNamespace && s.Name == metricsService {
+		return []string{net.JoinHostPort("127.0.0.1", strconv.Itoa(p.r.metricsPort))}
 	}
 	var out []string
 	p.endpoints(s, func(es *discoveryv1.EndpointSlice, ep discoveryv1.Endpoint) {

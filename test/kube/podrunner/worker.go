@@ -264,6 +264,7 @@ func (w *podWorker) stopPod(ctx context.Context, grace time.Duration) {
 // with it.
 func (w *podWorker) remove() {
 	w.r.logs.drop(w.pod.Namespace, w.pod.Name, w.pod.UID)
+	w.r.usage.drop(w.pod.UID)
 	if err := os.RemoveAll(w.dir); err != nil {
 		w.r.log.Warn("removing a pod's files", "dir", w.dir, "err", err)
 	}
