@@ -85,7 +85,10 @@
 // table and lo addresses above, /etc/netns/llk-S-N, and the mount points
 // of volumes whose paths did not exist (a mount needs an existing file or
 // directory to cover, so the runner creates an empty one, recorded in
-// DIR/mountpoints, and removes it once no mount namespace uses it).
+// DIR/mountpoints, and removes it once no mount namespace uses it). Such
+// a path may be shared by clusters side by side: an flock on
+// /run/lock/latlab-kube-mountpoints.lock, a file that stays, keeps one
+// cluster from removing a path another's container is about to mount on.
 //
 // Not implemented: exec, attach and port-forward (the API's pods/exec and
 // friends), CPU and memory limits (no cgroups; OOMKilled is never

@@ -126,8 +126,16 @@ func (w *podWorker) startContainer(ctx context.Context, c *container) {
 		retry("CreateContainerConfigError", err)
 		return
 	}
+	// Another cluster's runner must not prune a mount point between its
+	// making and the container's mount on it.
+	unlock, err := lockMountPoints()
+	if err != nil {
+		retry("CreateContainerError", err)
+		return
+	}
 	mounts, err := w.containerMounts(c.spec, env)
 	if err != nil {
+		unlock()
 		retry("CreateContainerError", err)
 		return
 	}
@@ -141,6 +149,7 @@ func (w *podWorker) startContainer(ctx context.Context, c *container) {
 	run, err := w.startRun(c, id, prog, argv, env, mounts, logPath, func(in *instance) {
 		w.do(ctx, func() { w.exited(c, in) })
 	})
+	unlock() // the container has mounted, or failed
 	if run == nil {
 		retry("RunContainerError", err)
 		return

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // mountPoints makes the files and directories that volume mounts cover
@@ -86,8 +88,14 @@ func (m *mountPoints) ensure(path string, dir bool) error {
 // namespace of the machine has a mount on or under, deepest first, and
 // forgets those that are gone. Another cluster's pod may use a path this
 // runner made: it is kept while that pod's mount is there (removing a
-// directory another namespace mounts on would unmount it there).
+// directory another namespace mounts on would unmount it there), and
+// lockMountPoints keeps it while a container is about to mount on it.
 func (m *mountPoints) prune() error {
+	unlock, err := lockMountPoints()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.paths) == 0 {
@@ -190,4 +198,39 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// mountPointsLock is the machine's lock over mount points, shared by the
+// runners of every cluster: a runner may mount on a path another made.
+var mountPointsLock = filepath.Join(cmp.Or(existingDir("/run/lock"), os.TempDir()), "latlab-kube-mountpoints.lock")
+
+// lockMountPoints takes the machine's lock over mount points: held from
+// the making of a container's mount points until it has mounted on them,
+// and while pruning, so that no runner removes a path another is about
+// to mount on. The lock is an flock of its own open file, so it excludes
+// goroutines of one runner as it does other runners.
+func lockMountPoints() (unlock func(), err error) {
+	f, err := os.OpenFile(mountPointsLock, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("the mount points' lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the mount points' lock %s: %w", mountPointsLock, err)
+	}
+	return func() { f.Close() }, nil // closing the file releases the lock
+}
+
+// existingDir returns dir if it is a directory, else "".
+func existingDir(dir string) string {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
 }
