@@ -231,8 +231,16 @@ func (d *decoder) checkKube(s *Spec, kubeNode, loadOn *yaml.Node, vnodes map[str
 			seen[key] = v.Name
 		}
 	}
-	if pp := s.Probes.Pprof; pp != nil && pp.URL == "" && slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.InCluster() }) {
-		d.errorf(d.pprofAt, "probes.pprof", "profiles are taken from here, and a variant on a cluster answers inside it: give url: of its /debug/pprof as this machine reaches it")
+	// Profiles of a variant on a cluster come through the API server's
+	// service proxy, from the Service its target names.
+	if pp := s.Probes.Pprof; pp != nil && pp.URL == "" {
+		for _, v := range s.Variants {
+			if v.InCluster() && v.Target != "" {
+				if _, _, _, err := cluster.ParseServiceURL(v.Target); err != nil {
+					d.errorf(d.pprofAt, "probes.pprof", "variant %s's profiles come through the API server from the Service its target names, and %v: give url: of its /debug/pprof as this machine reaches it", v.Name, err)
+				}
+			}
+		}
 	}
 	if kubeNode != nil && s.LoadPod == nil && !slices.ContainsFunc(s.Variants, func(v Variant) bool { return v.InCluster() }) {
 		d.errorf(kubeNode, "kubernetes", "nothing runs on the cluster: give a variant on: kubernetes or kubernetes.manifests, or load: {on: kubernetes}")

@@ -144,9 +144,9 @@ func TestParseKubernetesErrors(t *testing.T) {
 			want: `spec.yaml:8: load.on: expected local or kubernetes, got "mars"`,
 		},
 		{
-			name: "pprof of a pod",
-			spec: kubeBase + "probes: {pprof: {at: 50%}}\n",
-			want: "spec.yaml:18: probes.pprof: profiles are taken from here, and a variant on a cluster answers inside it: give url: of its /debug/pprof as this machine reaches it",
+			name: "pprof of a pod by address",
+			spec: strings.Replace(kubeBase, "http://web.bench.svc/", "http://198.18.0.9:8080/", 1) + "probes: {pprof: {at: 50%}}\n",
+			want: "spec.yaml:18: probes.pprof: variant web's profiles come through the API server from the Service its target names, and http://198.18.0.9:8080/: its host is not a Service as pods name it (NAME, NAME.NAMESPACE or NAME.NAMESPACE.svc): give url: of its /debug/pprof as this machine reaches it",
 		},
 		{
 			name: "kubernetes, nothing on it",

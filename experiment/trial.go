@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -304,7 +305,9 @@ func (r *Runner) probes(l *live) []probeFunc {
 }
 
 // profile takes a CPU and a heap profile of the variant at the spec's
-// point of the trial.
+// point of the trial: from the spec's url:, else from the variant's
+// entry or target, through the API server's service proxy for a variant
+// on a cluster.
 func (r *Runner) profile(ctx context.Context, l *live, pp *Pprof, d time.Duration) []store.Profile {
 	url := pp.URL
 	if url == "" {
@@ -312,6 +315,15 @@ func (r *Runner) profile(ctx context.Context, l *live, pp *Pprof, d time.Duratio
 		if url == "" {
 			url = l.v.Target
 		}
+	}
+	from, client := url, (*http.Client)(nil)
+	if pp.URL == "" && l.set != nil {
+		u, err := r.kube.ServiceProxyURL(url, l.namespace)
+		if err != nil {
+			r.logf("variant %s: profiles: %v; give probes.pprof.url", l.v.Name, err)
+			return nil
+		}
+		from, client = u.String(), r.kube.HTTPClient()
 	}
 	select {
 	case <-time.After(time.Duration(float64(d) * pp.At)):
@@ -321,7 +333,7 @@ func (r *Runner) profile(ctx context.Context, l *live, pp *Pprof, d time.Duratio
 	var out []store.Profile
 	for _, kind := range []string{"cpu", "heap"} {
 		taken := time.Now()
-		p, err := probe.CaptureProfile(ctx, url, kind, time.Duration(pp.Seconds)*time.Second)
+		p, err := probe.CaptureProfileWith(ctx, client, from, kind, time.Duration(pp.Seconds)*time.Second)
 		if err != nil {
 			r.logf("variant %s: %s profile: %v", l.v.Name, kind, err)
 			continue

@@ -59,6 +59,13 @@ type Func struct {
 // duration, bounded by ctx. Errors name the URL: a 404 (pprof not mounted),
 // a timeout, a body that is not a profile.
 func CaptureProfile(ctx context.Context, baseURL, kind string, d time.Duration) (*Profile, error) {
+	return CaptureProfileWith(ctx, nil, baseURL, kind, d)
+}
+
+// CaptureProfileWith is CaptureProfile with client, such as one that
+// goes through a Kubernetes API server's proxy with its credentials; nil
+// means http.DefaultClient.
+func CaptureProfileWith(ctx context.Context, client *http.Client, baseURL, kind string, d time.Duration) (*Profile, error) {
 	base := strings.TrimSuffix(baseURL, "/")
 	if !strings.HasSuffix(base, "/debug/pprof") {
 		base += "/debug/pprof"
@@ -75,7 +82,7 @@ func CaptureProfile(ctx context.Context, baseURL, kind string, d time.Duration) 
 	default:
 		return nil, fmt.Errorf("capturing profile from %s: kind %q is neither cpu nor heap", baseURL, kind)
 	}
-	raw, err := fetchProfile(ctx, target, d)
+	raw, err := fetchProfile(ctx, client, target, d)
 	if err != nil {
 		return nil, fmt.Errorf("capturing %s profile from %s: %w", kind, target, err)
 	}
@@ -90,14 +97,17 @@ func CaptureProfile(ctx context.Context, baseURL, kind string, d time.Duration) 
 
 // fetchProfile GETs a profile that takes d to record, allowing 30 s more
 // for the transfer unless ctx is tighter.
-func fetchProfile(ctx context.Context, target string, d time.Duration) ([]byte, error) {
+func fetchProfile(ctx context.Context, client *http.Client, target string, d time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {

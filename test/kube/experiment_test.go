@@ -120,6 +120,22 @@ func probePoints(t *testing.T, db string, id int64) []store.ProbePoint {
 	return pts
 }
 
+// profiles returns the profiles of run id in db.
+func profiles(t *testing.T, db string, id int64) []store.Profile {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ps, err := d.Profiles(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
 // labelled returns what latlab left in the cluster, as kubectl lists it.
 func (c *testCluster) labelled(t *testing.T) string {
 	t.Helper()
@@ -142,8 +158,8 @@ func TestKubeExperiment(t *testing.T) {
 	defer cancel()
 
 	t.Run("graphs", func(t *testing.T) {
-		spec := experimentDir(t, "kube-graphs", "mode: open, rates: [40], duration: 2s",
-			"warmup: {duration: 500ms}\nruns: 2\nprobes: {metrics: {interval: 500ms, window: 1s}, traces: true}\n")
+		spec := experimentDir(t, "kube-graphs", "mode: open, rates: [40], duration: 3s",
+			"warmup: {duration: 500ms}\nruns: 2\nprobes: {metrics: {interval: 500ms, window: 1s}, traces: true, pprof: {at: 10%, seconds: 1}}\n")
 		db := filepath.Join(t.TempDir(), "results.db")
 		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
 		if err != nil {
@@ -154,9 +170,10 @@ func TestKubeExperiment(t *testing.T) {
 			t.Fatalf("%d runs, want 4:\n%s", len(rs), out)
 		}
 		pods := map[string]map[string]bool{} // by variant, the workloads whose pods' usage was read
+		profiled := map[string]bool{}        // by variant, a CPU profile of its entry
 		for _, r := range rs {
-			if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 80 || len(r.Summary.Errors) != 0 || r.Warmup == nil {
-				t.Errorf("run %d (%s): status %s, summary %+v, warm-up %v; want 80 requests without errors after a warm-up", r.ID, r.Variant, r.Status, r.Summary, r.Warmup != nil)
+			if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 120 || len(r.Summary.Errors) != 0 || r.Warmup == nil {
+				t.Errorf("run %d (%s): status %s, summary %+v, warm-up %v; want 120 requests without errors after a warm-up", r.ID, r.Variant, r.Status, r.Summary, r.Warmup != nil)
 				continue
 			}
 			// The per-node metrics came through the pod proxy, by service.
@@ -179,6 +196,14 @@ func TestKubeExperiment(t *testing.T) {
 					t.Errorf("run %d (%s): the pods' metrics failed: %v", r.ID, r.Variant, p.Labels)
 				}
 			}
+			// Its entry's profile came through the API server's service
+			// proxy; one cut short by the end of a run on a busy machine
+			// is not kept, so the test asks for one of each variant's.
+			for _, p := range profiles(t, db, r.ID) {
+				if p.Kind == "cpu" && len(p.Data) > 0 && strings.HasPrefix(p.Target, "http://"+r.Variant+"-") {
+					profiled[r.Variant] = true
+				}
+			}
 			want := []string{"back", "front"}
 			if r.Variant == "chain-proxy" {
 				want = append(want, "gateway")
@@ -190,6 +215,11 @@ func TestKubeExperiment(t *testing.T) {
 				if !traced[s] {
 					t.Errorf("run %d (%s): no hop of %s from its spans; got %v", r.ID, r.Variant, s, traced)
 				}
+			}
+		}
+		for _, v := range []string{"chain", "chain-proxy"} {
+			if !profiled[v] {
+				t.Errorf("%s: no CPU profile of its entry in either run:\n%s", v, out)
 			}
 		}
 		// The pods' CPU and memory came from the metrics API, read once a
@@ -361,8 +391,8 @@ func TestKubeLeastRBAC(t *testing.T) {
 		t.Fatalf("the ServiceAccount lists pods in default:\n%s", out)
 	}
 
-	spec := experimentIn(t, "bench", "kube-rbac", "mode: open, rates: [20], duration: 1s",
-		"probes: {metrics: {interval: 500ms, window: 1s}, traces: true}\n")
+	spec := experimentIn(t, "bench", "kube-rbac", "mode: open, rates: [20], duration: 2s",
+		"probes: {metrics: {interval: 500ms, window: 1s}, traces: true, pprof: {at: 10%, seconds: 1}}\n")
 	db := filepath.Join(t.TempDir(), "results.db")
 	bin, err := latlabBinary()
 	if err != nil {
@@ -372,16 +402,23 @@ func TestKubeLeastRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatalf("latlab run as the ServiceAccount: %v\n%s", err, out)
 	}
+	profiled := 0
 	for _, r := range runs(t, db) {
-		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 20 {
+		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 40 {
 			t.Errorf("run %d (%s): status %s, error %q", r.ID, r.Variant, r.Status, r.Error)
 		}
+		profiled += len(profiles(t, db, r.ID))
 		// The Role lets it read the pods' metrics.
 		for _, p := range probePoints(t, db, r.ID) {
 			if p.Probe == "process" && p.Series == "up" && p.Value == 0 {
 				t.Errorf("run %d (%s): the pods' metrics failed: %v", r.ID, r.Variant, p.Labels)
 			}
 		}
+	}
+	// And through the service proxy, its profiles (one of a busy
+	// machine's may be cut short by the end of its run, and not kept).
+	if profiled == 0 {
+		t.Errorf("no profile in either run:\n%s", out)
 	}
 	if left := tc.labelled(t); left != "" {
 		t.Errorf("left in the cluster:\n%s", left)

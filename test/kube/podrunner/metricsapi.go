@@ -116,17 +116,6 @@ func (r *runner) registerMetricsAPI(ctx context.Context, cfg *rest.Config) error
 	}); err != nil {
 		return fmt.Errorf("the %s EndpointSlice: %w", metricsService, err)
 	}
-	eps := &corev1.Endpoints{
-		ObjectMeta: metav1.ObjectMeta{Name: metricsService, Namespace: metricsNamespace},
-		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: r.slot.gateway().String()}},
-			Ports: []corev1.EndpointPort{{Name: "https", Port: int32(r.metricsPort), Protocol: corev1.ProtocolTCP}}}},
-	}
-	if err := createOrUpdate(ctx, r.cs.CoreV1().Endpoints(metricsNamespace), eps, func(old *corev1.Endpoints) *corev1.Endpoints {
-		old.Subsets = eps.Subsets
-		return old
-	}); err != nil {
-		return fmt.Errorf("the %s Endpoints: %w", metricsService, err)
-	}
 	as := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1",
 		"kind":       "APIService",
