@@ -57,6 +57,22 @@ type AgentProgress struct {
 	P99Seconds     *float64 `json:"p99_seconds,omitempty"` // latency; absent with too few samples
 }
 
+// Measuring returns the figures of the measured load under way, as its
+// recorder gave them, or false when there is none: before it, during the
+// warm-up, and once the trial is done.
+func (st AgentStatus) Measuring() (record.Progress, bool) {
+	ap := st.Progress
+	if ap == nil || ap.Phase != partMeasure {
+		return record.Progress{}, false
+	}
+	p := record.Progress{Elapsed: time.Duration(ap.ElapsedSeconds * float64(time.Second)), Sent: ap.Sent, Completed: ap.Completed,
+		Errors: ap.Errors, Failed: ap.Failed, InFlight: ap.InFlight, Rate: ap.RatePerSecond}
+	if ap.P99Seconds != nil {
+		p.P99, p.P99OK = time.Duration(*ap.P99Seconds*float64(time.Second)), true
+	}
+	return p, true
+}
+
 // ResultMedia is the media type of a result's encoding (see
 // record.EncodeResult).
 const ResultMedia = "application/vnd.latlab.result"

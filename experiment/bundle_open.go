@@ -151,6 +151,19 @@ func (b *Bundle) open(dir string) (*Spec, error) {
 	return parseSpec(b.Spec, spec, filepath.Join(dir, filepath.Dir(filepath.FromSlash(b.Spec))), true)
 }
 
+// Loads writes b's files under dir, parses its spec there and returns
+// the warm-up (nil when the spec has none) and the measured load of its
+// trial, exactly as an agent builds them before running them: a bundle
+// made here can be checked before it is sent. The loads have read every
+// file they need; dir may go once Loads returns.
+func (b *Bundle) Loads(dir string) (*load.Config, load.Config, error) {
+	s, err := b.open(dir)
+	if err != nil {
+		return nil, load.Config{}, err
+	}
+	return b.loads(s)
+}
+
 // loads returns the warm-up (nil when the spec has none) and the measured
 // load of b's trial under s, built as Runner.trial builds them.
 func (b *Bundle) loads(s *Spec) (*load.Config, load.Config, error) {

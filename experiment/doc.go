@@ -127,6 +127,14 @@
 // sends back the hops of those that started during the load, timed from
 // the measured result's Start; RemoteRun.Points holds them.
 //
+// RunInPod runs a bundle's trial in a load pod on a cluster, as a Runner
+// does for a spec whose load is on one (Spec.AgentPod makes the pod): it
+// starts the pod's Job, waits for it to be ready, drives its agent with a
+// Remote through the API server and deletes the Job whatever happens,
+// naming the pod's failure (a *cluster.PodFailure) when it has one.
+// Bundle.Loads builds a bundle's loads as an agent will, to check one
+// before it is sent.
+//
 // A parsed Spec is read-only: its methods are safe to call from several
 // goroutines at once, and every load.Config that LoadFor, WarmupFor and
 // Sideload.Config return is new, sharing only read-only data, so several

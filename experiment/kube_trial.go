@@ -2,11 +2,7 @@ package experiment
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -57,25 +53,6 @@ func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp := r.loadPod(t)
-	run, err := r.kube.StartLoad(ctx, lp)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
-		defer cancel()
-		if err := run.Stop(sctx); err != nil {
-			r.logf("trial %d: %v", t.Position, err)
-		}
-	}()
-	if err := run.WaitReady(ctx, loadPodReady); err != nil {
-		return nil, tr.podFailed(err)
-	}
-	u, err := r.kube.PodURL(lp.Namespace, run.Pod, agentPort, "http")
-	if err != nil {
-		return nil, err
-	}
 	pctx, stopProbes := context.WithCancel(ctx)
 	defer stopProbes()
 	var measuring sync.Once
@@ -87,29 +64,24 @@ func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 		}
 		tr.startPprof(pctx)
 	}
-	rm := &Remote{URL: u.String(), Client: r.kube.HTTPClient(), Lost: loadPodLost, Poll: 250 * time.Millisecond,
+	rr, err := RunInPod(ctx, r.kube, r.loadPod(t), b, PodOptions{
 		Progress: func(st AgentStatus) {
 			if st.State == AgentMeasuring || st.State == AgentDone {
 				measuring.Do(begin)
 			}
 			tr.showRemote(st)
-		}}
-	rr, err := rm.Run(ctx, b)
-	measuring.Do(func() { tr.start = time.Now() })
-	stopProbes()
-	tr.wg.Wait()
-	tr.end = time.Now()
-	r.clearProgress()
+		},
+		Ran: func() {
+			measuring.Do(func() { tr.start = time.Now() })
+			stopProbes()
+			tr.wg.Wait()
+			tr.end = time.Now()
+			r.clearProgress()
+		},
+		Log: func(err error) { r.logf("trial %d: %v", t.Position, err) },
+	})
 	if err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if ferr := run.Check(cctx); ferr != nil {
-			var pf *cluster.PodFailure
-			if errors.As(ferr, &pf) {
-				return nil, tr.podFailed(ferr)
-			}
-		}
-		return nil, err
+		return nil, tr.podFailed(err)
 	}
 	tr.f.warm = rr.Warm
 	if rr.Result != nil {
@@ -134,27 +106,9 @@ func (tr *trialRun) podFailed(err error) error {
 	return err
 }
 
-// loadPod returns the load pod of trial t: a Job named after the
-// experiment and the trial, unique, so that one a killed latlab left
-// behind is in nobody's way.
+// loadPod returns the load pod of trial t, in the load's namespace.
 func (r *Runner) loadPod(t Trial) cluster.LoadPod {
-	var suffix [3]byte
-	_, _ = rand.Read(suffix[:])
-	name := fmt.Sprintf("latlab-load-%s-%d-%s", cluster.DNSName(r.Spec.Name, 24), t.Position, hex.EncodeToString(suffix[:]))
-	span := time.Hour // a trial of so many requests
-	if v := r.Spec.Variant(t.Variant); v != nil && v.Load.Duration > 0 {
-		span = v.Load.Duration
-		if w := r.Spec.Warmup; w != nil {
-			span += w.Duration
-		}
-	}
-	lifetime := span + 10*time.Minute
-	args := []string{"agent", "--listen", ":" + strconv.Itoa(agentPort), "--idle", "10m", "--lifetime", lifetime.String()}
-	if r.Spec.Probes.Traces {
-		args = append(args, "--otlp-http", ":"+strconv.Itoa(otlpHTTPPort))
-	}
-	return cluster.LoadPod{Namespace: r.loadNamespace(), Name: name, Image: r.Spec.LoadPod.Image, Args: args,
-		Port: agentPort, ReadyPath: "/healthz", Labels: cluster.Labels(r.Spec.Name, t.Variant), Lifetime: lifetime}
+	return r.Spec.AgentPod(t, r.loadNamespace())
 }
 
 // tracesService returns the name of the Service through which a graph's
@@ -205,14 +159,9 @@ func (r *Runner) kubeScraper(l *live, m *Metrics) probeFunc {
 // showRemote shows an agent's progress on the live status line.
 func (tr *trialRun) showRemote(st AgentStatus) {
 	r := tr.r
-	if r.Progress == nil || st.Progress == nil || st.Progress.Phase != partMeasure {
+	p, ok := st.Measuring()
+	if r.Progress == nil || !ok {
 		return
-	}
-	ap := st.Progress
-	p := record.Progress{Elapsed: time.Duration(ap.ElapsedSeconds * float64(time.Second)), Sent: ap.Sent, Completed: ap.Completed,
-		Errors: ap.Errors, Failed: ap.Failed, InFlight: ap.InFlight, Rate: ap.RatePerSecond}
-	if ap.P99Seconds != nil {
-		p.P99, p.P99OK = time.Duration(*ap.P99Seconds*float64(time.Second)), true
 	}
 	r.showLine(p, tr.t, tr.k, tr.n, tr.cfg.Duration)
 }

@@ -345,6 +345,11 @@ func (r *runner) open(m Open) {
 		r.eng.run(r, m)
 		return
 	}
+	// The warm-up and the measured phase each run the schedule from its
+	// start: a Poisson schedule read by the warm-up is past it.
+	if p, ok := fork(m.Pacer); ok {
+		m.Pacer = p
+	}
 	limit := m.MaxInFlight
 	if limit == 0 {
 		limit = DefaultMaxInFlight

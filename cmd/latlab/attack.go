@@ -37,10 +37,17 @@ type attackFlags struct {
 	output   string
 	progress bool
 	gate     sloFlags
+	pod      podFlags
 }
 
 func newAttack(stdout, stderr io.Writer) *cobra.Command {
-	var f attackFlags
+	_, cmd := attackCommand(stdout, stderr)
+	return cmd
+}
+
+// attackCommand returns the attack command and the flags it parses into.
+func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
+	f := &attackFlags{}
 	cmd := &cobra.Command{
 		Use:   "attack [URL]",
 		Short: "Send HTTP load and measure latency",
@@ -81,7 +88,9 @@ themselves. A percentile with too few samples to exist (p99 needs 100)
 breaks its limit; an interrupted attack is judged on what it measured and
 still exits 130.
 
-` + samplesHelp,
+` + samplesHelp + `
+
+` + podHelp,
 		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
   latlab attack http://127.0.0.1:8080/ -r 1000 -d 30s --warmup 5s
 
@@ -110,7 +119,10 @@ still exits 130.
   latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%'
 
   # the same gate on the run's own p99 and error ratio, not their 95% lower bounds
-  latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%' --slo-strict`,
+  latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%' --slo-strict
+
+  # from a pod of a Kubernetes cluster, to a Service as the pod sees it
+  latlab attack http://web.shop.svc:8080/ -r 200 -d 30s --kubernetes --image ghcr.io/you/latlab:v1 -o results.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("attack takes one URL, got %d arguments", len(args))
@@ -160,16 +172,20 @@ still exits 130.
 	fl.Int64Var(&f.Samples, "samples", load.DefaultSamples, "with -o FILE.db: keep this many requests raw; 0 keeps none")
 	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	f.gate.register(fl, "")
+	f.pod.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{load.ConstantArrivals, load.PoissonArrivals}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{load.LeanClient, load.NetHTTPClient}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("targets")
 	_ = cmd.MarkFlagFilename("scenario", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("body-file")
-	return cmd
+	return f, cmd
 }
 
 func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
+	if err := f.pod.check(cmd.Flags().Changed); err != nil {
+		return err
+	}
 	cfg, target, err := f.config(cmd, args)
 	if err != nil {
 		return err
@@ -180,6 +196,12 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	}
 	if err := pinCPUs(f.cpus); err != nil {
 		return err
+	}
+	var pod *podAttack
+	if f.pod.on {
+		if pod, err = f.podAttack(args, cfg); err != nil {
+			return err
+		}
 	}
 	db, err := f.openDB(ctx, cmd, args) // before the run, like out
 	if err != nil {
@@ -197,8 +219,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	}
 	stopLive := make(chan struct{})
 	var liveDone sync.WaitGroup
+	var line *report.Line[report.AttackStatus]
 	if f.progress || isTerminal(stderr) {
-		line := report.NewLine[report.AttackStatus](stderr)
+		line = report.NewLine[report.AttackStatus](stderr)
 		cfg.Started = func(rec *record.Recorder) {
 			liveDone.Add(1)
 			go func() {
@@ -219,12 +242,22 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	}
 	defer lean()() // the result is written with the run's heap goal too
 	started := time.Now()
-	res, err := load.Attack(ctx, cfg)
+	var res *record.Result
+	if pod != nil {
+		res, err = pod.run(ctx, line, stderr)
+	} else {
+		res, err = load.Attack(ctx, cfg)
+	}
 	ended := time.Now()
 	close(stopLive)
 	liveDone.Wait()
-	if err != nil {
+	switch {
+	case err != nil && pod != nil:
+		return err // the pod's failure, or errInterrupted
+	case err != nil:
 		return usageError{err}
+	case pod != nil:
+		started, ended = pod.started, pod.ended
 	}
 	verdict := f.gate.judge(res, slo)
 	if f.format == "json" {

@@ -64,6 +64,43 @@ func webObjects() (*corev1.ConfigMap, *appsv1.Deployment, *corev1.Service) {
 	return cm, dep, svc
 }
 
+// startWeb creates webObjects in ns and waits, 3 minutes at most, until
+// both web pods are available; it returns the Service.
+func (c *testCluster) startWeb(t *testing.T, ns string) *corev1.Service {
+	t.Helper()
+	ctx := context.Background()
+	cm, dep, svc := webObjects()
+	if _, err := c.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.cs.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := c.cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll(t, 3*time.Minute, "Deployment web available", c.webAvailable(ns))
+	return svc
+}
+
+// webAvailable returns a poll function that is done once both web pods
+// in ns are available.
+func (c *testCluster) webAvailable(ns string) func() (bool, string) {
+	return func() (bool, string) {
+		d, err := c.cs.AppsV1().Deployments(ns).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, cond := range d.Status.Conditions {
+			if cond.Type == appsv1.DeploymentAvailable && cond.Status == corev1.ConditionTrue && d.Status.AvailableReplicas == 2 {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d of 2 available, conditions %v", d.Status.AvailableReplicas, d.Status.Conditions)
+	}
+}
+
 // attack is a container that sends n requests to url with latlab
 // attack, one at a time, and fails unless every one succeeds.
 func attack(name, url string, n int) corev1.Container {
@@ -128,33 +165,10 @@ func TestClusterServices(t *testing.T) {
 	c := upCluster(t, "--restart-backoff", "1s")
 	ctx := context.Background()
 	ns := c.namespace(t, "demo")
-	cm, dep, svc := webObjects()
-	if _, err := c.cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.cs.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	svc, err := c.cs.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := c.startWeb(t, ns)
 	if want := netip.MustParsePrefix(fmt.Sprintf("198.19.%d.0/24", c.slot)); !want.Contains(netip.MustParseAddr(svc.Spec.ClusterIP)) {
 		t.Errorf("ClusterIP %s, want one of %s", svc.Spec.ClusterIP, want)
 	}
-	available := func() (bool, string) {
-		d, err := c.cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		for _, cond := range d.Status.Conditions {
-			if cond.Type == appsv1.DeploymentAvailable && cond.Status == corev1.ConditionTrue && d.Status.AvailableReplicas == 2 {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%d of 2 available, conditions %v", d.Status.AvailableReplicas, d.Status.Conditions)
-	}
-	poll(t, 3*time.Minute, "Deployment web available", available)
 
 	pods := c.webPods(t, ns)
 	nodes := map[string]bool{}
@@ -257,7 +271,7 @@ func TestClusterServices(t *testing.T) {
 		if _, err := os.Stat("/run/netns/" + netns); err == nil {
 			t.Errorf("network namespace %s outlives its pod", netns)
 		}
-		poll(t, 3*time.Minute, "Deployment web available again", available)
+		poll(t, 3*time.Minute, "Deployment web available again", c.webAvailable(ns))
 	})
 
 	t.Run("graph manifests", func(t *testing.T) {

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/load"
+)
+
+// The names of an attack run from a pod as an experiment: its spec's
+// file, the experiment and its one variant, which label the pod.
+const (
+	podSpecFile   = "latlab-attack.yaml"
+	podExperiment = "attack"
+)
+
+// podSpec returns the spec of the experiment that the attack cfg, which
+// config built from the flags, is, and the one trial of it to run: one
+// variant whose target is the URL (or the scheme and host that every
+// request of --targets or --scenario goes to), and a load on a cluster
+// with every option of the flags. The files the flags name are named
+// relative to dir, the spec's folder. An agent building the trial's loads
+// from the spec (Spec.WarmupFor and Spec.LoadFor) builds cfg, but for the
+// warm-up, which runs as an attack of its own before the measured one, as
+// an experiment's does.
+//
+// The Poisson arrivals of an experiment's trial are seeded by its place
+// in the plan: the trial is placed at --seed.
+func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byte, experiment.Trial, error) {
+	t := experiment.Trial{Variant: podExperiment, Rep: 1, Position: 1}
+	if f.Arrivals == load.PoissonArrivals {
+		if f.Seed > math.MaxInt {
+			return nil, t, usagef("--seed: want at most %d with --kubernetes, got %d", math.MaxInt, f.Seed)
+		}
+		t.Position = int(f.Seed)
+	}
+	target, err := podTarget(cfg.Source, args, f.Targets, f.Scenario)
+	if err != nil {
+		return nil, t, err
+	}
+	// The pod's fields first: a problem of theirs is reported first.
+	ld := (&yamlMap{}).add("image", f.pod.image)
+	if f.pod.namespace != "" {
+		ld.add("namespace", f.pod.namespace)
+	}
+	ld.add("on", experiment.OnKubernetes)
+	ld.add("mode", string(f.Mode))
+	switch m := cfg.Model.(type) {
+	case load.Open:
+		t.Rate = level(f.Rates)
+		ld.add("rates", []float64{t.Rate})
+	case load.Closed:
+		t.Concurrency = m.Workers
+		ld.add("concurrency", []int{m.Workers})
+	case load.Ramp:
+		t.Concurrency = m.Workers
+		ld.add("concurrency", []int{m.Workers})
+		ld.add("ramp", (&yamlMap{}).add("burst", m.Burst).add("every", m.Every))
+	case load.Sequential:
+		t.Concurrency = 1
+	}
+	if err := podOptions(ld, &f.Settings); err != nil {
+		return nil, t, err
+	}
+	headers, err := f.podHeaders()
+	if err != nil {
+		return nil, t, err
+	}
+	if headers != nil {
+		ld.add("headers", headers)
+	}
+	for _, file := range []struct{ key, path string }{
+		{"body_file", f.BodyFile}, {"targets", f.Targets}, {"scenario", f.Scenario}, {"cacert", f.CACert},
+	} {
+		if file.path == "" {
+			continue
+		}
+		rel, err := specPath(dir, file.path)
+		if err != nil {
+			return nil, t, usagef("%s: %v", optionFlag(file.key), err)
+		}
+		ld.add(file.key, rel)
+	}
+	spec := (&yamlMap{}).add("version", 1).add("name", podExperiment).
+		add("variants", []*yamlMap{(&yamlMap{}).add("name", podExperiment).add("target", target)}).
+		add("load", ld)
+	if f.Warmup > 0 {
+		spec.add("warmup", (&yamlMap{}).add("duration", f.Warmup))
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&spec.n); err != nil {
+		return nil, t, fmt.Errorf("writing the spec of the attack: %w", err)
+	}
+	return buf.Bytes(), t, nil
+}
+
+// podWritten are the options of load.Settings that podSpec writes itself
+// rather than as podOptions does: the mode and its levels, what a spec
+// says otherwise than the flags (the headers, the files by their path
+// from the spec), and the path, which the URL holds.
+var podWritten = []string{"mode", "rates", "concurrency", "ramp", "headers", "body_file", "targets", "scenario", "cacert", "path"}
+
+// podOptions adds to ld, a spec's load, every option of s that is not its
+// default and that its mode takes, under its spec key.
+func podOptions(ld *yamlMap, s *load.Settings) error {
+	def := reflect.ValueOf(load.Defaults())
+	v := reflect.ValueOf(s).Elem()
+	for i, field := range reflect.VisibleFields(v.Type()) {
+		key, _, _ := strings.Cut(field.Tag.Get("spec"), ",")
+		if key == "" || key == "-" || slices.Contains(podWritten, key) ||
+			slices.Contains(load.LevelOptions, key) && !s.Mode.Takes(key) {
+			continue
+		}
+		fv := v.Field(i)
+		if fv.IsZero() || reflect.DeepEqual(fv.Interface(), def.Field(i).Interface()) {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.Bool, reflect.String, reflect.Int, reflect.Int64, reflect.Float64:
+			ld.add(key, fv.Interface())
+		default:
+			return fmt.Errorf("option %s: a %s, which an attack from a pod cannot carry", key, fv.Type())
+		}
+	}
+	return nil
+}
+
+// podHeaders returns the -H headers as a spec's headers: by name, in
+// the order given, with Host among them. A spec holds one value per
+// name, so a name given twice is refused.
+func (f *attackFlags) podHeaders() (*yamlMap, error) {
+	if len(f.headers) == 0 {
+		return nil, nil
+	}
+	h := &yamlMap{}
+	seen := map[string]bool{}
+	for _, line := range f.headers {
+		k, v, _ := strings.Cut(line, ":") // checked by source
+		k, v = http.CanonicalHeaderKey(strings.TrimSpace(k)), strings.TrimSpace(v)
+		if seen[k] {
+			return nil, usagef("-H %q: %s is given twice, and a pod's requests carry one value per header: join the values with a comma", line, k)
+		}
+		seen[k] = true
+		if k == "Host" && v == "" {
+			continue // the URL's host, as without it
+		}
+		h.add(k, v)
+	}
+	return h, nil
+}
+
+// podTarget returns the URL of the variant a pod sends the requests of
+// src to: the URL given, or the scheme and host that every request of the
+// targets or scenario file goes to, since a spec sends those to its
+// variant's scheme and host. A file whose requests go to more than one,
+// or carry user information, is refused.
+func podTarget(src load.Source, args []string, targets, scenario string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	flag, file := "--targets", targets
+	if scenario != "" {
+		flag, file = "--scenario", scenario
+	}
+	var reqs []*load.Request
+	if static, ok := src.(load.Static); ok {
+		reqs = static
+	} else {
+		for i := range src.Steps() {
+			r, err := src.Request(i, load.Vars{})
+			if err != nil {
+				return "", usagef("%s %s: %v", flag, file, err)
+			}
+			reqs = append(reqs, r)
+		}
+	}
+	base := ""
+	for _, r := range reqs {
+		if r.URL.User != nil {
+			return "", usagef("%s %s: %s has user information, which an attack from a pod does not send: give an Authorization header", flag, file, r.URL.Redacted())
+		}
+		u := (&url.URL{Scheme: r.URL.Scheme, Host: r.URL.Host, Path: "/"}).String()
+		switch {
+		case base == "":
+			base = u
+		case u != base:
+			return "", usagef("%s %s: its requests go to %s and to %s; with --kubernetes they must all go to one scheme and host", flag, file, base, u)
+		}
+	}
+	return base, nil
+}
+
+// specPath returns path relative to dir, as a spec in dir names a file: a
+// bundle carries no file named by an absolute path.
+func specPath(dir, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// podSpecError returns err, an error of the spec podSpec wrote, its
+// bundle or the loads built from it, as a usage error naming the flag
+// behind the field of the spec it names. A problem of a file the spec
+// names (a targets or scenario file) names that file.
+func podSpecError(err error) error {
+	var se *experiment.SyntaxError
+	if errors.As(err, &se) && se.File == podSpecFile {
+		return usagef("%s: %s", specFlag(se.Field), se.Msg)
+	}
+	if errors.As(err, &se) {
+		return usageError{se}
+	}
+	return usagef("--kubernetes: %v", err)
+}
+
+// specFlag returns the flag behind a field of the spec podSpec wrote,
+// such as load.headers.X-Id.
+func specFlag(field string) string {
+	switch {
+	case strings.HasPrefix(field, "variants"):
+		return "the URL"
+	case strings.HasPrefix(field, "warmup"):
+		return "--warmup"
+	case !strings.HasPrefix(field, "load."):
+		return "--kubernetes"
+	}
+	key := strings.TrimPrefix(field, "load.")
+	if i := strings.IndexAny(key, ".["); i >= 0 {
+		key = key[:i]
+	}
+	if fl := requestFlag(key); fl != "" {
+		return flagName(fl)
+	}
+	return optionFlag(key)
+}
+
+// yamlMap is a YAML mapping written key by key, in order.
+type yamlMap struct{ n yaml.Node }
+
+// add adds key with the value v: a *yamlMap, a list of them, a duration
+// (written as 1m30s), or what yaml encodes as it is. It returns m.
+func (m *yamlMap) add(key string, v any) *yamlMap {
+	if m.n.Kind == 0 {
+		m.n.Kind = yaml.MappingNode
+	}
+	var val yaml.Node
+	switch v := v.(type) {
+	case *yamlMap:
+		val = v.n
+	case []*yamlMap:
+		val.Kind = yaml.SequenceNode
+		for _, item := range v {
+			val.Content = append(val.Content, &item.n)
+		}
+	case time.Duration:
+		_ = val.Encode(v.String())
+	default:
+		_ = val.Encode(v) // of the kinds podOptions allows, which encode
+	}
+	m.n.Content = append(m.n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &val)
+	return m
+}
