@@ -106,22 +106,16 @@ func runs(t *testing.T, db string) []store.Run {
 
 // probePoints returns the probe points of run id in db.
 func probePoints(t *testing.T, db string, id int64) []store.ProbePoint {
-	t.Helper()
-	ctx := context.Background()
-	d, err := store.OpenReadOnly(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	pts, err := d.Probes(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pts
+	return readRun(t, db, id, (*store.DB).Probes)
 }
 
 // profiles returns the profiles of run id in db.
 func profiles(t *testing.T, db string, id int64) []store.Profile {
+	return readRun(t, db, id, (*store.DB).Profiles)
+}
+
+// readRun reads what read returns of run id from the results database db.
+func readRun[T any](t *testing.T, db string, id int64, read func(*store.DB, context.Context, int64) ([]T, error)) []T {
 	t.Helper()
 	ctx := context.Background()
 	d, err := store.OpenReadOnly(ctx, db)
@@ -129,11 +123,11 @@ func profiles(t *testing.T, db string, id int64) []store.Profile {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	ps, err := d.Profiles(ctx, id)
+	out, err := read(d, ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ps
+	return out
 }
 
 // labelled returns what latlab left in the cluster, as kubectl lists it.

@@ -100,20 +100,27 @@ func (r *runner) serveKubelet(ctx context.Context) (int, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", r.serveLogs)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	r.serveTLS(ctx, "kubelet server", ln, mux, &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		ClientCAs:    pool,
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		MinVersion:   tls.VersionTLS12,
+	})
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// serveTLS serves h over HTTPS on ln with cfg until ctx ends, logging an
+// error as name's.
+func (r *runner) serveTLS(ctx context.Context, name string, ln net.Listener, h http.Handler, cfg *tls.Config) {
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{cert},
-			ClientCAs:    pool,
-			ClientAuth:   tls.RequireAndVerifyClientCert,
-			MinVersion:   tls.VersionTLS12,
-		},
-		BaseContext: func(net.Listener) context.Context { return ctx },
+		TLSConfig:         cfg,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			r.log.Error("kubelet server", "err", err)
+			r.log.Error(name, "err", err)
 		}
 	}()
 	go func() {
@@ -122,7 +129,6 @@ func (r *runner) serveKubelet(ctx context.Context) (int, error) {
 		defer cancel()
 		_ = srv.Shutdown(shut)
 	}()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // serveLogs is GET /containerLogs/NAMESPACE/POD/CONTAINER, with the

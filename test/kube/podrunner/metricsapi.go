@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -60,23 +59,7 @@ func (r *runner) serveMetrics(ctx context.Context) (int, error) {
 	mux.HandleFunc("GET "+base+"/namespaces/{namespace}/pods/{name}", r.getPodMetrics)
 	mux.HandleFunc("GET "+base+"/nodes", r.listNodeMetrics)
 	mux.HandleFunc("GET "+base+"/nodes/{name}", r.listNodeMetrics)
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	go func() {
-		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			r.log.Error("metrics API server", "err", err)
-		}
-	}()
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shut)
-	}()
+	r.serveTLS(ctx, "metrics API server", ln, mux, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
