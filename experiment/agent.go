@@ -196,6 +196,10 @@ func (a *Agent) handler() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")
 	})
+	// The agent's clock, for a coordinator that starts shards together.
+	mux.HandleFunc("GET /clock", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, agentClock{Now: time.Now().UnixNano()})
+	})
 	mux.HandleFunc("POST /trial", a.postTrial)
 	mux.HandleFunc("GET /trial", a.getTrial)
 	mux.HandleFunc("POST /trial/stop", a.stopTrial)
@@ -212,6 +216,12 @@ func (a *Agent) handler() http.Handler {
 		defer a.poke()
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// agentClock is GET /clock's answer: the agent's wall clock as it
+// answered, in nanoseconds since 1970.
+type agentClock struct {
+	Now int64 `json:"now_unix_nano"`
 }
 
 // current returns the latest trial, or nil.

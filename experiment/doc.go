@@ -97,6 +97,8 @@
 // agent (latlab agent) answers:
 //
 //	GET  /healthz     200 "ok"
+//	GET  /clock       200 and {"now_unix_nano": N}, the agent's wall clock, by
+//	                  which a coordinator measures its offset (shard.Offset)
 //	POST /trial       a bundle, as JSON (see Bundle.MarshalJSON): 202 and the
 //	                  trial's status; 400 naming what is wrong with the bundle,
 //	                  413 past 64 MiB of files, 409 while another trial runs

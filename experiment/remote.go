@@ -15,6 +15,7 @@ import (
 
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/shard"
 )
 
 // Defaults of a Remote's bounds.
@@ -187,6 +188,24 @@ func (r *Remote) WaitReady(ctx context.Context) error {
 		}
 		delay = min(2*delay, time.Second)
 	}
+}
+
+// Clock makes one exchange with the agent's clock: GET /clock, timed on
+// this machine's.
+func (r *Remote) Clock(ctx context.Context) (shard.ClockSample, error) {
+	sent := time.Now()
+	resp, err := r.call(ctx, http.MethodGet, "/clock", nil, r.timeout())
+	if err != nil {
+		return shard.ClockSample{}, err
+	}
+	defer resp.Body.Close()
+	var c agentClock
+	err = json.NewDecoder(io.LimitReader(resp.Body, 4<<10)).Decode(&c)
+	received := time.Now()
+	if err != nil || c.Now <= 0 {
+		return shard.ClockSample{}, fmt.Errorf("agent %s: GET /clock: not a clock reading (%v)", r.URL, err)
+	}
+	return shard.ClockSample{Sent: sent, Received: received, Shard: time.Unix(0, c.Now)}, nil
 }
 
 // start posts b, and returns the status code of a refusal with its error.
