@@ -38,7 +38,13 @@ type Bundle struct {
 	// warm-up, so that agents running shards of one trial start
 	// together. The zero value starts it at once.
 	StartAt time.Time
+	// Shard, when its Count is set, makes the agent send only its share
+	// of the trial's load: shard Index of Count (see load.Shard).
+	Shard BundleShard
 }
+
+// A BundleShard is one shard of a trial's load.
+type BundleShard struct{ Index, Count int }
 
 // A BundleFile is one file of a Bundle.
 type BundleFile struct {

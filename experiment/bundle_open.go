@@ -29,6 +29,12 @@ type bundleJSON struct {
 	Entry   string           `json:"entry,omitempty"`
 	Samples int64            `json:"samples"`
 	StartAt *time.Time       `json:"start_at,omitempty"`
+	Shard   *shardJSON       `json:"shard,omitempty"`
+}
+
+type shardJSON struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
 }
 
 type bundleFileJSON struct {
@@ -46,13 +52,16 @@ type trialJSON struct {
 
 // MarshalJSON writes b as a JSON object: format (BundleFormat), spec,
 // files (each a path and its data in base64), trial (variant,
-// rate_per_second, concurrency, rep, position), entry, samples and
-// start_at (RFC 3339).
+// rate_per_second, concurrency, rep, position), entry, samples,
+// start_at (RFC 3339) and shard (index and count).
 func (b *Bundle) MarshalJSON() ([]byte, error) {
 	j := bundleJSON{Format: BundleFormat, Spec: b.Spec, Entry: b.Entry, Samples: b.Samples,
 		Trial: trialJSON{Variant: b.Trial.Variant, Rate: b.Trial.Rate, Concurrency: b.Trial.Concurrency, Rep: b.Trial.Rep, Position: b.Trial.Position}}
 	if !b.StartAt.IsZero() {
 		j.StartAt = &b.StartAt
+	}
+	if b.Shard.Count > 0 {
+		j.Shard = &shardJSON{Index: b.Shard.Index, Count: b.Shard.Count}
 	}
 	j.Files = make([]bundleFileJSON, len(b.Files))
 	for i, f := range b.Files {
@@ -83,6 +92,12 @@ func (b *Bundle) UnmarshalJSON(data []byte) error {
 		Trial: Trial{Variant: j.Trial.Variant, Level: record.Level{Rate: j.Trial.Rate, Concurrency: j.Trial.Concurrency}, Rep: j.Trial.Rep, Position: j.Trial.Position}}
 	if j.StartAt != nil {
 		b.StartAt = *j.StartAt
+	}
+	if j.Shard != nil {
+		if j.Shard.Count < 1 || j.Shard.Index < 0 || j.Shard.Index >= j.Shard.Count {
+			return fmt.Errorf("reading bundle: shard %d of %d: want a count of at least 1 and an index below it", j.Shard.Index, j.Shard.Count)
+		}
+		b.Shard = BundleShard(*j.Shard)
 	}
 	b.Files = make([]BundleFile, len(j.Files))
 	for i, f := range j.Files {

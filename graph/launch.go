@@ -114,7 +114,7 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		}
 		args = append(args, o.Args...)
 		cmd := exec.Command(o.Binary, args...)
-		cmd.Stdout, cmd.Stderr = prefixed(o.Output, s.Name), prefixed(o.Output, s.Name)
+		cmd.Stdout, cmd.Stderr = Prefixed(o.Output, s.Name), Prefixed(o.Output, s.Name)
 		cmd.ExtraFiles = []*os.File{files[i]}
 		if len(o.Env) > 0 {
 			cmd.Env = append(os.Environ(), o.Env...)

@@ -6,9 +6,9 @@ import (
 	"sync"
 )
 
-// prefixed returns a writer that writes each line to w behind "name| ".
+// Prefixed returns a writer that writes each line to w behind "name| ".
 // Writers made for the same w share a lock so that lines never interleave.
-func prefixed(w io.Writer, name string) io.Writer {
+func Prefixed(w io.Writer, name string) io.Writer {
 	if w == io.Discard {
 		return w
 	}

@@ -21,11 +21,12 @@ import (
 
 // FormatVersion is the database format this code writes. Open migrates an
 // older file up to it and refuses a newer one.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // readableVersion is the oldest format OpenReadOnly reads as it is: what
 // format 2 adds (runs.level) no read needs, as a run's rate and
-// concurrency give its level.
+// concurrency give its level, and format 3's shards are none in an older
+// file.
 const readableVersion = 1
 
 // schemaV1 creates format version 1 in an empty database.
@@ -37,7 +38,7 @@ var schemaV1 string
 // is an empty file. A new version appends a step (ALTER TABLE ... ADD
 // COLUMN, CREATE TABLE ...) and raises FormatVersion; steps already
 // released never change.
-var migrations = []func(context.Context, *sql.Tx) error{script(schemaV1), levelColumn}
+var migrations = []func(context.Context, *sql.Tx) error{script(schemaV1), levelColumn, script(shardsTable)}
 
 // script is a migration step that runs the statements stmts.
 func script(stmts string) func(context.Context, *sql.Tx) error {

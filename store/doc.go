@@ -34,6 +34,10 @@
 //	            bytes_out, error (class or NULL), step: raw requests, capped
 //	probes      run_id, probe, series, labels (JSON), t_ns, value: time series
 //	profiles    run_id, target, kind (cpu | heap), taken_at, data (pprof), top
+//	shards      run_id, idx, name, node, offset_ns, offset_bound_ns, start_ns,
+//	            error, result (record.EncodeResult, no raw samples): the
+//	            generators of a sharded run, each with its own result; the
+//	            run's is theirs merged (format 3)
 //
 // Histogram columns (*_hdr, hdr) hold HdrHistogram's standard V2 compressed
 // encoding as base64 text, the form of HdrHistogram log files: values in

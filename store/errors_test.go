@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -68,7 +69,7 @@ func TestOpenRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			db.Close()
-		}, ErrTooNew, "format version 99, but this latlab reads up to 2"},
+		}, ErrTooNew, fmt.Sprintf("format version 99, but this latlab reads up to %d", FormatVersion)},
 	}
 	for _, tt := range tests {
 		for _, readOnly := range []bool{false, true} {

@@ -67,8 +67,9 @@ func TestFormat1Upgrades(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Back to format 1 as it was released: no level column, no index on it.
-	if _, err := db.w.Exec(`DROP INDEX runs_by_level; ALTER TABLE runs DROP COLUMN level;
+	// Back to format 1 as it was released: no level column, no index on
+	// it, no shards.
+	if _, err := db.w.Exec(`DROP TABLE shards; DROP INDEX runs_by_level; ALTER TABLE runs DROP COLUMN level;
 		UPDATE meta SET value = '1' WHERE key = 'format_version'`); err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +80,13 @@ func TestFormat1Upgrades(t *testing.T) {
 		t.Fatalf("format 1 read-only: %v", err)
 	}
 	runs, err := ro.Runs(ctx, exp.ID)
-	ro.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if shards, err := ro.Shards(ctx, runs[0].ID); err != nil || shards != nil {
+		t.Errorf("format 1 read-only: shards %v, %v; want none", shards, err)
+	}
+	ro.Close()
 	var read []Trial
 	for _, r := range runs {
 		read = append(read, r.Trial)

@@ -55,6 +55,10 @@ type RunInfo struct {
 	EndedAt   time.Time
 	Flags     []Flag
 	Error     string // why a failed or interrupted run stopped
+	// Shards are the generators that sent a sharded run's load, each
+	// with its own result; the run's is theirs merged. None for a run
+	// one generator sent.
+	Shards []Shard
 }
 
 // Phase tells a run's warm-up from its measurement.
@@ -146,6 +150,9 @@ func writeRun(ctx context.Context, tx *sql.Tx, expID int64, info RunInfo, res, w
 		return 0, err
 	}
 	if err := insertProfiles(ctx, tx, id, profiles); err != nil {
+		return 0, err
+	}
+	if err := insertShards(ctx, tx, id, origin, info.Shards); err != nil {
 		return 0, err
 	}
 	return id, nil

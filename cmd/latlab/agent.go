@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ func newAgent(stderr io.Writer) *cobra.Command {
 		listen             string
 		otlpHTTP, otlpGRPC string
 		idle, lifetime     time.Duration
+		listenFD           int
 	)
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -32,6 +34,7 @@ as if the trial had run on the controller's machine.
 The API:
 
   GET  /healthz     200 "ok"
+  GET  /clock       the agent's wall clock, for a coordinator of shards
   POST /trial       a trial bundle (JSON): the spec, every file it names, the
                     trial; 202 and the trial's status, 400 naming what is
                     wrong with the bundle, 409 while another trial runs
@@ -77,8 +80,15 @@ does.`,
 					return usagef("%s: %v", f.name, err)
 				}
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
+			var ln net.Listener
+			var err error
+			if listenFD > 0 {
+				file := os.NewFile(uintptr(listenFD), "listener")
+				if ln, err = net.FileListener(file); err != nil {
+					return usagef("--listen-fd %d: %v", listenFD, err)
+				}
+				file.Close()
+			} else if ln, err = net.Listen("tcp", listen); err != nil {
 				return usagef("--listen: %v", err)
 			}
 			a := &experiment.Agent{Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
@@ -95,6 +105,8 @@ does.`,
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVar(&listen, "listen", "127.0.0.1:7070", "address to listen on; :7070 in a pod")
+	fl.IntVar(&listenFD, "listen-fd", 0, "serve on this inherited listening socket")
+	_ = fl.MarkHidden("listen-fd")
 	fl.DurationVar(&idle, "idle", experiment.DefaultAgentIdle, "exit after this long without a request")
 	fl.DurationVar(&lifetime, "lifetime", experiment.DefaultAgentLifetime, "exit this long after starting, whatever it does")
 	fl.StringVar(&otlpHTTP, "otlp-http", "", "receive spans over OTLP/HTTP at this address, such as :4318; none if empty")
