@@ -128,6 +128,8 @@ func ends(p Pacer) bool {
 		return true
 	case *Poisson:
 		return ends(p.Of)
+	case Sharded:
+		return ends(p.Pacer)
 	}
 	return false
 }
