@@ -15,7 +15,7 @@ import (
 // request count. A shard's sources see the item's index in the whole load
 // (Vars.Seq and Vars.Worker), so that targets taken round robin, users
 // taken in turn and names built from the indices are those of the
-// unsharded load.
+// unsharded load. See Config.Shard for how each part of a load splits.
 type Shard struct {
 	Index int // from 0 to Count-1
 	Count int // 0 (with Index 0) means unsharded
@@ -58,6 +58,15 @@ func (s Shard) whole(j int64) int64 {
 	return j*int64(s.Count) + int64(s.Index)
 }
 
+// cap returns s's part of a cap on connections or requests in flight:
+// its Share, at least 1; 0 (no cap, or the default) stays 0.
+func (s Shard) cap(n int) int {
+	if n <= 0 {
+		return n
+	}
+	return max(int(s.Share(int64(n))), 1)
+}
+
 // Check reports whether a load of model m, stopped after count iterations
 // (0: no count), can be split over s.Count shards: s is valid, m is not
 // Sequential, and every shard gets at least one worker of a closed loop
@@ -85,6 +94,28 @@ func (s Shard) Check(m Model, count int64) error {
 		return fmt.Errorf("shard %d of %d: %d requests cannot be split over %d shards: want at least one per shard", s.Index, s.Count, count, s.Count)
 	}
 	return nil
+}
+
+// split returns cfg as its shard sends it: an open loop's schedule
+// Sharded and its cap split, the count and the caps on connections and the
+// pool split (see Config.Shard). A closed loop's and a ramp's workers are
+// split as they start (runner.ramp). cfg.Shard stays, for the indices the
+// source sees.
+func split(cfg Config) (Config, error) {
+	s := cfg.Shard
+	if err := s.Check(cfg.Model, cfg.Count); err != nil {
+		return cfg, err
+	}
+	if s.Count <= 1 {
+		return cfg, nil
+	}
+	if m, ok := cfg.Model.(Open); ok {
+		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.cap(m.MaxInFlight)}
+	}
+	cfg.Count = s.Share(cfg.Count)
+	cfg.Pool = s.cap(cfg.Pool)
+	cfg.Transport.Connections = s.cap(cfg.Transport.Connections)
+	return cfg, nil
 }
 
 // Sharded is one shard's part of an open-loop schedule: its request j is

@@ -1,12 +1,21 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/record"
 )
 
 func TestShardValidate(t *testing.T) {
@@ -143,5 +152,254 @@ func TestShardedSchedules(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShardedRamp checks that the workers the shards start by each burst
+// of a ramp, or at once in a closed loop, sum to the whole load's.
+func TestShardedRamp(t *testing.T) {
+	for workers := 1; workers <= 20; workers++ {
+		for burst := 1; burst <= 8; burst++ {
+			m := Ramp{Workers: workers, Burst: burst, Every: time.Second}
+			for n := 1; n <= min(workers, 7); n++ {
+				for step := 0; ; step++ {
+					all := m.started(step)
+					if want := min(workers, (step+1)*burst); all != want {
+						t.Fatalf("%+v: %d workers started by burst %d, want %d", m, all, step, want)
+					}
+					var sum int64
+					for k := range n {
+						sum += Shard{Index: k, Count: n}.Share(int64(all))
+					}
+					if sum != int64(all) {
+						t.Errorf("%+v over %d shards: %d workers by burst %d, want %d", m, n, sum, step, all)
+					}
+					if all == workers {
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestShardedAttackRefused(t *testing.T) {
+	src := Static{{Method: http.MethodGet, URL: &url.URL{Scheme: "http", Host: "127.0.0.1:1", Path: "/"}}}
+	for _, tt := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Model: Open{Pacer: Constant{Rate: 1}}, Count: 9, Shard: Shard{Index: 3, Count: 3}}, "want an index from 0 to 2"},
+		{Config{Model: Sequential{}, Count: 9, Shard: Shard{Count: 2}}, "cannot be split"},
+		{Config{Model: Closed{Workers: 2}, Count: 9, Shard: Shard{Count: 3}}, "2 workers cannot be split over 3 shards"},
+		{Config{Model: Open{Pacer: Constant{Rate: 1}}, Count: 2, Shard: Shard{Count: 3}}, "2 requests cannot be split over 3 shards"},
+	} {
+		tt.cfg.Source = src
+		_, err := Attack(context.Background(), tt.cfg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Attack(%+v) = %v, want an error with %q", tt.cfg.Shard, err, tt.want)
+		}
+	}
+}
+
+// pathServer is an httptest server that counts requests by path.
+type pathServer struct {
+	*httptest.Server
+	mu    sync.Mutex
+	paths map[string]int
+}
+
+func newPathServer(t *testing.T, sleep time.Duration) *pathServer {
+	t.Helper()
+	s := &pathServer{paths: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.paths[r.URL.Path]++
+		s.mu.Unlock()
+		time.Sleep(sleep)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// take returns the counts by path so far, and starts them again.
+func (s *pathServer) take() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.paths
+	s.paths = map[string]int{}
+	return out
+}
+
+// shardAttacks runs cfg over n shards at once, released together, and
+// returns each shard's result.
+func shardAttacks(t *testing.T, cfg Config, n int) []*record.Result {
+	t.Helper()
+	out := make([]*record.Result, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range n {
+		c := cfg
+		c.Shard = Shard{Index: k, Count: n}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[k], errs[k] = Attack(context.Background(), c)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for k, err := range errs {
+		if err != nil {
+			t.Fatalf("shard %d: %v", k, err)
+		}
+		if r := out[k]; r.Sent != r.Requests {
+			t.Errorf("shard %d sent %d but completed %d", k, r.Sent, r.Requests)
+		}
+	}
+	return out
+}
+
+// TestShardedOpenAttack sends 200 requests of an open loop over 3 shards
+// at once, on event loops and on goroutines: together they send what one
+// unsharded attack sends, each request at its intended time of the whole
+// schedule and to the target the whole load gives it.
+func TestShardedOpenAttack(t *testing.T) {
+	const n, shards = 200, 3
+	for _, tt := range []struct {
+		name string
+		mk   func() Pacer
+		opts Options
+	}{
+		{"constant", func() Pacer { return Constant{Rate: 400} }, Options{}},
+		{"poisson nethttp", func() Pacer { return &Poisson{Of: Constant{Rate: 400}, Seed: 5} }, Options{NetHTTP: true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newPathServer(t, 0)
+			var src Static
+			for i := range 7 { // 200 is no multiple of 7: targets unevenly used
+				src = append(src, staticTo(t, fmt.Sprintf("%s/t%d", srv.URL, i))...)
+			}
+			cfg := Config{Source: src, Model: Open{Pacer: tt.mk(), MaxInFlight: 10}, Transport: tt.opts, Count: n, KeepRaw: n}
+			whole := attack(t, context.Background(), cfg)
+			wantPaths := srv.take()
+			parts := shardAttacks(t, cfg, shards)
+			gotPaths := srv.take()
+
+			var want []time.Duration
+			p := tt.mk()
+			for i := range int64(n) {
+				off, _ := p.Due(i)
+				want = append(want, off)
+			}
+			var sent, requests int64
+			var rate float64
+			var union []time.Duration
+			for k, r := range parts {
+				sent += r.Sent
+				requests += r.Requests
+				rate += r.TargetRate
+				if want := (Shard{Index: k, Count: shards}).Share(n); r.Sent != want {
+					t.Errorf("shard %d sent %d, want its share %d", k, r.Sent, want)
+				}
+				if want := (Shard{Index: k, Count: shards}).Share(10); int64(r.Concurrency) != want {
+					t.Errorf("shard %d: cap on requests in flight %d, want its share of 10", k, r.Concurrency)
+				}
+				for j, raw := range r.Raw {
+					if raw.Intended != want[j*shards+k] {
+						t.Errorf("shard %d: request %d intended at %s, want request %d's %s", k, j, raw.Intended, j*shards+k, want[j*shards+k])
+						break
+					}
+				}
+				for _, raw := range r.Raw {
+					union = append(union, raw.Intended)
+				}
+			}
+			if sent != whole.Sent || requests != whole.Requests || sent != n {
+				t.Errorf("shards sent %d and completed %d; unsharded %d and %d; want %d", sent, requests, whole.Sent, whole.Requests, n)
+			}
+			if math.Abs(rate-whole.TargetRate) > 1e-9 {
+				t.Errorf("shards' target rates sum to %g, want %g", rate, whole.TargetRate)
+			}
+			slices.Sort(union)
+			if !slices.Equal(union, want) {
+				t.Errorf("shards' intended times: %d, want the schedule's %d exactly", len(union), len(want))
+			}
+			if diff := cmp.Diff(wantPaths, gotPaths); diff != "" {
+				t.Errorf("requests by target, sharded (+) against unsharded (-):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestShardedClosedAttack splits a closed loop of 5 workers and 100
+// iterations over 3 shards: the iterations sum to 100 and their sequence
+// numbers, as the source sees them, are those of the whole load, as are
+// the workers'.
+func TestShardedClosedAttack(t *testing.T) {
+	srv := newPathServer(t, 0)
+	sc, err := ParseScenario("seq.yaml", []byte(`steps:
+  - {url: "`+srv.URL+`/w{{.Worker}}/s{{.Seq}}"}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := shardAttacks(t, Config{Source: sc, Model: Closed{Workers: 5}, Count: 100}, 3)
+	var requests int64
+	concurrency := 0
+	for _, r := range parts {
+		requests += r.Requests
+		concurrency += r.Concurrency
+	}
+	if requests != 100 || concurrency != 5 {
+		t.Errorf("shards completed %d with %d workers, want 100 with 5", requests, concurrency)
+	}
+	seqs := map[int]int{}
+	for path, c := range srv.take() {
+		var w, s int
+		if _, err := fmt.Sscanf(path, "/w%d/s%d", &w, &s); err != nil {
+			t.Fatalf("path %q: %v", path, err)
+		}
+		if w < 0 || w >= 5 {
+			t.Errorf("worker %d of 5", w)
+		}
+		seqs[s] += c
+	}
+	for s := range 100 {
+		if seqs[s] != 1 {
+			t.Errorf("iteration %d sent %d times, want once", s, seqs[s])
+		}
+	}
+	if len(seqs) != 100 {
+		t.Errorf("%d iterations, want 0 to 99", len(seqs))
+	}
+}
+
+// TestShardedRampAttack ramps 5 workers, 2 every 100 ms, over 3 shards
+// started together: each shard holds its share, and no connection of the
+// shards' workers opens before its burst of the whole ramp is due.
+func TestShardedRampAttack(t *testing.T) {
+	srv := newCountingServer(t, 5*time.Millisecond)
+	ramp := Ramp{Workers: 5, Burst: 2, Every: 100 * time.Millisecond}
+	begin := time.Now()
+	parts := shardAttacks(t, Config{Source: staticTo(t, srv.URL), Model: ramp, Duration: 400 * time.Millisecond}, 3)
+	for k, r := range parts {
+		want := int(Shard{Index: k, Count: 3}.Share(5))
+		if r.Concurrency != want || r.InFlightMax != int64(want) || r.HoldFrom != 200*time.Millisecond {
+			t.Errorf("shard %d: %d workers, peak in flight %d, holding from %s; want %d, %d, 200ms",
+				k, r.Concurrency, r.InFlightMax, r.HoldFrom, want, want)
+		}
+	}
+	opened := srv.openedAt()
+	if len(opened) < ramp.Workers {
+		t.Fatalf("%d connections, want one per worker, %d", len(opened), ramp.Workers)
+	}
+	for k, at := range opened[:ramp.Workers] {
+		due := time.Duration(k/ramp.Burst) * ramp.Every
+		if got := at.Sub(begin); got < due {
+			t.Errorf("connection %d opened %s after the shards began, before its burst was due at %s", k, got, due)
+		}
 	}
 }
