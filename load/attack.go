@@ -93,9 +93,15 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 	}
 	defer tr.Close()
 	if static, ok := cfg.Source.(Static); ok {
-		for _, r := range static {
-			prepare(r, opts)
+		// The attack prepares copies of its own: attacks that share the
+		// requests, such as the shards of one load, may run at once.
+		own := make(Static, len(static))
+		for i, r := range static {
+			c := *r
+			prepare(&c, opts)
+			own[i] = &c
 		}
+		cfg.Source = own
 	}
 	var eng *engine
 	if eventLoops(&cfg, opts) {
