@@ -6,8 +6,8 @@ import (
 )
 
 // Shard is one of Count parts of a load that Count generators (processes
-// or pods) send together, from one common start, so that their results
-// merge into the load asked. The zero value is the whole load, unsharded.
+// or pods), started together, send so that their results merge into the
+// load asked. The zero value is the whole load, unsharded.
 //
 // Item i of the whole load, counting from 0, goes to the shard of Index
 // i mod Count, as that shard's item i / Count: request i of an open
@@ -58,9 +58,9 @@ func (s Shard) whole(j int64) int64 {
 	return j*int64(s.Count) + int64(s.Index)
 }
 
-// cap returns s's part of a cap on connections or requests in flight:
+// capPart returns s's part of a cap on connections or requests in flight:
 // its Share, at least 1; 0 (no cap, or the default) stays 0.
-func (s Shard) cap(n int) int {
+func (s Shard) capPart(n int) int {
 	if n <= 0 {
 		return n
 	}
@@ -110,11 +110,11 @@ func split(cfg Config) (Config, error) {
 		return cfg, nil
 	}
 	if m, ok := cfg.Model.(Open); ok {
-		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.cap(m.MaxInFlight)}
+		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.capPart(m.MaxInFlight)}
 	}
 	cfg.Count = s.Share(cfg.Count)
-	cfg.Pool = s.cap(cfg.Pool)
-	cfg.Transport.Connections = s.cap(cfg.Transport.Connections)
+	cfg.Pool = s.capPart(cfg.Pool)
+	cfg.Transport.Connections = s.capPart(cfg.Transport.Connections)
 	return cfg, nil
 }
 
@@ -122,21 +122,20 @@ func split(cfg Config) (Config, error) {
 // request j×Count+Index of Pacer, so that the shards' schedules together
 // are Pacer's exactly. Each shard reads the whole of Pacer and keeps its
 // every Count-th request: Poisson arrivals of one Seed are the same
-// sequence in every shard. Count 0 means the whole schedule.
+// sequence in every shard. Like Pacer's, its Due is called with j
+// counting up.
 type Sharded struct {
 	Pacer Pacer
-	Index int
-	Count int
+	Index int // from 0 to Count-1
+	Count int // 0 means the whole schedule
 }
 
 var _ Pacer = Sharded{}
 
 // Due implements Pacer.
 func (s Sharded) Due(j int64) (time.Duration, bool) {
-	return s.Pacer.Due(s.shard().whole(j))
+	return s.Pacer.Due(Shard{Index: s.Index, Count: s.Count}.whole(j))
 }
 
 // Mean implements Pacer: Pacer's mean over Count.
 func (s Sharded) Mean() float64 { return s.Pacer.Mean() / float64(max(s.Count, 1)) }
-
-func (s Sharded) shard() Shard { return Shard{Index: s.Index, Count: s.Count} }

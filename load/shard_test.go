@@ -18,6 +18,15 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
+// errIs reports whether err is nil when want is "", and otherwise an
+// error whose message holds want.
+func errIs(err error, want string) bool {
+	if want == "" {
+		return err == nil
+	}
+	return err != nil && strings.Contains(err.Error(), want)
+}
+
 func TestShardValidate(t *testing.T) {
 	for _, tt := range []struct {
 		s    Shard
@@ -31,8 +40,7 @@ func TestShardValidate(t *testing.T) {
 		{Shard{Index: -1, Count: 3}, "want an index from 0 to 2"},
 		{Shard{Index: 3, Count: 3}, "shard 3 of 3: want an index from 0 to 2"},
 	} {
-		err := tt.s.Validate()
-		if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && !strings.Contains(got, tt.want) {
+		if err := tt.s.Validate(); !errIs(err, tt.want) {
 			t.Errorf("%+v.Validate() = %v, want %q", tt.s, err, tt.want)
 		}
 	}
@@ -57,8 +65,7 @@ func TestShardCheck(t *testing.T) {
 		{three, Open{Pacer: Constant{Rate: 1}}, 2, "2 requests cannot be split over 3 shards"},
 		{Shard{Index: 3, Count: 3}, Closed{Workers: 9}, 0, "want an index from 0 to 2"},
 	} {
-		err := tt.s.Check(tt.m, tt.count)
-		if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && !strings.Contains(got, tt.want) {
+		if err := tt.s.Check(tt.m, tt.count); !errIs(err, tt.want) {
 			t.Errorf("%+v.Check(%#v, %d) = %v, want %q", tt.s, tt.m, tt.count, err, tt.want)
 		}
 	}
@@ -195,8 +202,7 @@ func TestShardedAttackRefused(t *testing.T) {
 		{Config{Model: Open{Pacer: Constant{Rate: 1}}, Count: 2, Shard: Shard{Count: 3}}, "2 requests cannot be split over 3 shards"},
 	} {
 		tt.cfg.Source = src
-		_, err := Attack(context.Background(), tt.cfg)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := Attack(context.Background(), tt.cfg); !errIs(err, tt.want) {
 			t.Errorf("Attack(%+v) = %v, want an error with %q", tt.cfg.Shard, err, tt.want)
 		}
 	}
@@ -392,14 +398,5 @@ func TestShardedRampAttack(t *testing.T) {
 				k, r.Concurrency, r.InFlightMax, r.HoldFrom, want, want)
 		}
 	}
-	opened := srv.openedAt()
-	if len(opened) < ramp.Workers {
-		t.Fatalf("%d connections, want one per worker, %d", len(opened), ramp.Workers)
-	}
-	for k, at := range opened[:ramp.Workers] {
-		due := time.Duration(k/ramp.Burst) * ramp.Every
-		if got := at.Sub(begin); got < due {
-			t.Errorf("connection %d opened %s after the shards began, before its burst was due at %s", k, got, due)
-		}
-	}
+	checkBursts(t, srv, ramp, begin)
 }
