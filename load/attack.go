@@ -24,6 +24,20 @@ type Config struct {
 	Interval  time.Duration   // length of one interval of the series; 0 means 1 s
 	Success   *record.CodeSet // nil means every code below 400
 	KeepRaw   int64           // keep this many measured requests raw (Result.Raw); 0 keeps none
+	// Shard, when set, sends only this shard's part of the load, for
+	// Shard.Count generators started together whose results merge into
+	// the whole (see Shard). An open loop sends its requests of the
+	// schedule (Sharded), with Result.TargetRate the shard's part of the
+	// rate; a closed loop starts its share of the workers, and a ramp its
+	// share of each burst, so that the shards' workers together ramp as
+	// asked; Count is split by Shard.Share. Duration is the same in every
+	// shard, and so is Warmup, whose load splits as the measured one does.
+	// MaxInFlight, Pool and Transport.Connections, when set, are split by
+	// Shard.Share, at least 1 each (left 0, each shard takes the default).
+	// KeepRaw is not split: each shard keeps up to KeepRaw, and merging
+	// the shards' results keeps what the whole load's cap allows. A
+	// Sequential load cannot be split; see Shard.Check for the rest.
+	Shard Shard
 	// Pool is how many connections an open loop opens before it starts,
 	// and keeps: 0 sizes the pool from the rate (see PoolService); a
 	// negative number opens none before and sizes it from the rate. Past
@@ -55,6 +69,10 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 	if err := checkModel(cfg.Model); err != nil {
 		return nil, err
 	}
+	cfg, err := split(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("attack: %w", err)
+	}
 	if err := Check(cfg.Source, cfg.Transport, TLSFiles{}); err != nil {
 		return nil, err
 	}
@@ -75,9 +93,15 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 	}
 	defer tr.Close()
 	if static, ok := cfg.Source.(Static); ok {
-		for _, r := range static {
-			prepare(r, opts)
+		// The attack prepares copies of its own: attacks that share the
+		// requests, such as the shards of one load, may run at once.
+		own := make(Static, len(static))
+		for i, r := range static {
+			c := *r
+			prepare(&c, opts)
+			own[i] = &c
 		}
+		cfg.Source = own
 	}
 	var eng *engine
 	if eventLoops(&cfg, opts) {
@@ -113,9 +137,9 @@ func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
 			res.Concurrency = DefaultMaxInFlight
 		}
 	case Closed:
-		res.Concurrency = m.Workers
+		res.Concurrency = int(cfg.Shard.Share(int64(m.Workers)))
 	case Ramp:
-		res.Concurrency = m.Workers
+		res.Concurrency = int(cfg.Shard.Share(int64(m.Workers)))
 		res.HoldFrom = m.Hold()
 	}
 	return res, nil
@@ -128,6 +152,8 @@ func ends(p Pacer) bool {
 		return true
 	case *Poisson:
 		return ends(p.Of)
+	case Sharded:
+		return ends(p.Pacer)
 	}
 	return false
 }
@@ -269,7 +295,7 @@ func (r *runner) iterate(sess Session, s *record.Sample, worker, iter, seq int64
 			return
 		}
 		*s = record.Sample{Intended: due, Step: step}
-		req, err := r.cfg.Source.Request(step, Vars{Worker: worker, Iter: iter, Seq: seq})
+		req, err := r.cfg.Source.Request(step, r.vars(worker, iter, seq))
 		r.rec.Sent()
 		if err != nil {
 			now := Now()
@@ -283,6 +309,14 @@ func (r *runner) iterate(sess Session, s *record.Sample, worker, iter, seq int64
 		s.Done -= r.start
 		r.rec.Record(int(worker), s)
 	}
+}
+
+// vars returns the Vars of the iteration iter of worker, seq of the
+// phase: a shard's worker and seq are its own, the source sees their
+// indices in the whole load.
+func (r *runner) vars(worker, iter, seq int64) Vars {
+	sh := r.cfg.Shard
+	return Vars{Worker: sh.whole(worker), Iter: iter, Seq: sh.whole(seq)}
 }
 
 // worker runs closed-loop iterations until the phase stops.
@@ -306,17 +340,20 @@ func (r *runner) worker(id int64) {
 	}
 }
 
-// ramp starts closed-loop workers, m.Burst at a time every m.Every.
+// ramp starts closed-loop workers, m.Burst at a time every m.Every. A
+// shard starts its share of the workers each burst has started in all,
+// so that the shards' workers together ramp as m.
 func (r *runner) ramp(m Ramp) {
 	var t *time.Timer
-	for n := 0; n < m.Workers; {
-		for k := 0; k < m.Burst && n < m.Workers; k++ {
+	n := 0
+	for step := 0; ; step++ {
+		all := m.started(step)
+		for ; int64(n) < r.cfg.Shard.Share(int64(all)); n++ {
 			r.wg.Add(1)
 			go r.worker(int64(n))
-			n++
 		}
-		if n >= m.Workers {
-			break
+		if all >= m.Workers {
+			return
 		}
 		if t == nil {
 			t = time.NewTimer(m.Every)

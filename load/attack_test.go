@@ -241,16 +241,7 @@ func TestRamp(t *testing.T) {
 	// no sooner than its burst is due. (An interval's in-flight peak is no
 	// test of this: a recorder running late closes an interval after its
 	// nominal end.)
-	opened := srv.openedAt()
-	if len(opened) < ramp.Workers {
-		t.Fatalf("%d connections, want one per worker, %d", len(opened), ramp.Workers)
-	}
-	for k, at := range opened[:ramp.Workers] {
-		due := time.Duration(k/ramp.Burst) * ramp.Every
-		if got := at.Sub(begin); got < due {
-			t.Errorf("connection %d opened %s after the attack began, before its burst was due at %s", k, got, due)
-		}
-	}
+	checkBursts(t, srv, ramp, begin)
 	if res.InFlightMax != 6 {
 		t.Errorf("peak in flight %d, want all 6 workers", res.InFlightMax)
 	}
@@ -265,6 +256,22 @@ func TestRamp(t *testing.T) {
 		{Ramp{Workers: 3, Burst: 5, Every: time.Second}, 0}, {Ramp{Workers: 600, Burst: 100, Every: 10 * time.Second}, 50 * time.Second}} {
 		if got := tt.r.Hold(); got != tt.want {
 			t.Errorf("%+v.Hold() = %s, want %s", tt.r, got, tt.want)
+		}
+	}
+}
+
+// checkBursts checks that no connection of ramp's workers, each opening
+// its own, opened at srv before its burst was due, counting from begin.
+func checkBursts(t *testing.T, srv *countingServer, ramp Ramp, begin time.Time) {
+	t.Helper()
+	opened := srv.openedAt()
+	if len(opened) < ramp.Workers {
+		t.Fatalf("%d connections, want one per worker, %d", len(opened), ramp.Workers)
+	}
+	for k, at := range opened[:ramp.Workers] {
+		due := time.Duration(k/ramp.Burst) * ramp.Every
+		if got := at.Sub(begin); got < due {
+			t.Errorf("connection %d opened %s after the attack began, before its burst was due at %s", k, got, due)
 		}
 	}
 }

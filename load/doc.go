@@ -25,6 +25,16 @@
 // long (Duration or Count); Attack runs it and returns the record.Result.
 // The package's Example attacks a server at 1,000 requests per second.
 //
+// A load may be sent by several generators (processes or pods) started
+// together: Config.Shard makes an attack send one shard's part, dealt so
+// that the shards' results merge into the load asked. Request i of an open
+// loop's schedule goes to shard i mod N (Sharded), with the schedule's
+// Poisson arrivals the same in every shard; a closed loop's workers, each
+// burst of a ramp and a request count are split as evenly as whole numbers
+// allow, the first shards taking one more. Sources see indices of the
+// whole load, so targets taken round robin go as they would unsharded.
+// A sequential load cannot be split.
+//
 // Attack is safe to call from several goroutines; a Transport and its
 // Sessions follow the contracts on their methods.
 package load

@@ -96,6 +96,11 @@ func fork(p Pacer) (Pacer, bool) {
 		case Constant, Stages:
 			return &Poisson{Of: p.Of, Seed: p.Seed}, true
 		}
+	case Sharded:
+		if q, ok := fork(p.Pacer); ok {
+			p.Pacer = q
+			return p, true
+		}
 	}
 	return nil, false
 }
@@ -113,6 +118,8 @@ func peakRate(p Pacer) float64 {
 		return r
 	case *Poisson:
 		return peakRate(p.Of)
+	case Sharded:
+		return peakRate(p.Pacer) / float64(max(p.Count, 1))
 	}
 	return p.Mean()
 }

@@ -50,7 +50,7 @@ func (l *evloop) start(j evjob) bool {
 		if testHookBuild != nil {
 			testHookBuild(j.seq, j.step)
 		}
-		req, err := r.cfg.Source.Request(j.step, Vars{Worker: int64(l.id), Iter: j.iter, Seq: j.seq})
+		req, err := r.cfg.Source.Request(j.step, r.vars(int64(l.id), j.iter, j.seq))
 		if err != nil {
 			r.rec.Sent()
 			now := Now()

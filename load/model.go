@@ -40,6 +40,12 @@ func (m Ramp) Hold() time.Duration {
 	return time.Duration((m.Workers+m.Burst-1)/m.Burst-1) * m.Every
 }
 
+// started returns how many of the ramp's workers have started once its
+// burst numbered step (from 0) has.
+func (m Ramp) started(step int) int {
+	return min(m.Workers, (step+1)*m.Burst)
+}
+
 // ParseRamp reads a Ramp's Burst and Every as --ramp writes them:
 // "300/30s" starts 300 workers every 30 seconds.
 func ParseRamp(s string) (burst int, every time.Duration, err error) {
