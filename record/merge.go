@@ -97,6 +97,9 @@ type merger struct {
 	shards  []*Result
 	offsets []time.Duration // each shard's Start after the earliest
 	out     *Result
+
+	sum    *hdr.Histogram // an interval's histogram being added up
+	packer packer         // keeps it
 }
 
 // newMerger checks that shards can be added and finds their offsets.
@@ -379,33 +382,31 @@ func (m *merger) interval(k int, from []int) error {
 
 // addKept returns the sum of the histograms get reads from interval k of
 // the shards numbered in from, kept encoded. One shard's encoding is
-// copied as it is.
+// copied as it is. Each is added into a dense histogram, which costs the
+// buckets it fills, and the sum packed and encoded as a Recorder keeps
+// an interval's; they must have latlab's range and precision, as a Kept
+// read from an encoded Result has.
 func (m *merger) addKept(k int, from []int, name string, get func(*Interval) Kept) (Kept, error) {
 	if len(from) == 1 {
 		return Kept{enc: bytes.Clone(get(&m.shards[from[0]].Intervals[k]).enc)}, nil
 	}
-	var sum *hdr.PackedHistogram
+	if m.sum == nil {
+		m.sum = NewHistogram()
+	}
+	m.sum.Reset()
 	for _, i := range from {
 		h, err := get(&m.shards[i].Intervals[k]).Histogram()
 		if err != nil {
 			return Kept{}, fmt.Errorf("shard %d: interval %d: %s: %w", i, k, name, err)
 		}
-		if sum == nil {
-			sum = h
-			continue
+		if err := sameGeometry(h, m.sum); err != nil {
+			return Kept{}, fmt.Errorf("shard %d: interval %d: %s histogram: %w of latlab's", i, k, name, err)
 		}
-		if err := sameGeometry(h, sum); err != nil {
-			return Kept{}, fmt.Errorf("shard %d: interval %d: %s histogram: %w of shard %d", i, k, name, err, from[0])
-		}
-		if dropped := sum.Merge(h); dropped != 0 {
+		if dropped := h.MergeInto(m.sum); dropped != 0 {
 			return Kept{}, fmt.Errorf("shard %d: interval %d: %s histogram: %d counts past the sum's", i, k, name, dropped)
 		}
 	}
-	kept, err := Keep(sum)
-	if err != nil {
-		return Kept{}, fmt.Errorf("interval %d: %s: %w", k, name, err)
-	}
-	return kept, nil
+	return m.packer.keep(m.sum), nil
 }
 
 // raw keeps up to keep of the shards' raw samples (every one for 0),
