@@ -61,9 +61,9 @@ func stream(rng *rand.Rand, n int) []Sample {
 // back by offset. Each request is sent and recorded in the order of its
 // send and completion among all the others', and each interval closes
 // before the first of them past its end, as the recorder's own loop
-// would close it when its clock passed. The last interval ends when the
-// run stops, by the clock: start must leave it time to.
-func replay(t testing.TB, start time.Time, offset time.Duration, cfg Config, samples []Sample) *Result {
+// would close it when its clock passed; the run stops at end, on the
+// samples' clock.
+func replay(t testing.TB, start time.Time, offset, end time.Duration, cfg Config, samples []Sample) *Result {
 	t.Helper()
 	type event struct {
 		at   time.Duration
@@ -78,6 +78,7 @@ func replay(t testing.TB, start time.Time, offset time.Duration, cfg Config, sam
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(boolByte(a.done), boolByte(b.done)), cmp.Compare(a.i, b.i))
 	})
 	r := NewRecorder(start, cfg)
+	r.clock = func() time.Duration { return end - offset }
 	for _, e := range events {
 		for e.at >= r.ivStart+r.cfg.Interval {
 			endIntervalAt(r)
@@ -110,26 +111,24 @@ type sharded struct {
 }
 
 // record replays samples through one recorder and through len(offsets)
-// shards, shard s started offsets[s] after the one. cfg's interval must be
-// longer than the run's stop takes, and than every offset twice over.
+// shards, shard s started offsets[s] after the one, all stopped at one
+// instant, half an interval after the interval of the last completion.
 func record(t testing.TB, cfg Config, samples []Sample, offsets []time.Duration) sharded {
 	t.Helper()
 	var last time.Duration
 	for _, s := range samples {
 		last = max(last, s.Done)
 	}
-	// Stop closes the last interval half an interval after the last
-	// completion's, by the clock, give or take the time replaying takes.
-	run := (last/cfg.Interval)*cfg.Interval + cfg.Interval + cfg.Interval/2
-	start := time.Now().Add(-run)
-	out := sharded{one: replay(t, start, 0, cfg, samples)}
+	end := (last/cfg.Interval)*cfg.Interval + cfg.Interval + cfg.Interval/2
+	start := time.Unix(1_700_000_000, 0)
+	out := sharded{one: replay(t, start, 0, end, cfg, samples)}
 	n := len(offsets)
 	for s, d := range offsets {
 		var mine []Sample
 		for i := s; i < len(samples); i += n {
 			mine = append(mine, samples[i])
 		}
-		out.shards = append(out.shards, replay(t, start.Add(d), d, cfg, mine))
+		out.shards = append(out.shards, replay(t, start.Add(d), d, end, cfg, mine))
 	}
 	return out
 }
@@ -222,15 +221,14 @@ func checkIntervals(t *testing.T, merged *Result, run sharded, aligned bool) {
 				t.Errorf("interval %d: histogram %d, merged and one recorder's: %s", k, j, d)
 			}
 		}
-		// Time in flight: the same, but for rounding (the last interval's
-		// length is the clock's, and each recorder's own).
-		if mt, ot := m.InFlightMean*float64(m.End-m.Start), o.InFlightMean*float64(o.End-o.Start); math.Abs(mt-ot) > 1e-9*max(1, ot) {
-			t.Errorf("interval %d: %g ns in flight, one recorder's %g", k, mt, ot)
+		// Means in flight: the same, but for rounding.
+		if math.Abs(m.InFlightMean-o.InFlightMean) > 1e-12*max(1, o.InFlightMean) {
+			t.Errorf("interval %d: %g in flight, one recorder's %g", k, m.InFlightMean, o.InFlightMean)
 		}
 		if m.InFlightMax < o.InFlightMax {
 			t.Errorf("interval %d: peak in flight %d below the one recorder's %d: not an upper bound", k, m.InFlightMax, o.InFlightMax)
 		}
-		if last := k == len(one.Intervals)-1; m.Start != o.Start || (!last && m.End != o.End) {
+		if m.Start != o.Start || m.End != o.End {
 			t.Errorf("interval %d: %s to %s, one recorder's %s to %s", k, m.Start, m.End, o.Start, o.End)
 		}
 	}
@@ -289,7 +287,7 @@ func TestMergeEqualsOneRecorder(t *testing.T) {
 		spread time.Duration
 	}{
 		{1, 0}, {2, 0}, {3, 0}, {8, 0},
-		{3, 5 * time.Microsecond}, {4, 2 * time.Millisecond}, {5, 150 * time.Millisecond},
+		{3, 5 * time.Microsecond}, {4, 2 * time.Millisecond}, {5, 100 * time.Millisecond}, {2, 999 * time.Millisecond},
 	}
 	samples := stream(rand.New(rand.NewPCG(7, 7)), 4000)
 	for _, tt := range tests {
@@ -637,7 +635,7 @@ func FuzzMerge(f *testing.F) {
 		n = 1 + n%8
 		requests %= 3000
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
-		d := time.Duration(spread) % (400 * time.Millisecond) // within the margin record leaves
+		d := time.Duration(spread) % (500 * time.Millisecond)
 		cfg := Config{Interval: time.Second, Steps: mergeSteps, KeepRaw: int64(rng.IntN(int(requests) + 1))}
 		run := record(t, cfg, stream(rng, int(requests)), offsets(rng, int(n), d))
 		keep := int64(rng.IntN(int(requests) + 1))
@@ -651,10 +649,14 @@ func FuzzMerge(f *testing.F) {
 		for _, sh := range run.shards {
 			kept += int64(len(sh.Raw))
 		}
-		if want := min(kept, keep); keep == 0 && int64(len(merged.Raw)) != kept || keep > 0 && int64(len(merged.Raw)) != want {
-			t.Errorf("kept %d raw of the shards' %d, cap %d", len(merged.Raw), kept, keep)
+		want := kept
+		if keep > 0 {
+			want = min(kept, keep)
 		}
-		if merged.RawDropped+int64(len(merged.Raw)) != merged.Requests {
+		if int64(len(merged.Raw)) != want {
+			t.Errorf("kept %d raw of the shards' %d, cap %d; want %d", len(merged.Raw), kept, keep, want)
+		}
+		if cfg.KeepRaw > 0 && merged.RawDropped+int64(len(merged.Raw)) != merged.Requests {
 			t.Errorf("%d raw kept and %d dropped of %d requests", len(merged.Raw), merged.RawDropped, merged.Requests)
 		}
 	})
