@@ -27,7 +27,7 @@ type MergeOptions struct {
 // place in shards, and Merge changes none of them; the merged result
 // shares no memory with them. One result gives a deep copy of itself.
 //
-// Histograms are added bucket by bucket with HdrHistogram's own Merge,
+// Histograms are added bucket by bucket by HdrHistogram's own merging,
 // never through percentiles: every histogram of the merged result, of the
 // whole run, of a step or of an interval, holds in each bucket the sum of
 // the shards' counts (CountsDiff compares two bucket by bucket). Counts,
@@ -57,12 +57,14 @@ type MergeOptions struct {
 // instant, the sum of the shards'. An interval's InFlightMean, time in
 // flight over the interval's length, is the sum of the shards' means
 // (their times in flight over the merged length, where a last interval's
-// lengths differ): exact for the shards' own intervals. A peak of a sum
-// is not the sum of the peaks: an interval's InFlightMax is the sum of
-// the shards' peaks in it, an upper bound of the union's peak (equal to
-// it for one shard), and the run's InFlightMax is the sum of the shards'
-// run peaks, an upper bound at any spread. The largest InFlightMean of an
-// interval is a lower bound.
+// lengths differ): exact when the shards started together, and otherwise
+// off by the time in flight within the spread of the interval's edges,
+// like every figure of the series. A peak of a sum is not the sum of the
+// peaks: an interval's InFlightMax is the sum of the shards' peaks in
+// it, an upper bound of the union's peak (equal to it for one shard), and
+// the run's InFlightMax is the sum of the shards' run peaks, an upper
+// bound at any spread. The largest InFlightMean of the merged intervals
+// is a lower bound of the run's peak, to the same spread as the means.
 //
 // Raw samples. Up to opts.KeepRaw of the samples the shards kept are
 // kept, shared fairly: a shard that kept fewer than an even share gives
@@ -77,10 +79,12 @@ type MergeOptions struct {
 // RawDropped counts every request the shards recorded and the merged
 // result does not keep raw.
 //
-// Merge refuses shards that cannot be added: no result, or one whose
-// Interval, Mode, Steps or step names differ from the first shard's, or
-// one with a histogram of another range or precision, and its errors name
-// the shard and the field.
+// Merge refuses shards that cannot be added: no result, one whose
+// Interval, Mode, Steps or step names differ from the first shard's, one
+// whose whole-run or step histogram has another range or precision than
+// the first shard's that has one, or one with an interval's histogram
+// that does not decode or has another than latlab's (as DecodeResult
+// refuses); its errors name the shard and the field.
 func Merge(shards []*Result, opts MergeOptions) (*Result, error) {
 	m, err := newMerger(shards)
 	if err != nil {
@@ -112,8 +116,8 @@ func newMerger(shards []*Result) (*merger, error) {
 		return nil, errors.New("shard 0: no result")
 	}
 	start := first.Start
-	for i, r := range shards[1:] {
-		i++
+	for i := 1; i < len(shards); i++ {
+		r := shards[i]
 		switch {
 		case r == nil:
 			return nil, fmt.Errorf("shard %d: no result", i)
