@@ -17,9 +17,21 @@
 // which returns the Result that Summarize reads. The package's Example
 // records three requests.
 //
+// A trial whose load several generators sent, shards of the load each
+// with its own Recorder started at one common instant, is added up by
+// Merge into the Result one generator would have recorded: histograms bucket by bucket, counts
+// summed, times moved onto the earliest shard's start. What cannot be
+// exact is bounded and said so: interval k holds every shard's own
+// interval k, so the start spread bounds how far an interval's edges are
+// off; in-flight peaks are summed, an upper bound; raw samples are shared
+// fairly among the shards under a cap. CountsDiff compares two histograms
+// bucket by bucket, to check a merge against a single recording.
+//
 // Sent and Record are safe to call concurrently; workers are spread over a
 // few locked shards by their index, so recording costs one uncontended lock.
 // Start, Stop and Snapshot belong to the goroutine that owns the run.
+// Merge reads its results and changes none of them: results may be merged
+// concurrently as long as nothing writes to them meanwhile.
 //
 // A run keeps every interval of its series to the end, and that is all its
 // memory grows by with its length. An interval's latency and service-time

@@ -58,6 +58,10 @@ type Recorder struct {
 
 	stop chan struct{}
 	done chan struct{}
+
+	// clock, when set, reads the time since the start in place of the
+	// monotonic clock, so that a test can replay a run at its own pace.
+	clock func() time.Duration
 }
 
 // shard is the part of the recorder one group of workers writes to.
@@ -186,7 +190,12 @@ func NewRecorder(start time.Time, cfg Config) *Recorder {
 
 // Since returns the offset of now from the run's start on the monotonic
 // clock: the time base of every Sample.
-func (r *Recorder) Since() time.Duration { return time.Since(r.start) }
+func (r *Recorder) Since() time.Duration {
+	if r.clock != nil {
+		return r.clock()
+	}
+	return time.Since(r.start)
+}
 
 // Start begins closing intervals and sampling in-flight in the background.
 func (r *Recorder) Start() {

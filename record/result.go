@@ -47,12 +47,15 @@ type Result struct {
 	Wait    *hdr.Histogram // last request byte written → first response byte read
 	Read    *hdr.Histogram // first response byte → last response byte read
 
+	// InFlightMax is the peak number of requests in flight. Merged from
+	// several shards' results, it is the sum of their peaks: an upper
+	// bound (see Merge).
 	InFlightMax int64
 
 	Intervals []Interval
 	StepStats []StepStats // per scenario step, when there are several
 
-	Raw        []Raw // the first Config.KeepRaw requests, by intended time
+	Raw        []Raw // the first Config.KeepRaw requests to complete, sorted by intended time
 	RawDropped int64 // requests past the cap, not kept raw
 
 	seen bool // FirstIntended holds a sample's time
@@ -166,9 +169,9 @@ type Interval struct {
 	Errors       int64
 	Unsuccessful int64
 	InFlightMean float64 // time-weighted: time requests spent in flight within the interval, over its length
-	InFlightMax  int64
-	Latency      Kept // completion − intended send, of the requests completed within the interval
-	Service      Kept // completion − actual send
+	InFlightMax  int64   // peak requests in flight within the interval; merged, the sum of the shards' peaks, an upper bound
+	Latency      Kept    // completion − intended send, of the requests completed within the interval
+	Service      Kept    // completion − actual send
 }
 
 // StepStats is what one scenario step measured over the whole run.
