@@ -191,6 +191,10 @@ func (b *Bundle) loads(s *Spec) (*load.Config, load.Config, error) {
 		return nil, load.Config{}, err
 	}
 	cfg.KeepRaw = b.Samples
+	if b.Shard.Count > 0 {
+		sh := load.Shard{Index: b.Shard.Index, Count: b.Shard.Count}
+		cfg.Shard, wcfg.Shard = sh, sh
+	}
 	if !warm {
 		return nil, cfg, nil
 	}

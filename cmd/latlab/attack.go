@@ -38,6 +38,7 @@ type attackFlags struct {
 	progress bool
 	gate     sloFlags
 	pod      podFlags
+	shards   shardFlags
 }
 
 func newAttack(stdout, stderr io.Writer) *cobra.Command {
@@ -90,7 +91,9 @@ still exits 130.
 
 ` + samplesHelp + `
 
-` + podHelp,
+` + podHelp + `
+
+` + shardsHelp,
 		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
   latlab attack http://127.0.0.1:8080/ -r 1000 -d 30s --warmup 5s
 
@@ -173,6 +176,7 @@ still exits 130.
 	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
 	f.gate.register(fl, "")
 	f.pod.register(fl)
+	f.shards.register(fl)
 	_ = cmd.RegisterFlagCompletionFunc("arrivals", cobra.FixedCompletions([]string{load.ConstantArrivals, load.PoissonArrivals}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("client", cobra.FixedCompletions([]string{load.LeanClient, load.NetHTTPClient}, cobra.ShellCompDirectiveNoFileComp))
@@ -186,6 +190,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if err := f.pod.check(cmd.Flags().Changed); err != nil {
 		return err
 	}
+	if err := f.shards.check(cmd.Flags().Changed, f.pod.on); err != nil {
+		return err
+	}
 	cfg, target, err := f.config(cmd, args)
 	if err != nil {
 		return err
@@ -194,12 +201,20 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if err != nil {
 		return err
 	}
-	if err := pinCPUs(f.cpus); err != nil {
-		return err
-	}
 	var pod *podAttack
-	if f.pod.on {
+	var sharded *shardAttack
+	switch {
+	case f.pod.on:
 		if pod, err = f.podAttack(args, cfg); err != nil {
+			return err
+		}
+	case f.shards.n > 0:
+		// --cpus is dealt among the shards.
+		if sharded, err = f.shardAttack(args, cfg); err != nil {
+			return err
+		}
+	default:
+		if err := pinCPUs(f.cpus); err != nil {
 			return err
 		}
 	}
@@ -243,17 +258,20 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	defer lean()() // the result is written with the run's heap goal too
 	started := time.Now()
 	var res *record.Result
-	if pod != nil {
+	switch {
+	case pod != nil:
 		res, err = pod.run(ctx, line, stderr)
-	} else {
+	case sharded != nil:
+		res, err = sharded.run(ctx, line, stderr)
+	default:
 		res, err = load.Attack(ctx, cfg)
 	}
 	ended := time.Now()
 	close(stopLive)
 	liveDone.Wait()
 	switch {
-	case err != nil && pod != nil:
-		return err // the pod's failure, or errInterrupted
+	case err != nil && (pod != nil || sharded != nil):
+		return err // the pod's or a shard's failure, or errInterrupted
 	case err != nil:
 		return usageError{err}
 	case pod != nil:
@@ -282,6 +300,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		}
 	}
 	if db != nil {
+		if sharded != nil {
+			db.shards = sharded.shards
+		}
 		if err := db.write(ctx, res, started, ended); err != nil {
 			return err
 		}

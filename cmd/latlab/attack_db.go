@@ -25,10 +25,11 @@ func isDBOutput(path string) bool {
 // that cannot be written fails before any request is sent, and written
 // after it, off the load generator's hot path.
 type attackDB struct {
-	db   *store.DB
-	path string
-	exp  store.Experiment // to create, with the provenance at the start
-	done bool             // closed
+	db     *store.DB
+	path   string
+	exp    store.Experiment // to create, with the provenance at the start
+	shards []store.Shard    // of a sharded attack
+	done   bool             // closed
 }
 
 // openDB opens the database -o names, if it names one, and collects the
@@ -81,6 +82,7 @@ func (a *attackDB) write(ctx context.Context, res *record.Result, started, ended
 		Status:    store.Done,
 		StartedAt: started,
 		EndedAt:   ended,
+		Shards:    a.shards,
 	}
 	if res.Interrupted {
 		info.Status, info.Error = store.Interrupted, "stopped before its end by a signal"

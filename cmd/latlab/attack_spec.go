@@ -42,7 +42,7 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 	t := experiment.Trial{Variant: podExperiment, Rep: 1, Position: 1}
 	if f.Arrivals == load.PoissonArrivals {
 		if f.Seed > math.MaxInt {
-			return nil, t, usagef("--seed: want at most %d with --kubernetes, got %d", math.MaxInt, f.Seed)
+			return nil, t, usagef("--seed: want at most %d with --kubernetes or --shards, got %d", math.MaxInt, f.Seed)
 		}
 		t.Position = int(f.Seed)
 	}
@@ -51,11 +51,15 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		return nil, t, err
 	}
 	// The pod's fields first: a problem of theirs is reported first.
-	ld := (&yamlMap{}).add("image", f.pod.image)
-	if f.pod.namespace != "" {
-		ld.add("namespace", f.pod.namespace)
+	// Local shards run the same trial here.
+	ld := &yamlMap{}
+	if f.pod.on {
+		ld.add("image", f.pod.image)
+		if f.pod.namespace != "" {
+			ld.add("namespace", f.pod.namespace)
+		}
+		ld.add("on", experiment.OnKubernetes)
 	}
-	ld.add("on", experiment.OnKubernetes)
 	ld.add("mode", string(f.Mode))
 	switch m := cfg.Model.(type) {
 	case load.Open:

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/store"
+)
+
+// shardsHelp documents --shards in attack's manual.
+const shardsHelp = `With --shards N --local the load is sent by N latlab agent processes on this
+machine that act as one: request i of the open-loop schedule goes to shard
+i mod N (Poisson arrivals included, so the union is the asked schedule), the
+closed loop's workers and -n are dealt as evenly as they go, no shard sends
+before every shard has its part and its clock is measured, all start at one
+instant, and their results are merged exactly: histograms added bucket by
+bucket, never percentiles averaged. With --cpus the list is dealt among the
+shards, each pinned to its own share. With -o FILE.db each shard's own
+result is kept beside the merged one. A shard that dies ends the attack with
+exit 1, naming it.`
+
+// shardFlags are attack's flags that send its load from several shards.
+type shardFlags struct {
+	n     int  // --shards
+	local bool // --local
+}
+
+// register adds the flags to fl.
+func (s *shardFlags) register(fl *pflag.FlagSet) {
+	fl.IntVar(&s.n, "shards", 0, "send the load from this many generators that act as one, merged exactly (with --local)")
+	fl.BoolVar(&s.local, "local", false, "with --shards: the shards are processes of this machine")
+}
+
+// check refuses --shards without --local and --local without --shards.
+func (s *shardFlags) check(set func(string) bool, pod bool) error {
+	switch {
+	case set("local") && !set("shards"):
+		return usagef("--local says where --shards run: give --shards N too")
+	case !set("shards"):
+		return nil
+	case s.n < 1:
+		return usagef("--shards %d: want at least 1", s.n)
+	case pod:
+		return usagef("--shards with --kubernetes: a sharded attack runs its shards here with --local; a spec's load: {shards: N} runs them on a cluster")
+	case !s.local:
+		return usagef("--shards %d: say where they run: --local, processes of this machine", s.n)
+	}
+	return nil
+}
+
+// shardAttack is an attack whose load N local shards send: the trial of
+// a one-variant experiment (see podSpec), as from a pod.
+type shardAttack struct {
+	n      int
+	cpus   [][]int
+	bundle *experiment.Bundle
+	warmup time.Duration
+	total  time.Duration
+
+	shards []store.Shard // after run
+}
+
+// shardAttack prepares the attack cfg to run on f.shards.n local shards.
+func (f *attackFlags) shardAttack(args []string, cfg load.Config) (*shardAttack, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	_, b, err := f.podBundle(cfg, args, dir)
+	if err != nil {
+		return nil, err
+	}
+	sa := &shardAttack{n: f.shards.n, bundle: b, total: cfg.Duration, warmup: cfg.Warmup}
+	if f.cpus != "" {
+		cpus, err := load.ParseCPUList(f.cpus)
+		if err != nil {
+			return nil, usagef("--cpus: %v", err)
+		}
+		if len(cpus) < sa.n {
+			return nil, usagef("--cpus %s: %d CPUs for %d shards: give each shard one at least", f.cpus, len(cpus), sa.n)
+		}
+		for i := range sa.n {
+			sa.cpus = append(sa.cpus, cpus[i*len(cpus)/sa.n:(i+1)*len(cpus)/sa.n])
+		}
+	}
+	return sa, nil
+}
+
+// run starts the shards, runs the attack on them together and returns
+// the merged result; the shards are gone when it returns. A shard that
+// dies is an error naming it.
+func (sa *shardAttack) run(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error) {
+	ls, err := experiment.StartLocalShards(sa.n, experiment.LocalShardOptions{CPUs: sa.cpus, Output: stderr})
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Stop()
+	run, err := ls.Run(ctx, sa.bundle, experiment.ShardOptions{Warmup: sa.warmup})
+	sa.shards = storeShards(run)
+	if err != nil {
+		return nil, err
+	}
+	if line != nil {
+		line.Clear()
+	}
+	for _, s := range run.Skewed(0) {
+		fmt.Fprintf(stderr, "latlab: shard %d (%s): its clock is %s off this one's, ± %s\n", s.Index, s.Name, s.Offset, s.OffsetBound)
+	}
+	return run.Result, nil
+}
+
+// storeShards turns the shards of a run into what a results database
+// keeps.
+func storeShards(run experiment.ShardRun) []store.Shard {
+	out := make([]store.Shard, 0, len(run.Shards))
+	for _, s := range run.Shards {
+		ss := store.Shard{Index: s.Index, Name: s.Name, Node: s.Node, Offset: s.Offset, OffsetBound: s.OffsetBound,
+			Start: s.Start, Result: s.Result}
+		if s.Err != nil {
+			ss.Error = s.Err.Error()
+		}
+		out = append(out, ss)
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/store"
+)
+
+// TestAttackShardsLocal sends one open-loop attack from three local
+// shards: together they send the asked schedule, no more, no less; the
+// merged result is the sum of the shards', histogram bucket by bucket;
+// each shard is kept with its clock offset, within its bound on one
+// machine.
+func TestAttackShardsLocal(t *testing.T) {
+	bin := buildLatlab(t)
+	srv := newServer(t, plainHTTP, http.StatusOK, 0)
+	db := filepath.Join(t.TempDir(), "out.db")
+	cmd := exec.Command(bin, "attack", srv.URL, "--shards", "3", "--local", "-r", "300", "-d", "2s", "--format", "json", "-o", db)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("latlab attack --shards 3 --local: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Requests int64 `json:"requests"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Requests != 600 {
+		t.Fatalf("JSON %v, requests %d; want the 600 the schedule holds\n%s", err, out.Requests, stdout.String())
+	}
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	exps, err := d.Experiments(ctx)
+	if err != nil || len(exps) != 1 {
+		t.Fatalf("experiments %v, %v", exps, err)
+	}
+	runs, err := d.Runs(ctx, exps[0].ID)
+	if err != nil || len(runs) != 1 || runs[0].Status != store.Done {
+		t.Fatalf("runs %+v, %v; want one done", runs, err)
+	}
+	merged, err := d.Totals(ctx, runs[0].ID, store.Measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shards, err := d.Shards(ctx, runs[0].ID)
+	if err != nil || len(shards) != 3 {
+		t.Fatalf("shards %+v, %v; want 3", shards, err)
+	}
+	var requests int64
+	counts := map[int64]int64{} // latency bucket → count, over the shards
+	for _, s := range shards {
+		if s.Result == nil || s.Error != "" {
+			t.Fatalf("shard %d: result %v, error %q", s.Index, s.Result != nil, s.Error)
+		}
+		if s.Offset < -s.OffsetBound || s.Offset > s.OffsetBound {
+			t.Errorf("shard %d: clock offset %s beyond its bound %s on one machine", s.Index, s.Offset, s.OffsetBound)
+		}
+		if !strings.HasPrefix(s.Name, "pid ") || s.Start.IsZero() {
+			t.Errorf("shard %d: name %q, start %s", s.Index, s.Name, s.Start)
+		}
+		// Shard i sends requests i, i+3, ... of the 600.
+		if want := int64(200); s.Result.Requests != want {
+			t.Errorf("shard %d: %d requests; want %d", s.Index, s.Result.Requests, want)
+		}
+		requests += s.Result.Requests
+		for _, b := range s.Result.Latency.Distribution() {
+			counts[b.From] += b.Count
+		}
+	}
+	if requests != 600 || merged.Latency.TotalCount() != 600 || runs[0].Summary == nil || runs[0].Summary.Requests != 600 {
+		t.Errorf("shards' requests %d, merged run %+v with %d latencies; want 600 each", requests, runs[0].Summary, merged.Latency.TotalCount())
+	}
+	for _, b := range merged.Latency.Distribution() {
+		if counts[b.From] != b.Count {
+			t.Errorf("latency bucket from %d ns: merged %d, shards' sum %d", b.From, b.Count, counts[b.From])
+		}
+		delete(counts, b.From)
+	}
+	for from, n := range counts {
+		if n != 0 {
+			t.Errorf("latency bucket from %d ns: %d in the shards, none merged", from, n)
+		}
+	}
+}
+
+// TestAttackShardLost kills one shard's process while the attack runs:
+// the attack ends with exit 1 within the bound, naming the shard, and no
+// agent outlives it.
+func TestAttackShardLost(t *testing.T) {
+	bin := buildLatlab(t)
+	srv := newServer(t, plainHTTP, http.StatusOK, 0)
+	cmd := exec.Command(bin, "attack", srv.URL, "--shards", "2", "--local", "-r", "50", "-d", "60s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	// Both agents running, and the load under way: the server saw some.
+	var agents []int
+	deadline := time.Now().Add(time.Minute)
+	for {
+		agents = children(cmd.Process.Pid, "agent")
+		srv.mu.Lock()
+		seen := len(srv.seen)
+		srv.mu.Unlock()
+		if len(agents) == 2 && seen > 20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a minute: agents %v, %d requests seen\n%s", agents, seen, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := syscall.Kill(agents[1], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the attack still runs 2 minutes after a shard was killed\n%s", stderr.String())
+	}
+	if took := time.Since(killed); took > 10*time.Second+5*time.Second {
+		t.Errorf("the attack ended %s after a shard was killed; the bound is 10 s", took)
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("exit %v; want 1", err)
+	}
+	want := "pid " + strconv.Itoa(agents[1])
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "lost") {
+		t.Errorf("stderr does not name the lost shard (%s):\n%s", want, stderr.String())
+	}
+	if left := children(cmd.Process.Pid, "agent"); len(left) > 0 {
+		t.Errorf("agents %v outlive the attack", left)
+	}
+}
+
+// children returns the processes whose parent is pid and whose command
+// line holds arg.
+func children(pid int, arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(pid) || f[0] == "Z" {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if bytes.Contains(cmdline, []byte("\x00"+arg+"\x00")) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/shard"
+)
+
+// Defaults of a sharded trial's bounds.
+const (
+	DefaultShardSkew   = time.Millisecond // see ShardRun.Skewed
+	DefaultShardLost   = 10 * time.Second
+	DefaultShardClocks = 8
+)
+
+// FlagShardLost and FlagClockSkew flag a sharded trial: a shard died, was
+// evicted or never started, and the trial ended without merging; a
+// shard's clock may be off from the coordinator's by more than the bound,
+// so the shards did not start together as close as promised.
+const (
+	FlagShardLost = "shard_lost"
+	FlagClockSkew = "clock_skew"
+)
+
+// A ShardMember is one shard of a trial: an agent, and how the
+// coordinator learns that what runs it is gone.
+type ShardMember struct {
+	Remote *Remote
+	Name   string // what runs it: "pid 4242", a pod's name
+	Node   string // where: a node's name, "" for this machine
+	// Gone, when not nil, delivers why the shard's process or pod is
+	// gone, such as "exit status 137" or "OOMKilled", as soon as that is
+	// seen.
+	Gone <-chan string
+}
+
+// ShardOptions bound a sharded trial. The zero value of each is its
+// default.
+type ShardOptions struct {
+	Lost   time.Duration // the trial ends at most this long after a shard's loss is seen (DefaultShardLost)
+	Clocks int           // clock exchanges with each shard (DefaultShardClocks)
+	// Lead is how long after the shards are posted their measured load
+	// starts, beyond their warm-up: the time every shard needs to take
+	// its bundle, parse it and open its pool. 0 means a second plus four
+	// times the longest clock exchange.
+	Lead time.Duration
+	// Warmup is how long the shards' warm-up lasts, which they run
+	// before the common start; 0 without one.
+	Warmup time.Duration
+}
+
+// A ShardInfo is what one shard did.
+type ShardInfo struct {
+	Index        int
+	Name, Node   string
+	Offset       time.Duration // its clock less the coordinator's
+	OffsetBound  time.Duration // the offset is within ±OffsetBound
+	Start        time.Time     // its measured load's start, on the coordinator's clock
+	Warm, Result *record.Result
+	Err          error // why it failed, for a lost shard
+}
+
+// A ShardRun is what a sharded trial brought back: the shards' results
+// merged exactly, and each shard's.
+type ShardRun struct {
+	Warm, Result *record.Result // merged; nil when a shard was lost
+	Shards       []ShardInfo
+	At           time.Time     // the start the coordinator chose, on its clock
+	Spread       time.Duration // latest shard start less the earliest
+}
+
+// A ShardError is the loss of a shard: the trial ended without a merge.
+type ShardError struct {
+	Index  int
+	Name   string
+	Reason string
+}
+
+func (e *ShardError) Error() string {
+	return fmt.Sprintf("shard %d (%s) lost: %s", e.Index, e.Name, e.Reason)
+}
+
+// RunShards runs the trial of b on the members together, shard i of
+// len(members) on members[i]: it waits for every agent to be ready,
+// measures each one's clock offset, picks one start instant and posts
+// each its shard with that instant on its own clock, so that no shard
+// sends before every shard has its bundle. When every shard is done it
+// merges their results exactly (record.Merge), keeping b.Samples raw
+// samples spread fairly over the shards.
+//
+// A shard that fails, stops answering or whose Gone fires ends the
+// trial: the others are told to stop, and RunShards returns within
+// o.Lost with a *ShardError naming the first shard lost, and what each
+// shard brought back, never merged. When ctx ends the shards are told to
+// stop and what they measured is merged, marked interrupted.
+func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOptions) (ShardRun, error) {
+	n := len(members)
+	if n == 0 {
+		return ShardRun{}, errors.New("running shards: none")
+	}
+	lost, clocks := cmpOr(o.Lost, DefaultShardLost), o.Clocks
+	if clocks <= 0 {
+		clocks = DefaultShardClocks
+	}
+	run := ShardRun{Shards: make([]ShardInfo, n)}
+	for i, m := range members {
+		run.Shards[i] = ShardInfo{Index: i, Name: m.Name, Node: m.Node}
+	}
+
+	// Every agent ready, and its clock measured.
+	var maxRTT time.Duration
+	err := eachShard(ctx, members, func(ctx context.Context, i int, m ShardMember) error {
+		if err := m.Remote.WaitReady(ctx); err != nil {
+			return err
+		}
+		var samples []shard.ClockSample
+		for range clocks {
+			s, err := m.Remote.Clock(ctx)
+			if err != nil {
+				return err
+			}
+			samples = append(samples, s)
+		}
+		off, bound, ok := shard.Offset(samples)
+		if !ok {
+			return fmt.Errorf("agent %s: no clock exchange with a round trip", m.Remote.URL)
+		}
+		run.Shards[i].Offset, run.Shards[i].OffsetBound = off, bound
+		return nil
+	})
+	if err != nil {
+		return run, err
+	}
+	for _, s := range run.Shards {
+		maxRTT = max(maxRTT, 2*s.OffsetBound)
+	}
+	lead := o.Lead
+	if lead <= 0 {
+		lead = time.Second + 4*maxRTT
+	}
+	run.At = time.Now().Add(lead + o.Warmup)
+
+	// Each shard's trial, its start on its own clock.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		mu    sync.Mutex
+		first *ShardError
+	)
+	lose := func(i int, reason string) {
+		mu.Lock()
+		if first == nil {
+			first = &ShardError{Index: i, Name: members[i].Name, Reason: reason}
+		}
+		mu.Unlock()
+		stop()
+	}
+	var wg, watch sync.WaitGroup
+	for i, m := range members {
+		bi := *b
+		bi.Shard = BundleShard{Index: i, Count: n}
+		bi.StartAt = run.At.Add(run.Shards[i].Offset)
+		rctx, cancel := context.WithCancel(sctx)
+		wg.Go(func() {
+			defer cancel()
+			if m.Gone != nil {
+				watch.Go(func() {
+					select {
+					case why := <-m.Gone:
+						lose(i, why)
+					case <-sctx.Done():
+					}
+				})
+			}
+			// The agent is told to exit only once every shard is done:
+			// an exit seen before then would be a loss.
+			rm := *m.Remote
+			rm.Keep = true
+			if rm.Lost == 0 || rm.Lost > lost {
+				rm.Lost = lost
+			}
+			rr, err := rm.Run(rctx, &bi)
+			run.Shards[i].Warm, run.Shards[i].Result, run.Shards[i].Err = rr.Warm, rr.Result, err
+			if rr.Result != nil {
+				run.Shards[i].Start = rr.Result.Start.Add(-run.Shards[i].Offset)
+			}
+			if err != nil && ctx.Err() == nil {
+				lose(i, err.Error())
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	watch.Wait() // no loss is watched for from here on
+	bg := context.WithoutCancel(ctx)
+	for _, m := range members {
+		if !m.Remote.Keep {
+			wg.Go(func() { _ = m.Remote.Exit(bg) })
+		}
+	}
+	wg.Wait()
+	if first != nil {
+		return run, first
+	}
+	run.Spread = spread(run.Shards)
+	results, warms := make([]*record.Result, 0, n), make([]*record.Result, 0, n)
+	for _, s := range run.Shards {
+		if s.Result == nil {
+			return run, fmt.Errorf("shard %d (%s): no result: %w", s.Index, s.Name, cmpErr(s.Err, ctx.Err()))
+		}
+		results = append(results, s.Result)
+		if s.Warm != nil {
+			warms = append(warms, s.Warm)
+		}
+	}
+	if run.Result, err = record.Merge(results, record.MergeOptions{KeepRaw: b.Samples}); err != nil {
+		return run, fmt.Errorf("merging the shards' results: %w", err)
+	}
+	if len(warms) == n {
+		if run.Warm, err = record.Merge(warms, record.MergeOptions{}); err != nil {
+			return run, fmt.Errorf("merging the shards' warm-ups: %w", err)
+		}
+	}
+	return run, nil
+}
+
+// Skewed returns the shards whose clock may be off by more than skew.
+func (r ShardRun) Skewed(skew time.Duration) []ShardInfo {
+	var out []ShardInfo
+	for _, s := range r.Shards {
+		if shard.Skewed(s.Offset, s.OffsetBound, cmpOr(skew, DefaultShardSkew)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// spread is the latest start of the shards less the earliest, on the
+// coordinator's clock.
+func spread(shards []ShardInfo) time.Duration {
+	var lo, hi time.Time
+	for _, s := range shards {
+		if s.Start.IsZero() {
+			continue
+		}
+		if lo.IsZero() || s.Start.Before(lo) {
+			lo = s.Start
+		}
+		if s.Start.After(hi) {
+			hi = s.Start
+		}
+	}
+	return hi.Sub(lo)
+}
+
+// eachShard calls f for every member concurrently, and returns the
+// first error, naming its shard, once all have returned; an error
+// cancels the others' context.
+func eachShard(ctx context.Context, members []ShardMember, f func(context.Context, int, ShardMember) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		once  sync.Once
+		first error
+		wg    sync.WaitGroup
+	)
+	for i, m := range members {
+		wg.Go(func() {
+			if err := f(ctx, i, m); err != nil {
+				once.Do(func() { first = &ShardError{Index: i, Name: m.Name, Reason: err.Error()} })
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,120 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/latlab/latlab/graph"
+)
+
+// LocalShards are shards run as latlab agent processes on this machine.
+type LocalShards struct {
+	Members []ShardMember
+	procs   []*exec.Cmd
+	done    []chan struct{}
+}
+
+// LocalShardOptions say how to start local shards. The zero value starts
+// this executable's agent, on every CPU, its output discarded.
+type LocalShardOptions struct {
+	Binary string        // latlab; "" means this executable
+	CPUs   [][]int       // shard i runs on CPUs[i] when given: one list per shard, or none
+	Output io.Writer     // the agents' logs, each line behind "shard I| "; nil discards them
+	Idle   time.Duration // each agent ends after this long without a request (DefaultAgentIdle)
+}
+
+// StartLocalShards starts n latlab agent processes on 127.0.0.1, shard i
+// pinned to o.CPUs[i] when given, each on a listening socket made here
+// and handed down, so that no port is taken between. They die with this
+// process, even when it is killed with SIGKILL. Each member's Gone
+// delivers how its process ended, should it end before Stop.
+func StartLocalShards(n int, o LocalShardOptions) (*LocalShards, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("local shards: %d: want at least 1", n)
+	}
+	if len(o.CPUs) > 0 && len(o.CPUs) != n {
+		return nil, fmt.Errorf("local shards: %d CPU lists for %d shards", len(o.CPUs), n)
+	}
+	if o.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("finding the latlab executable: %w", err)
+		}
+		o.Binary = exe
+	}
+	if o.Output == nil {
+		o.Output = io.Discard
+	}
+	ls := &LocalShards{}
+	for i := range n {
+		m, err := ls.start(i, o)
+		if err != nil {
+			ls.Stop()
+			return nil, fmt.Errorf("local shard %d: %w", i, err)
+		}
+		ls.Members = append(ls.Members, m)
+	}
+	return ls, nil
+}
+
+// start starts shard i's agent.
+func (ls *LocalShards) start(i int, o LocalShardOptions) (ShardMember, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return ShardMember{}, err
+	}
+	f, err := ln.(*net.TCPListener).File()
+	addr := ln.Addr().String()
+	ln.Close() // f holds its own descriptor of the socket
+	if err != nil {
+		return ShardMember{}, err
+	}
+	defer f.Close()
+	args := []string{"agent", "--listen", addr, "--listen-fd", "3", "--idle", cmpOr(o.Idle, DefaultAgentIdle).String()}
+	cmd := exec.Command(o.Binary, args...)
+	out := graph.Prefixed(o.Output, "shard "+strconv.Itoa(i))
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	var cpus []int
+	if len(o.CPUs) > 0 {
+		cpus = o.CPUs[i]
+	}
+	if err := graph.SpawnOn(cmd, cpus); err != nil {
+		return ShardMember{}, fmt.Errorf("starting %s: %w", o.Binary, err)
+	}
+	done := make(chan struct{})
+	gone := make(chan string, 1)
+	go func() {
+		err := cmd.Wait()
+		close(done)
+		why := "exited"
+		if err != nil {
+			why = err.Error()
+		}
+		gone <- fmt.Sprintf("process %d %s", cmd.Process.Pid, why)
+	}()
+	ls.procs, ls.done = append(ls.procs, cmd), append(ls.done, done)
+	return ShardMember{Remote: &Remote{URL: "http://" + addr, Ready: 30 * time.Second}, Name: "pid " + strconv.Itoa(cmd.Process.Pid), Gone: gone}, nil
+}
+
+// Stop kills every shard's process group and waits for them.
+func (ls *LocalShards) Stop() {
+	for i, cmd := range ls.procs {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-ls.done[i]
+	}
+	ls.procs, ls.done = nil, nil
+}
+
+// Run runs b's trial on the shards (RunShards).
+func (ls *LocalShards) Run(ctx context.Context, b *Bundle, o ShardOptions) (ShardRun, error) {
+	return RunShards(ctx, ls.Members, b, o)
+}

@@ -1,0 +1,102 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/latlab/latlab/record"
+)
+
+// TestRunShards runs one open-loop trial on three agents together: each
+// sends its third of the schedule, the merge holds them all, every
+// shard's clock is within its bound on one machine, and the shards are
+// told to exit once done.
+func TestRunShards(t *testing.T) {
+	s := agentTarget(t, "{mode: open, rates: [300], duration: 1s}")
+	trial := Trial{Variant: "v", Level: record.Level{Rate: 300}, Rep: 1, Position: 1}
+	b, err := s.Bundle(trial, "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []ShardMember
+	var waits []func() error
+	for range 3 {
+		url, _, wait := startAgent(t, &Agent{})
+		members = append(members, ShardMember{Remote: &Remote{URL: url}, Name: url})
+		waits = append(waits, wait)
+	}
+	run, err := RunShards(context.Background(), members, b, ShardOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Result == nil || run.Result.Requests != 300 || run.Result.Latency.TotalCount() != 300 || len(run.Result.Raw) != 300 {
+		t.Fatalf("merged %+v; want the schedule's 300 requests, each kept raw", run.Result)
+	}
+	for i, sh := range run.Shards {
+		if sh.Index != i || sh.Result == nil || sh.Result.Requests != 100 || sh.Err != nil {
+			t.Errorf("shard %d: %+v; want its 100 requests", i, sh)
+			continue
+		}
+		if sh.Offset < -sh.OffsetBound || sh.Offset > sh.OffsetBound {
+			t.Errorf("shard %d: offset %s beyond its bound %s on one machine", i, sh.Offset, sh.OffsetBound)
+		}
+		if sh.Start.Before(run.At.Add(-sh.OffsetBound)) {
+			t.Errorf("shard %d started at %s, before the common start %s", i, sh.Start, run.At)
+		}
+	}
+	if run.Spread < 0 || len(run.Skewed(time.Hour)) != 0 {
+		t.Errorf("spread %s, skewed %v", run.Spread, run.Skewed(time.Hour))
+	}
+	for i, wait := range waits {
+		if err := wait(); err != nil {
+			t.Errorf("agent %d: Serve = %v; want it told to exit, and a nil error", i, err)
+		}
+	}
+}
+
+// TestRunShardsLost stops one agent mid-trial: the trial ends within the
+// bound with a ShardError naming it, the others' results unmerged.
+func TestRunShardsLost(t *testing.T) {
+	s := agentTarget(t, "{mode: open, rates: [50], duration: 1m}")
+	trial := Trial{Variant: "v", Level: record.Level{Rate: 50}, Rep: 1, Position: 1}
+	b, err := s.Bundle(trial, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var members []ShardMember
+	var stops []func()
+	for range 2 {
+		url, stop, _ := startAgent(t, &Agent{})
+		members = append(members, ShardMember{Remote: &Remote{URL: url, Poll: 100 * time.Millisecond}, Name: url})
+		stops = append(stops, stop)
+	}
+	go func() {
+		// Once the load runs, shard 1's agent goes away.
+		for {
+			st, err := members[1].Remote.status(context.Background())
+			if err == nil && st.State == AgentMeasuring {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		stops[1]()
+	}()
+	start := time.Now()
+	run, err := RunShards(context.Background(), members, b, ShardOptions{Lost: 2 * time.Second})
+	took := time.Since(start)
+	var se *ShardError
+	if !errors.As(err, &se) || se.Index != 1 || run.Result != nil {
+		t.Fatalf("RunShards = %v, merged %v; want shard 1 lost, nothing merged", err, run.Result != nil)
+	}
+	// Warm-up none, lead about a second, the loss seen within 2 s, the
+	// other shard stopped: well under the minute the load would take.
+	if took > 45*time.Second {
+		t.Errorf("RunShards took %s after a shard's loss", took)
+	}
+	if run.Shards[0].Result == nil || !run.Shards[0].Result.Interrupted {
+		t.Errorf("shard 0: %+v; want its result, interrupted", run.Shards[0])
+	}
+}
