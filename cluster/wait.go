@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // pollEvery is how often WaitReady looks at what it waits for.
@@ -28,28 +30,42 @@ func (e *NotReadyError) Error() string {
 
 // WaitReady waits until every workload of set has rolled out (its pods
 // updated, ready and available, old ones gone) and every Service with a
-// selector has a ready endpoint, or until timeout has passed; then it
-// returns a *NotReadyError naming what is not ready and why: a pod's
-// waiting reason, its last exit, why it cannot be scheduled, its last
-// warning events.
+// selector has a ready endpoint, and stays so from one look to the next,
+// a second later, with the same pods and no restart between: a container
+// that crashes at once is ready for a moment, without a readiness probe.
+// Or it waits until timeout has passed; then it returns a *NotReadyError
+// naming what is not ready and why: a pod's waiting reason, its last exit,
+// why it cannot be scheduled, its last warning events.
 func (c *Cluster) WaitReady(ctx context.Context, set *Set, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	var last map[types.UID]int32 // the pods and their restarts at the last look that found all ready
 	for {
-		waiting, err := c.notReady(ctx, set, false)
+		waiting, pods, err := c.notReady(ctx, set, false)
 		if err != nil {
 			return err
 		}
 		if len(waiting) == 0 {
-			return nil
+			restarts, err := c.restarts(ctx, pods)
+			if err != nil {
+				return err
+			}
+			if last != nil && maps.Equal(last, restarts) {
+				return nil
+			}
+			last = restarts
+		} else {
+			last = nil
 		}
 		if !time.Now().Before(deadline) {
 			// Look once more, asking the pods why.
-			why, err := c.notReady(ctx, set, true)
+			why, _, err := c.notReady(ctx, set, true)
 			if err != nil {
 				return err
 			}
 			if len(why) == 0 {
-				return nil
+				for _, p := range pods {
+					why = append(why, p.ref+": ready now and then, but its pods restart or change"+c.explainPods(ctx, p.namespace, p.sel))
+				}
 			}
 			return &NotReadyError{Timeout: timeout, Waiting: why}
 		}
@@ -57,20 +73,53 @@ func (c *Cluster) WaitReady(ctx context.Context, set *Set, timeout time.Duration
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			if len(waiting) == 0 {
+				waiting = []string{"the pods to stay ready"}
+			}
 			return fmt.Errorf("waiting for %s: %w", strings.Join(waiting, "; "), ctx.Err())
 		case <-t.C:
 		}
 	}
 }
 
+// podSet is the pods of a workload: its namespace and selector.
+type podSet struct {
+	ref       string // the workload, as Ref.String names it
+	namespace string
+	sel       labels.Selector
+}
+
+// restarts returns the restarts of every pod of pods, by pod.
+func (c *Cluster) restarts(ctx context.Context, pods []podSet) (map[types.UID]int32, error) {
+	out := map[types.UID]int32{}
+	for _, ps := range pods {
+		list, err := c.Client.CoreV1().Pods(ps.namespace).List(ctx, metav1.ListOptions{LabelSelector: ps.sel.String()})
+		if err != nil {
+			return nil, fmt.Errorf("listing pods %s in %s: %w", ps.sel, ps.namespace, err)
+		}
+		for _, p := range list.Items {
+			var n int32
+			for _, cs := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
+				n += cs.RestartCount
+			}
+			out[p.UID] = n
+		}
+	}
+	return out, nil
+}
+
 // notReady returns what of set is not ready, each with why when explain
-// is set.
-func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]string, error) {
+// is set, and the pods of its workloads.
+func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]string, []podSet, error) {
 	var out []string
+	var pods []podSet
 	for _, r := range set.Refs {
 		msg, sel, err := c.readiness(ctx, r)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", r, err)
+			return nil, nil, fmt.Errorf("reading %s: %w", r, err)
+		}
+		if sel != nil && r.Kind != "Service" {
+			pods = append(pods, podSet{r.String(), r.Namespace, sel})
 		}
 		if msg == "" {
 			continue
@@ -81,7 +130,7 @@ func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]strin
 		}
 		out = append(out, msg)
 	}
-	return out, nil
+	return out, pods, nil
 }
 
 // readiness returns why the object r is not ready ("" when it is) and the
