@@ -62,6 +62,10 @@
 //	kubernetes: {image: IMG, namespace: NS}  # the image graphs and load pods run; NS default the kubeconfig's
 //	# load: {on: kubernetes, image: IMG, namespace: NS} runs each trial's
 //	# load in a pod of the cluster (a Job running latlab agent)
+//	# load: {shards: N, clock_skew: 1ms} sends each trial's load from N
+//	# agent processes here that start together, each its share (request i
+//	# of the schedule to shard i mod N), their results merged exactly
+//	# (RunShards); clock_skew flags a shard whose clock may be off by more
 //
 // Durations have units (10s, 1m30s). Percentages are written 75% or as a
 // ratio, 0.75, and held as ratios. Relative paths — graphs, targets,

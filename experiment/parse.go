@@ -111,6 +111,7 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	base := scope{path: "load"}
 	var baseEntries []entry
 	if kv, ok := nodes["load"]; ok {
+		s.Shards = d.loadShards(kv[1])
 		s.LoadPod, loadOn = d.loadPod(kv[1])
 		base.line = kv[0].Line
 		if es, ok := d.entries(kv[1], "load", base); ok {
@@ -135,6 +136,7 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 	}
 	d.options(s, nodes)
 	d.checkKube(s, kubeNode, loadOn, d.kube)
+	d.checkShards(s, nodes)
 	d.checkSize(s, root, nodes)
 	s.sums = d.sums
 	return s

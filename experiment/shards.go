@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/shard"
+	"github.com/latlab/latlab/store"
 )
 
 // Defaults of a sharded trial's bounds.
@@ -52,6 +53,9 @@ type ShardOptions struct {
 	// Warmup is how long the shards' warm-up lasts, which they run
 	// before the common start; 0 without one.
 	Warmup time.Duration
+	// Started, when set, is told the common start once it is chosen,
+	// before any shard has its bundle.
+	Started func(at time.Time)
 }
 
 // A ShardInfo is what one shard did.
@@ -144,6 +148,9 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 		lead = time.Second + 4*maxRTT
 	}
 	run.At = time.Now().Add(lead + o.Warmup)
+	if o.Started != nil {
+		o.Started(run.At)
+	}
 
 	// Each shard's trial, its start on its own clock.
 	sctx, stop := context.WithCancel(ctx)
@@ -286,4 +293,18 @@ func cmpErr(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// StoreShards returns the shards as a results database keeps them.
+func (r ShardRun) StoreShards() []store.Shard {
+	out := make([]store.Shard, 0, len(r.Shards))
+	for _, s := range r.Shards {
+		ss := store.Shard{Index: s.Index, Name: s.Name, Node: s.Node, Offset: s.Offset, OffsetBound: s.OffsetBound,
+			Start: s.Start, Result: s.Result}
+		if s.Err != nil {
+			ss.Error = s.Err.Error()
+		}
+		out = append(out, ss)
+	}
+	return out
 }

@@ -40,6 +40,9 @@ type Spec struct {
 	// LoadPod, when set, runs each trial's load in a pod of the cluster
 	// (load: {on: kubernetes}); nil runs it here.
 	LoadPod *LoadPod `spec:"load_pod"`
+	// Shards, when set, sends each trial's load from several generators
+	// at once (load: {shards: N}); nil sends it from one.
+	Shards *Shards `spec:"load_shards"`
 
 	sums map[string]string // sha256 of each referenced file, by path as written
 	src  []byte            // the spec as ParseSpec read it

@@ -50,6 +50,8 @@ type trialRun struct {
 	points   []probe.Point
 	profiles []store.Profile
 	wg       sync.WaitGroup // what runs alongside the measured attack
+
+	shards *ShardRun // of a sharded trial, once run
 }
 
 // trial runs t against l: warm-up, then the measured attack with
@@ -60,6 +62,8 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	var err error
 	if r.Spec.LoadPod != nil {
 		res, err = tr.inPod(ctx)
+	} else if r.Spec.Shards != nil {
+		res, err = tr.inShards(ctx)
 	} else if err = tr.warmUp(ctx); err == nil {
 		res, err = tr.measure(ctx)
 	}
@@ -235,7 +239,7 @@ func (tr *trialRun) judge(res *record.Result) {
 	f.points = storePoints(tr.points, tr.start)
 	f.profiles = tr.profiles
 	key := t.cell()
-	f.info.Flags = r.Spec.Validity.Check(RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success})
+	f.info.Flags = tr.shardFlags(r.Spec.Validity.Check(RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success}))
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole
 	r.siblings[key] = append(r.siblings[key], &sib)

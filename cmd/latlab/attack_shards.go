@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -106,7 +105,7 @@ func (sa *shardAttack) run(ctx context.Context, line *report.Line[report.AttackS
 	}
 	defer ls.Stop()
 	run, err := ls.Run(ctx, sa.bundle, experiment.ShardOptions{Warmup: sa.warmup})
-	sa.shards = storeShards(run)
+	sa.shards = run.StoreShards()
 	if err != nil {
 		return nil, err
 	}
@@ -117,19 +116,4 @@ func (sa *shardAttack) run(ctx context.Context, line *report.Line[report.AttackS
 		fmt.Fprintf(stderr, "latlab: shard %d (%s): its clock is %s off this one's, ± %s\n", s.Index, s.Name, s.Offset, s.OffsetBound)
 	}
 	return run.Result, nil
-}
-
-// storeShards turns the shards of a run into what a results database
-// keeps.
-func storeShards(run experiment.ShardRun) []store.Shard {
-	out := make([]store.Shard, 0, len(run.Shards))
-	for _, s := range run.Shards {
-		ss := store.Shard{Index: s.Index, Name: s.Name, Node: s.Node, Offset: s.Offset, OffsetBound: s.OffsetBound,
-			Start: s.Start, Result: s.Result}
-		if s.Err != nil {
-			ss.Error = s.Err.Error()
-		}
-		out = append(out, ss)
-	}
-	return slices.Clip(out)
 }

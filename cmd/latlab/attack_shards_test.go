@@ -178,3 +178,58 @@ func children(pid int, arg string) []int {
 	}
 	return out
 }
+
+// TestRunShards runs a spec whose load is split over two local shards:
+// each run holds the schedule's requests, merged, and keeps its shards,
+// which sum to it.
+func TestRunShards(t *testing.T) {
+	bin := buildLatlab(t)
+	srv := newServer(t, plainHTTP, http.StatusOK, 0)
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte(`version: 1
+name: sharded
+variants: [{name: web, target: "`+srv.URL+`/"}]
+load: {mode: open, rates: [200], duration: 1s, shards: 2, clock_skew: 50ms}
+warmup: {duration: 200ms}
+runs: 2
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "results.db")
+	if out, err := exec.Command(bin, "run", spec, "-o", db, "-q").CombinedOutput(); err != nil {
+		t.Fatalf("latlab run: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	exps, err := d.Experiments(ctx)
+	if err != nil || len(exps) != 1 {
+		t.Fatalf("experiments %v, %v", exps, err)
+	}
+	runs, err := d.Runs(ctx, exps[0].ID)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v; want 2", runs, err)
+	}
+	for _, r := range runs {
+		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 200 || r.Warmup == nil {
+			t.Errorf("run %d: %s, %+v; want the 200 requests due, after a warm-up", r.ID, r.Status, r.Summary)
+			continue
+		}
+		for _, f := range r.Flags {
+			if f.Name == "shard_lost" || f.Name == "clock_skew" {
+				t.Errorf("run %d: flag %s: %s", r.ID, f.Name, f.Reason)
+			}
+		}
+		shards, err := d.Shards(ctx, r.ID)
+		if err != nil || len(shards) != 2 {
+			t.Fatalf("run %d: shards %+v, %v; want 2", r.ID, shards, err)
+		}
+		if shards[0].Result == nil || shards[1].Result == nil || shards[0].Result.Requests+shards[1].Result.Requests != 200 {
+			t.Errorf("run %d: shards' results do not sum to the run's 200 requests", r.ID)
+		}
+	}
+}

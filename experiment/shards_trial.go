@@ -1,0 +1,139 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
+)
+
+// inShards runs the trial's warm-up and measured load on the spec's
+// shards, agent processes of this machine started for the trial, which
+// send their shares together and whose results merge exactly (see
+// RunShards). The probes, side-loads and profiles run here from the
+// shards' common start. A shard lost fails the trial with the flag
+// shard_lost; a shard whose clock may be off by more than clock_skew
+// flags it clock_skew.
+func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
+	r, t := tr.r, tr.t
+	var err error
+	if tr.cfg, err = r.Spec.LoadFor(t, tr.l.entry); err != nil {
+		return nil, err
+	}
+	b, err := r.Spec.Bundle(t, tr.l.entry, r.samples())
+	if err != nil {
+		return nil, err
+	}
+	cpus, err := r.shardCPUs()
+	if err != nil {
+		return nil, err
+	}
+	ls, err := StartLocalShards(r.Spec.Shards.Count, LocalShardOptions{Binary: r.Binary, CPUs: cpus, Output: r.NodeOutput})
+	if err != nil {
+		return nil, err
+	}
+	defer ls.Stop()
+	var warm time.Duration
+	if wcfg, ok, err := r.Spec.WarmupFor(t, tr.l.entry); err == nil && ok {
+		warm = wcfg.Duration
+	}
+	pctx, stopProbes := context.WithCancel(ctx)
+	defer stopProbes()
+	begin := func(at time.Time) {
+		tr.start = at
+		tr.wg.Go(func() {
+			tm := time.NewTimer(time.Until(at))
+			defer tm.Stop()
+			select {
+			case <-tm.C:
+			case <-pctx.Done():
+				return
+			}
+			tr.startProbes(pctx)
+			if err := tr.startSideloads(pctx); err != nil {
+				r.logf("trial %d: %v", t.Position, err)
+			}
+			tr.startPprof(pctx)
+		})
+	}
+	run, err := ls.Run(ctx, b, ShardOptions{Warmup: warm, Started: begin})
+	stopProbes()
+	tr.wg.Wait()
+	tr.end = time.Now()
+	tr.f.info.Shards = run.StoreShards()
+	tr.shards = &run
+	var se *ShardError
+	if errors.As(err, &se) {
+		tr.f.info.Flags = append(tr.f.info.Flags, store.Flag{Name: FlagShardLost, Reason: se.Error()})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tr.start.IsZero() {
+		tr.start = run.At
+	}
+	tr.f.warm = run.Warm
+	return run.Result, nil
+}
+
+// shardCPUs deals the spec's load CPUs among its shards, each its own
+// share; none when the spec pins no load CPUs.
+func (r *Runner) shardCPUs() ([][]int, error) {
+	if r.Spec.CPUs.Load == "" {
+		return nil, nil
+	}
+	cpus, err := load.ParseCPUList(r.Spec.CPUs.Load)
+	if err != nil {
+		return nil, fmt.Errorf("cpus.load: %w", err)
+	}
+	n := r.Spec.Shards.Count
+	if len(cpus) < n {
+		return nil, fmt.Errorf("cpus.load %s: %d CPUs for %d shards: give each shard one at least", r.Spec.CPUs.Load, len(cpus), n)
+	}
+	out := make([][]int, n)
+	for i := range n {
+		out[i] = cpus[i*len(cpus)/n : (i+1)*len(cpus)/n]
+	}
+	return out, nil
+}
+
+// shardFlags adds to flags what only a sharded trial can tell: the
+// shards whose clocks may be off by more than the spec's bound
+// (clock_skew), and which shards fell behind when the merged load did
+// (generator_saturated names them).
+func (tr *trialRun) shardFlags(flags []store.Flag) []store.Flag {
+	run := tr.shards
+	if run == nil {
+		return flags
+	}
+	if skewed := run.Skewed(tr.r.Spec.Shards.ClockSkew); len(skewed) > 0 {
+		var why []string
+		for _, s := range skewed {
+			why = append(why, fmt.Sprintf("shard %d (%s) %s ± %s", s.Index, s.Name, units.Duration(s.Offset), units.Duration(s.OffsetBound)))
+		}
+		flags = append(flags, store.Flag{Name: FlagClockSkew, Reason: fmt.Sprintf("clock offset beyond %s: %s",
+			units.Duration(tr.r.Spec.Shards.ClockSkew), strings.Join(why, ", "))})
+	}
+	v := tr.r.Spec.Validity
+	for i, f := range flags {
+		if f.Name != FlagGeneratorSaturated {
+			continue
+		}
+		var behind []string
+		for _, s := range run.Shards {
+			if s.Result != nil && v.saturated(s.Result) != "" {
+				behind = append(behind, fmt.Sprintf("shard %d (%s)", s.Index, s.Name))
+			}
+		}
+		if len(behind) > 0 {
+			flags[i].Reason += "; behind: " + strings.Join(behind, ", ")
+		}
+	}
+	return flags
+}
