@@ -54,6 +54,9 @@ type RunDetail struct {
 	// Profiles are the pprof profiles taken during the run; each carries
 	// its top functions.
 	Profiles []store.Profile
+	// Shards are the generators of a sharded run, each with its own
+	// result; none for a run one generator sent.
+	Shards []store.Shard
 }
 
 // An IntervalPoint is one interval of a run's series. Latencies are
@@ -183,6 +186,9 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 		return d, err
 	}
 	if d.Profiles, err = db.Profiles(ctx, r.ID); err != nil {
+		return d, err
+	}
+	if d.Shards, err = db.Shards(ctx, r.ID); err != nil {
 		return d, err
 	}
 	return d, nil

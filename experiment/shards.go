@@ -228,6 +228,9 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	if run.Result, err = record.Merge(results, record.MergeOptions{KeepRaw: b.Samples}); err != nil {
 		return run, fmt.Errorf("merging the shards' results: %w", err)
 	}
+	if b.Trial.Rate > 0 {
+		run.Result.TargetRate = b.Trial.Rate // the plan's level, exactly, not a sum of shares
+	}
 	if len(warms) == n {
 		if run.Warm, err = record.Merge(warms, record.MergeOptions{}); err != nil {
 			return run, fmt.Errorf("merging the shards' warm-ups: %w", err)

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -110,7 +111,9 @@ func split(cfg Config) (Config, error) {
 		return cfg, nil
 	}
 	if m, ok := cfg.Model.(Open); ok {
-		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.capPart(m.MaxInFlight)}
+		// The default cap is dealt too, so that the shards together
+		// hold as many requests in flight as one generator would.
+		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.capPart(cmp.Or(m.MaxInFlight, DefaultMaxInFlight))}
 	}
 	cfg.Count = s.Share(cfg.Count)
 	cfg.Pool = s.capPart(cfg.Pool)

@@ -32,6 +32,9 @@ func (r *Experiment) detailSections(d *Detail) []htmlSection {
 	if s, ok := r.hopSection(d, reps); ok {
 		out = append(out, s)
 	}
+	if s, ok := r.shardSection(d, reps); ok {
+		out = append(out, s)
+	}
 	if s, ok := r.profileSection(d, reps); ok {
 		out = append(out, s)
 	}

@@ -52,6 +52,11 @@ func TestAttackShardsLocal(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].Status != store.Done {
 		t.Fatalf("runs %+v, %v; want one done", runs, err)
 	}
+	// The level is the attack's, as from one generator: the shards' rates
+	// and caps add up to it.
+	if l := runs[0].Level; l.Rate != 300 || l.Concurrency != 10000 {
+		t.Errorf("level %s; want 300/s with the default cap of 10000 in flight", l)
+	}
 	merged, err := d.Totals(ctx, runs[0].ID, store.Measure)
 	if err != nil {
 		t.Fatal(err)
