@@ -128,7 +128,7 @@ seed: 5
 // level column, as it reports the same runs in the current format.
 func TestReportFormat1(t *testing.T) {
 	now, _ := damaged(t)
-	old, _ := damaged(t, `DROP INDEX runs_by_level`, `ALTER TABLE runs DROP COLUMN level`,
+	old, _ := damaged(t, `DROP TABLE shards`, `DROP INDEX runs_by_level`, `ALTER TABLE runs DROP COLUMN level`,
 		`UPDATE meta SET value = '1' WHERE key = 'format_version'`)
 	_, text, j, page := storedForms(t, now)
 	_, oldText, oldJ, oldPage := storedForms(t, old)
@@ -147,7 +147,7 @@ func TestReportFormat1(t *testing.T) {
 // for writing it is upgraded, and the runs it holds are the plan's done
 // trials, so there is nothing left to run.
 func TestResumeFormat1(t *testing.T) {
-	path, runs := damaged(t, `DROP INDEX runs_by_level`, `ALTER TABLE runs DROP COLUMN level`,
+	path, runs := damaged(t, `DROP TABLE shards`, `DROP INDEX runs_by_level`, `ALTER TABLE runs DROP COLUMN level`,
 		`UPDATE meta SET value = '1' WHERE key = 'format_version'`)
 	ctx := context.Background()
 	db, err := store.Open(ctx, path)
