@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +30,15 @@ type LoadPod struct {
 	// Lifetime bounds the pod's life (the Job's activeDeadlineSeconds):
 	// if latlab dies before deleting it, the cluster ends it.
 	Lifetime time.Duration
+	// Shards, above 1, makes the Job an Indexed Job of that many pods,
+	// spread over the nodes where it can (a preferred anti-affinity);
+	// WaitShards finds them.
+	Shards int
 }
+
+// CompletionIndex is the annotation of an Indexed Job's pod that holds
+// its index.
+const CompletionIndex = "batch.kubernetes.io/job-completion-index"
 
 // The reasons a load pod failed, as flags name them.
 const (
@@ -62,7 +71,7 @@ func (lp *LoadPod) job() *batchv1.Job {
 	deadline := int64(max(lp.Lifetime, time.Minute) / time.Second)
 	labels := maps.Clone(lp.Labels)
 	labels[LabelRole] = RoleLoad
-	return &batchv1.Job{
+	j := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: lp.Name, Namespace: lp.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -93,6 +102,17 @@ func (lp *LoadPod) job() *batchv1.Job {
 			},
 		},
 	}
+	if n := int32(lp.Shards); n > 1 {
+		indexed := batchv1.IndexedCompletion
+		j.Spec.CompletionMode, j.Spec.Completions, j.Spec.Parallelism = &indexed, &n, &n
+		j.Spec.Template.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"job-name": lp.Name}},
+				TopologyKey:   corev1.LabelHostname,
+			}}},
+		}}
+	}
+	return j
 }
 
 // A Running is a load pod started by StartLoad.
@@ -260,4 +280,79 @@ func Failure(p *corev1.Pod) *PodFailure {
 		return &PodFailure{Pod: p.Name, Reason: FailGone, Detail: "the pod is being deleted"}
 	}
 	return nil
+}
+
+// WaitShards waits until every pod of an Indexed Job of lp.Shards pods
+// is ready, and returns them by index; a pod that fails is a
+// *PodFailure, as is a pod still not ready after timeout.
+func (r *Running) WaitShards(ctx context.Context, timeout time.Duration) ([]*corev1.Pod, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		pods, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
+		if err != nil {
+			return nil, fmt.Errorf("listing the pods of load job %s: %w", r.lp.Name, err)
+		}
+		byIndex := make([]*corev1.Pod, r.lp.Shards)
+		ready := 0
+		var waiting *corev1.Pod
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if f := Failure(p); f != nil {
+				return nil, f
+			}
+			k, err := strconv.Atoi(p.Annotations[CompletionIndex])
+			if err != nil || k < 0 || k >= len(byIndex) {
+				continue
+			}
+			byIndex[k] = p
+			if podReady(p) {
+				ready++
+			} else {
+				waiting = p
+			}
+		}
+		if ready == len(byIndex) {
+			return byIndex, nil
+		}
+		if !time.Now().Before(deadline) {
+			return nil, r.timedOut(waiting, timeout)
+		}
+		t := time.NewTimer(min(pollEvery, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Watch reports once, on the channel it returns, why pod fails or goes
+// (see Failure), looking every second until ctx ends.
+func (r *Running) Watch(ctx context.Context, pod string) <-chan string {
+	out := make(chan string, 1)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			p, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).Get(ctx, pod, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				out <- (&PodFailure{Pod: pod, Reason: FailGone, Detail: "the pod is gone"}).Error()
+				return
+			case err != nil:
+				continue // the API may be slow; the agent's answers bound the wait
+			}
+			if f := Failure(p); f != nil {
+				out <- f.Error()
+				return
+			}
+		}
+	}()
+	return out
 }

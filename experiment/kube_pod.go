@@ -111,3 +111,41 @@ func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
 	return cluster.LoadPod{Namespace: namespace, Name: name, Image: s.LoadPod.Image, Args: args,
 		Port: agentPort, ReadyPath: "/healthz", Labels: cluster.Labels(s.Name, t.Variant), Lifetime: lifetime}
 }
+
+// RunShardsInPods runs b's trial on lp.Shards load pods of c together (see
+// RunShards): an Indexed Job of latlab agents, each reached through the
+// API server's pod proxy, shard i on the pod of completion index i. It
+// waits 2 minutes at most for every pod to be ready; a pod that fails
+// then, or once the trial runs, ends the trial as a lost shard within
+// o.Lost, naming the pod and why. The Job is deleted whatever happens,
+// after ctx ended too, within 3 minutes; log is told what went wrong
+// deleting it.
+func RunShardsInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o ShardOptions, log func(error)) (ShardRun, error) {
+	run, err := c.StartLoad(ctx, lp)
+	if err != nil {
+		return ShardRun{}, err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
+		defer cancel()
+		if err := run.Stop(sctx); err != nil && log != nil {
+			log(err)
+		}
+	}()
+	pods, err := run.WaitShards(ctx, loadPodReady)
+	if err != nil {
+		return ShardRun{}, err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	members := make([]ShardMember, len(pods))
+	for i, p := range pods {
+		u, err := c.PodURL(lp.Namespace, p.Name, lp.Port, "http")
+		if err != nil {
+			return ShardRun{}, err
+		}
+		members[i] = ShardMember{Remote: &Remote{URL: u.String(), Client: c.HTTPClient(), Poll: loadPodPoll},
+			Name: p.Name, Node: p.Spec.NodeName, Gone: run.Watch(wctx, p.Name)}
+	}
+	return RunShards(ctx, members, b, o)
+}

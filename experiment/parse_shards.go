@@ -57,15 +57,11 @@ type Shards struct {
 }
 
 // checkShards refuses shards that a load cannot be split into: the
-// sequential mode's one connection, fewer workers than shards, and (for
-// now) shards on a cluster.
+// sequential mode's one connection, fewer workers than shards.
 func (d *decoder) checkShards(s *Spec, nodes map[string][2]*yaml.Node) {
 	kv, ok := nodes["load"]
 	if s.Shards == nil || !ok {
 		return
-	}
-	if s.LoadPod != nil {
-		d.errorf(kv[0], "load.shards", "shards run on this machine: a load split over pods of a cluster is not supported yet; drop on: kubernetes, or shards")
 	}
 	for _, v := range s.Variants {
 		l := v.Load

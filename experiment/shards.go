@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/shard"
 	"github.com/latlab/latlab/store"
@@ -73,9 +74,12 @@ type ShardInfo struct {
 // merged exactly, and each shard's.
 type ShardRun struct {
 	Warm, Result *record.Result // merged; nil when a shard was lost
-	Shards       []ShardInfo
-	At           time.Time     // the start the coordinator chose, on its clock
-	Spread       time.Duration // latest shard start less the earliest
+	// Points are the hops of the spans the shards received, offsets
+	// from Result.Start (see RemoteRun.Points).
+	Points []probe.Point
+	Shards []ShardInfo
+	At     time.Time     // the start the coordinator chose, on its clock
+	Spread time.Duration // latest shard start less the earliest
 }
 
 // A ShardError is the loss of a shard: the trial ended without a merge.
@@ -168,6 +172,7 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 		stop()
 	}
 	var wg, watch sync.WaitGroup
+	points := make([][]probe.Point, n)
 	for i, m := range members {
 		bi := *b
 		bi.Shard = BundleShard{Index: i, Count: n}
@@ -193,6 +198,7 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 			}
 			rr, err := rm.Run(rctx, &bi)
 			run.Shards[i].Warm, run.Shards[i].Result, run.Shards[i].Err = rr.Warm, rr.Result, err
+			points[i] = rr.Points
 			if rr.Result != nil {
 				run.Shards[i].Start = rr.Result.Start.Add(-run.Shards[i].Offset)
 			}
@@ -230,6 +236,13 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	}
 	if b.Trial.Rate > 0 {
 		run.Result.TargetRate = b.Trial.Rate // the plan's level, exactly, not a sum of shares
+	}
+	for i, ps := range points {
+		shift := run.Shards[i].Result.Start.Sub(run.Result.Start)
+		for _, p := range ps {
+			p.T += shift
+			run.Points = append(run.Points, p)
+		}
 	}
 	if len(warms) == n {
 		if run.Warm, err = record.Merge(warms, record.MergeOptions{}); err != nil {

@@ -14,9 +14,9 @@ import (
 )
 
 // inShards runs the trial's warm-up and measured load on the spec's
-// shards, agent processes of this machine started for the trial, which
-// send their shares together and whose results merge exactly (see
-// RunShards). The probes, side-loads and profiles run here from the
+// shards, started for the trial — agent processes of this machine, or
+// the pods of an Indexed Job on the cluster — which send their shares
+// together and whose results merge exactly (see RunShards). The probes, side-loads and profiles run here from the
 // shards' common start. A shard lost fails the trial with the flag
 // shard_lost; a shard whose clock may be off by more than clock_skew
 // flags it clock_skew.
@@ -30,15 +30,6 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	cpus, err := r.shardCPUs()
-	if err != nil {
-		return nil, err
-	}
-	ls, err := StartLocalShards(r.Spec.Shards.Count, LocalShardOptions{Binary: r.Binary, CPUs: cpus, Output: r.NodeOutput})
-	if err != nil {
-		return nil, err
-	}
-	defer ls.Stop()
 	var warm time.Duration
 	if wcfg, ok, err := r.Spec.WarmupFor(t, tr.l.entry); err == nil && ok {
 		warm = wcfg.Duration
@@ -62,7 +53,15 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 			tr.startPprof(pctx)
 		})
 	}
-	run, err := ls.Run(ctx, b, ShardOptions{Warmup: warm, Started: begin})
+	o := ShardOptions{Warmup: warm, Started: begin}
+	var run ShardRun
+	if r.Spec.LoadPod != nil {
+		lp := r.loadPod(t)
+		lp.Shards = r.Spec.Shards.Count
+		run, err = RunShardsInPods(ctx, r.kube, lp, b, o, func(err error) { r.logf("trial %d: %v", t.Position, err) })
+	} else {
+		run, err = r.localShards(ctx, b, o)
+	}
 	stopProbes()
 	tr.wg.Wait()
 	tr.end = time.Now()
@@ -79,7 +78,29 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 		tr.start = run.At
 	}
 	tr.f.warm = run.Warm
+	// The shards' points are offsets from the merged start; the trial's,
+	// from the common start.
+	shift := run.Result.Start.Sub(tr.start)
+	for _, p := range run.Points {
+		p.T += shift
+		tr.points = append(tr.points, p)
+	}
 	return run.Result, nil
+}
+
+// localShards runs b's trial on the spec's shards as agent processes of
+// this machine, started for the trial.
+func (r *Runner) localShards(ctx context.Context, b *Bundle, o ShardOptions) (ShardRun, error) {
+	cpus, err := r.shardCPUs()
+	if err != nil {
+		return ShardRun{}, err
+	}
+	ls, err := StartLocalShards(r.Spec.Shards.Count, LocalShardOptions{Binary: r.Binary, CPUs: cpus, Output: r.NodeOutput})
+	if err != nil {
+		return ShardRun{}, err
+	}
+	defer ls.Stop()
+	return ls.Run(ctx, b, o)
 }
 
 // shardCPUs deals the spec's load CPUs among its shards, each its own

@@ -60,10 +60,10 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	tr := &trialRun{r: r, l: l, t: t, k: k, n: n, f: &finished{info: r.info(t, time.Now(), store.Done)}}
 	var res *record.Result
 	var err error
-	if r.Spec.LoadPod != nil {
-		res, err = tr.inPod(ctx)
-	} else if r.Spec.Shards != nil {
+	if r.Spec.Shards != nil {
 		res, err = tr.inShards(ctx)
+	} else if r.Spec.LoadPod != nil {
+		res, err = tr.inPod(ctx)
 	} else if err = tr.warmUp(ctx); err == nil {
 		res, err = tr.measure(ctx)
 	}

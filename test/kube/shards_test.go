@@ -1,0 +1,197 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/latlab/latlab/cluster"
+	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
+)
+
+// TestKubeShards sends a trial's load from three pods of an Indexed Job
+// on three nodes, against a graph on the cluster: the merged run holds
+// the schedule's requests exactly and equals the sum of its shards,
+// histogram bucket by bucket; then a shard's process is killed mid-trial,
+// which fails that trial with shard_lost naming the pod, and the next
+// trial runs. Nothing is left in the cluster.
+func TestKubeShards(t *testing.T) {
+	tc := upCluster(t, "--nodes", "3")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	t.Run("merged", func(t *testing.T) {
+		spec := experimentDir(t, "kube-shards", "mode: open, rates: [300], duration: 3s, shards: 3", "")
+		db := filepath.Join(t.TempDir(), "results.db")
+		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
+		if err != nil {
+			t.Fatalf("latlab run: %v\n%s", err, out)
+		}
+		rs := runs(t, db)
+		if len(rs) != 2 {
+			t.Fatalf("%d runs, want 2:\n%s", len(rs), out)
+		}
+		for _, r := range rs {
+			if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 900 {
+				t.Errorf("run %d (%s): %s, %+v; want the 900 requests due", r.ID, r.Variant, r.Status, r.Summary)
+				continue
+			}
+			shards := readRun(t, db, r.ID, (*store.DB).Shards)
+			totals := readTotals(t, db, r.ID)
+			nodes := map[string]bool{}
+			var sum int64
+			var hists []*record.Result
+			for _, s := range shards {
+				if s.Result == nil || s.Error != "" || !strings.HasPrefix(s.Name, "latlab-load-") {
+					t.Errorf("run %d: shard %d: %+v", r.ID, s.Index, s)
+					continue
+				}
+				nodes[s.Node] = true
+				sum += s.Result.Requests
+				hists = append(hists, s.Result)
+			}
+			if len(shards) != 3 || sum != 900 || len(nodes) != 3 {
+				t.Errorf("run %d: %d shards on nodes %v summing to %d requests; want 3 on 3 nodes, 900", r.ID, len(shards), nodes, sum)
+			}
+			merged, err := record.Merge(hists, record.MergeOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := record.CountsDiff(totals.Latency, merged.Latency); diff != "" {
+				t.Errorf("run %d: the stored latency histogram is not the shards' sum: %s", r.ID, diff)
+			}
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("shard lost", func(t *testing.T) {
+		spec := experimentDir(t, "kube-shard-lost", "mode: open, rates: [50], duration: 40s, shards: 3", "")
+		db := filepath.Join(t.TempDir(), "results.db")
+		bin, err := latlabBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(ctx, bin, "run", "--kubeconfig", filepath.Join(tc.dir, "kubeconfig"), spec, "-o", db)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Once the three agents measure, kill one.
+		var agents []int
+		poll(t, 3*time.Minute, "three load agents measuring", func() (bool, string) {
+			agents = agentProcesses()
+			n := tc.measuring(ctx)
+			return len(agents) == 3 && n == 3, fmt.Sprintf("%d agents, %d measuring", len(agents), n)
+		})
+		if err := syscall.Kill(agents[1], syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		poll(t, time.Minute, "the first trial to end", func() (bool, string) {
+			d, err := store.OpenReadOnly(context.Background(), db)
+			if err != nil {
+				return false, err.Error()
+			}
+			defer d.Close()
+			exps, _ := d.Experiments(context.Background())
+			if len(exps) == 0 {
+				return false, "no experiment yet"
+			}
+			rs, _ := d.Runs(context.Background(), exps[0].ID)
+			return len(rs) > 0, ""
+		})
+		if took := time.Since(killed); took > 10*time.Second+5*time.Second {
+			t.Errorf("the trial ended %s after its shard was killed; the bound is 10 s", took)
+		}
+		err = cmd.Wait()
+		if err == nil {
+			t.Errorf("latlab run succeeded with a shard lost:\n%s", out.String())
+		}
+		rs := runs(t, db)
+		if len(rs) != 2 {
+			t.Fatalf("runs %+v; want both trials tried\n%s", rs, out.String())
+		}
+		lost := 0
+		for _, r := range rs {
+			for _, f := range r.Flags {
+				if f.Name == "shard_lost" && strings.Contains(f.Reason, "latlab-load-") {
+					lost++
+				}
+			}
+		}
+		if lost != 1 || (rs[0].Status != store.Failed) == (rs[1].Status != store.Failed) {
+			t.Errorf("runs %+v; want one failed with shard_lost naming its pod, the other done", rs)
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+}
+
+// agentProcesses returns the pids of the load agents running on this
+// machine: latlab agent listening on the load pods' port.
+func agentProcesses() []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) > 2 && args[1] == "agent" && strings.Contains(string(b), "--listen\x00:7070") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// measuring counts the load pods whose agent measures now, asked
+// through the API server's pod proxy.
+func (c *testCluster) measuring(ctx context.Context) int {
+	pods, err := c.cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelRole + "=" + cluster.RoleLoad})
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, p := range pods.Items {
+		b, err := c.cs.CoreV1().Pods("default").ProxyGet("http", p.Name, "7070", "trial", nil).DoRaw(ctx)
+		if err == nil && strings.Contains(string(b), `"state":"measuring"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// readTotals returns run id's measured histograms.
+func readTotals(t *testing.T, db string, id int64) store.Totals {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	tot, err := d.Totals(ctx, id, store.Measure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tot
+}
