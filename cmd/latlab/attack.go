@@ -300,8 +300,11 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		}
 	}
 	if db != nil {
-		if sharded != nil {
+		switch {
+		case sharded != nil:
 			db.shards = sharded.shards
+		case pod != nil:
+			db.shards = pod.shards
 		}
 		if err := db.write(ctx, res, started, ended); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/store"
 )
 
 // podHelp documents --kubernetes in attack's manual.
@@ -103,6 +104,8 @@ type podAttack struct {
 	total  time.Duration // the measured load's length, for the live line; 0 when it ends at a count
 
 	namespaceFlag bool // the namespace is --namespace's, not the kubeconfig's
+	warmup        time.Duration
+	shards        []store.Shard // of a sharded attack, after run
 
 	started, ended time.Time // of the agent's trial, its warm-up included
 }
@@ -128,8 +131,10 @@ func (f *attackFlags) podAttack(args []string, cfg load.Config) (*podAttack, err
 	if _, err := c.Client.Discovery().ServerVersion(); err != nil {
 		return nil, fmt.Errorf("kubernetes (%s): %w", c.Where, err)
 	}
-	return &podAttack{c: c, pod: s.AgentPod(b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
-		namespaceFlag: f.pod.namespace != ""}, nil
+	pa := &podAttack{c: c, pod: s.AgentPod(b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
+		namespaceFlag: f.pod.namespace != "", warmup: cfg.Warmup}
+	pa.pod.Shards = f.shards.n
+	return pa, nil
 }
 
 // podBundle returns the spec of the attack cfg (see podSpec), in dir,
@@ -168,6 +173,9 @@ func (f *attackFlags) podBundle(cfg load.Config, args []string, dir string) (*ex
 func (p *podAttack) run(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error) {
 	if line != nil {
 		fmt.Fprintf(stderr, "latlab: attacking from a load pod of job %s in namespace %s (%s)\n", p.pod.Name, p.pod.Namespace, p.c.Where)
+	}
+	if p.pod.Shards > 1 {
+		return p.runShards(ctx, stderr)
 	}
 	var shown time.Time
 	rr, err := experiment.RunInPod(ctx, p.c, p.pod, p.bundle, experiment.PodOptions{
@@ -208,6 +216,32 @@ func (p *podAttack) run(ctx context.Context, line *report.Line[report.AttackStat
 		return nil, usagef("--namespace %s: %v", p.pod.Namespace, err)
 	case err == nil:
 		return nil, fmt.Errorf("load pod %s: no result came back", p.pod.Name)
+	}
+	return nil, err
+}
+
+// runShards runs the attack on p.pod.Shards pods of an Indexed Job
+// together (experiment.RunShardsInPods), and returns the merged result.
+func (p *podAttack) runShards(ctx context.Context, stderr io.Writer) (*record.Result, error) {
+	p.started = time.Now()
+	run, err := experiment.RunShardsInPods(ctx, p.c, p.pod, p.bundle, experiment.ShardOptions{Warmup: p.warmup},
+		func(err error) {
+			fmt.Fprintf(stderr, "latlab: %v; latlab clean --kubernetes %s removes it\n", err, podExperiment)
+		})
+	p.ended = time.Now()
+	p.shards = run.StoreShards()
+	for _, s := range run.Skewed(0) {
+		fmt.Fprintf(stderr, "latlab: shard %d (%s): its clock is %s off this one's, ± %s\n", s.Index, s.Name, s.Offset, s.OffsetBound)
+	}
+	var pf *cluster.PodFailure
+	switch {
+	case err == nil:
+		return run.Result, nil
+	case errors.As(err, &pf) && pf.Reason == cluster.FailImage:
+		return nil, fmt.Errorf("--image %s: %w", p.pod.Image, err)
+	case ctx.Err() != nil && run.Result == nil:
+		fmt.Fprintf(stderr, "latlab: interrupted before the measured load started: nothing was measured\n")
+		return nil, errInterrupted
 	}
 	return nil, err
 }

@@ -18,7 +18,8 @@ import (
 
 // shardsHelp documents --shards in attack's manual.
 const shardsHelp = `With --shards N --local the load is sent by N latlab agent processes on this
-machine that act as one: request i of the open-loop schedule goes to shard
+machine that act as one (with --kubernetes instead, by the N pods of an
+Indexed Job spread over the cluster's nodes): request i of the open-loop schedule goes to shard
 i mod N (Poisson arrivals included, so the union is the asked schedule), the
 closed loop's workers and -n are dealt as evenly as they go, no shard sends
 before every shard has its part and its clock is measured, all start at one
@@ -36,11 +37,12 @@ type shardFlags struct {
 
 // register adds the flags to fl.
 func (s *shardFlags) register(fl *pflag.FlagSet) {
-	fl.IntVar(&s.n, "shards", 0, "send the load from this many generators that act as one, merged exactly (with --local)")
+	fl.IntVar(&s.n, "shards", 0, "send the load from this many generators that act as one, merged exactly (with --local or --kubernetes)")
 	fl.BoolVar(&s.local, "local", false, "with --shards: the shards are processes of this machine")
 }
 
-// check refuses --shards without --local and --local without --shards.
+// check refuses --shards without --local or --kubernetes, and --local
+// without --shards or with --kubernetes.
 func (s *shardFlags) check(set func(string) bool, pod bool) error {
 	switch {
 	case set("local") && !set("shards"):
@@ -49,10 +51,10 @@ func (s *shardFlags) check(set func(string) bool, pod bool) error {
 		return nil
 	case s.n < 1:
 		return usagef("--shards %d: want at least 1", s.n)
-	case pod:
-		return usagef("--shards with --kubernetes: a sharded attack runs its shards here with --local; a spec's load: {shards: N} runs them on a cluster")
-	case !s.local:
-		return usagef("--shards %d: say where they run: --local, processes of this machine", s.n)
+	case pod && s.local:
+		return usagef("--local runs the shards here, --kubernetes in pods of a cluster: give one of them")
+	case !pod && !s.local:
+		return usagef("--shards %d: say where they run: --local, processes of this machine, or --kubernetes, pods of a cluster", s.n)
 	}
 	return nil
 }

@@ -55,6 +55,34 @@ func TestKubeAttack(t *testing.T) {
 		}
 	})
 
+	t.Run("sharded", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "out.db")
+		stdout, stderr, err := tc.attack(ctx, nil, url, "-r", "100", "-d", "2s", "--shards", "2",
+			"--namespace", ns, "--image", image, "-o", db, "--format", "json")
+		if err != nil {
+			t.Fatalf("latlab attack --shards 2: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+		}
+		var got report.AttackJSON
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("decoding the result: %v\n%s", err, stdout)
+		}
+		if got.Requests != 200 || got.StatusCodes["200"] != 200 {
+			t.Errorf("requests %d, codes %v; want the 200 due, answered 200", got.Requests, got.StatusCodes)
+		}
+		rs := runs(t, db)
+		if len(rs) != 1 {
+			t.Fatalf("runs %+v; want one", rs)
+		}
+		shards := readRun(t, db, rs[0].ID, (*store.DB).Shards)
+		if len(shards) != 2 || shards[0].Result == nil || shards[1].Result == nil ||
+			shards[0].Result.Requests+shards[1].Result.Requests != 200 || shards[0].Node == "" {
+			t.Errorf("shards %+v; want 2 pods on nodes, their requests summing to 200", shards)
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
 	t.Run("interrupted", func(t *testing.T) {
 		// Ctrl-C once the live line shows requests of the measured load
 		// done.
