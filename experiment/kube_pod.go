@@ -48,17 +48,11 @@ type PodOptions struct {
 // the agent stops the trial and what it measured comes back marked
 // Interrupted, with a nil error, as Remote.Run says.
 func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o PodOptions) (RemoteRun, error) {
-	run, err := c.StartLoad(ctx, lp)
+	run, stop, err := startLoad(ctx, c, lp, o.Log)
 	if err != nil {
 		return RemoteRun{}, err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
-		defer cancel()
-		if err := run.Stop(sctx); err != nil && o.Log != nil {
-			o.Log(err)
-		}
-	}()
+	defer stop()
 	if err := run.WaitReady(ctx, loadPodReady); err != nil {
 		return RemoteRun{}, err
 	}
@@ -121,17 +115,11 @@ func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
 // after ctx ended too, within 3 minutes; log is told what went wrong
 // deleting it.
 func RunShardsInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o ShardOptions, log func(error)) (ShardRun, error) {
-	run, err := c.StartLoad(ctx, lp)
+	run, stop, err := startLoad(ctx, c, lp, log)
 	if err != nil {
 		return ShardRun{}, err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
-		defer cancel()
-		if err := run.Stop(sctx); err != nil && log != nil {
-			log(err)
-		}
-	}()
+	defer stop()
 	pods, err := run.WaitShards(ctx, loadPodReady)
 	if err != nil {
 		return ShardRun{}, err
@@ -148,4 +136,20 @@ func RunShardsInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod
 			Name: p.Name, Node: p.Spec.NodeName, Gone: run.Watch(wctx, p.Name)}
 	}
 	return RunShards(ctx, members, b, o)
+}
+
+// startLoad creates lp's Job and returns it with stop, which deletes it
+// within kubeCleanup, after ctx ended too, telling log what went wrong.
+func startLoad(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, log func(error)) (*cluster.Running, func(), error) {
+	run, err := c.StartLoad(ctx, lp)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
+		defer cancel()
+		if err := run.Stop(sctx); err != nil && log != nil {
+			log(err)
+		}
+	}, nil
 }

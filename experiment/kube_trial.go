@@ -45,11 +45,7 @@ const FlagLoadPod = "load_pod_"
 // load_pod_REASON.
 func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 	r, t := tr.r, tr.t
-	var err error
-	if tr.cfg, err = r.Spec.LoadFor(t, tr.l.entry); err != nil {
-		return nil, err
-	}
-	b, err := r.Spec.Bundle(t, tr.l.entry, r.samples())
+	b, err := tr.bundle()
 	if err != nil {
 		return nil, err
 	}

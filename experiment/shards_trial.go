@@ -16,17 +16,13 @@ import (
 // inShards runs the trial's warm-up and measured load on the spec's
 // shards, started for the trial — agent processes of this machine, or
 // the pods of an Indexed Job on the cluster — which send their shares
-// together and whose results merge exactly (see RunShards). The probes, side-loads and profiles run here from the
-// shards' common start. A shard lost fails the trial with the flag
-// shard_lost; a shard whose clock may be off by more than clock_skew
-// flags it clock_skew.
+// together and whose results merge exactly (see RunShards). The probes,
+// side-loads and profiles run here from the shards' common start. A
+// shard lost fails the trial with the flag shard_lost; a shard whose
+// clock may be off by more than clock_skew flags it clock_skew.
 func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 	r, t := tr.r, tr.t
-	var err error
-	if tr.cfg, err = r.Spec.LoadFor(t, tr.l.entry); err != nil {
-		return nil, err
-	}
-	b, err := r.Spec.Bundle(t, tr.l.entry, r.samples())
+	b, err := tr.bundle()
 	if err != nil {
 		return nil, err
 	}
@@ -157,4 +153,14 @@ func (tr *trialRun) shardFlags(flags []store.Flag) []store.Flag {
 		}
 	}
 	return flags
+}
+
+// bundle sets the trial's measured load, as an agent elsewhere builds it,
+// and returns the bundle that agent runs.
+func (tr *trialRun) bundle() (*Bundle, error) {
+	var err error
+	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
+		return nil, err
+	}
+	return tr.r.Spec.Bundle(tr.t, tr.l.entry, tr.r.samples())
 }

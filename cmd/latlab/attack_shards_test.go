@@ -39,18 +39,9 @@ func TestAttackShardsLocal(t *testing.T) {
 		t.Fatalf("JSON %v, requests %d; want the 600 the schedule holds\n%s", err, out.Requests, stdout.String())
 	}
 	ctx := context.Background()
-	d, err := store.OpenReadOnly(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	exps, err := d.Experiments(ctx)
-	if err != nil || len(exps) != 1 {
-		t.Fatalf("experiments %v, %v", exps, err)
-	}
-	runs, err := d.Runs(ctx, exps[0].ID)
-	if err != nil || len(runs) != 1 || runs[0].Status != store.Done {
-		t.Fatalf("runs %+v, %v; want one done", runs, err)
+	d, runs := onlyExperiment(t, db)
+	if len(runs) != 1 || runs[0].Status != store.Done {
+		t.Fatalf("runs %+v; want one done", runs)
 	}
 	// The level is the attack's, as from one generator: the shards' rates
 	// and caps add up to it.
@@ -206,18 +197,9 @@ runs: 2
 		t.Fatalf("latlab run: %v\n%s", err, out)
 	}
 	ctx := context.Background()
-	d, err := store.OpenReadOnly(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	exps, err := d.Experiments(ctx)
-	if err != nil || len(exps) != 1 {
-		t.Fatalf("experiments %v, %v", exps, err)
-	}
-	runs, err := d.Runs(ctx, exps[0].ID)
-	if err != nil || len(runs) != 2 {
-		t.Fatalf("runs %+v, %v; want 2", runs, err)
+	d, runs := onlyExperiment(t, db)
+	if len(runs) != 2 {
+		t.Fatalf("runs %+v; want 2", runs)
 	}
 	for _, r := range runs {
 		if r.Status != store.Done || r.Summary == nil || r.Summary.Requests != 200 || r.Warmup == nil {
@@ -237,4 +219,26 @@ runs: 2
 			t.Errorf("run %d: shards' results do not sum to the run's 200 requests", r.ID)
 		}
 	}
+}
+
+// onlyExperiment opens the results database db for reading, until the
+// test's end, and returns it and the runs of the one experiment it
+// holds.
+func onlyExperiment(t *testing.T, db string) (*store.DB, []store.Run) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	exps, err := d.Experiments(ctx)
+	if err != nil || len(exps) != 1 {
+		t.Fatalf("experiments %v, %v; want one", exps, err)
+	}
+	runs, err := d.Runs(ctx, exps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, runs
 }
