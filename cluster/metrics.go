@@ -126,11 +126,7 @@ func (c *Cluster) metricsClient() (metricsclient.Interface, error) {
 // metrics.k8s.io: the group is unknown (404), or registered but its
 // server is unavailable (503), as when metrics-server is not running.
 func noMetricsAPI(err error) bool {
-	if apierrors.IsNotFound(err) || apierrors.IsServiceUnavailable(err) {
-		return true
-	}
-	var st apierrors.APIStatus
-	return errors.As(err, &st) && st.Status().Code == 404
+	return apierrors.IsNotFound(err) || apierrors.IsServiceUnavailable(err)
 }
 
 // workload names what made pod p, as PodUsage.Workload says.

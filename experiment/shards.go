@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -224,7 +225,7 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	results, warms := make([]*record.Result, 0, n), make([]*record.Result, 0, n)
 	for _, s := range run.Shards {
 		if s.Result == nil {
-			return run, fmt.Errorf("shard %d (%s): no result: %w", s.Index, s.Name, cmpErr(s.Err, ctx.Err()))
+			return run, fmt.Errorf("shard %d (%s): no result: %w", s.Index, s.Name, cmp.Or(s.Err, ctx.Err()))
 		}
 		results = append(results, s.Result)
 		if s.Warm != nil {
@@ -302,13 +303,6 @@ func eachShard(ctx context.Context, members []ShardMember, f func(context.Contex
 	}
 	wg.Wait()
 	return first
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // StoreShards returns the shards as a results database keeps them.

@@ -70,9 +70,6 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tr.start.IsZero() {
-		tr.start = run.At
-	}
 	tr.f.warm = run.Warm
 	// The shards' points are offsets from the merged start; the trial's,
 	// from the common start.

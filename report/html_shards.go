@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
 )
 
@@ -35,14 +36,18 @@ func (r *Experiment) shardSection(_ *Detail, reps []*analysis.RunDetail) (htmlSe
 			case res == nil:
 				cells = append(cells, htmlCell{Text: "lost: " + sh.Error}, htmlCell{}, htmlCell{}, htmlCell{})
 			default:
+				// n/a from too few samples, as every percentile of the report.
 				p := func(q float64) string {
-					if res.Latency == nil || res.Latency.TotalCount() == 0 {
+					if res.Latency == nil {
 						return "n/a"
 					}
-					return units.Duration(time.Duration(res.Latency.ValueAtQuantile(q)))
+					if d, ok := record.Quantile(res.Latency, q); ok {
+						return units.Duration(d)
+					}
+					return "n/a"
 				}
 				cells = append(cells, htmlCell{Text: fmt.Sprint(res.Sent), Class: "num"}, htmlCell{Text: units.Rate(res.SendRate()), Class: "num"},
-					htmlCell{Text: p(50), Class: "num"}, htmlCell{Text: p(99), Class: "num"})
+					htmlCell{Text: p(0.50), Class: "num"}, htmlCell{Text: p(0.99), Class: "num"})
 			}
 			start := ""
 			if !sh.Start.IsZero() {

@@ -66,7 +66,6 @@ type shardAttack struct {
 	cpus   [][]int
 	bundle *experiment.Bundle
 	warmup time.Duration
-	total  time.Duration
 
 	shards []store.Shard // after run
 }
@@ -81,7 +80,7 @@ func (f *attackFlags) shardAttack(args []string, cfg load.Config) (*shardAttack,
 	if err != nil {
 		return nil, err
 	}
-	sa := &shardAttack{n: f.shards.n, bundle: b, total: cfg.Duration, warmup: cfg.Warmup}
+	sa := &shardAttack{n: f.shards.n, bundle: b, warmup: cfg.Warmup}
 	if f.cpus != "" {
 		cpus, err := load.ParseCPUList(f.cpus)
 		if err != nil {

@@ -73,6 +73,15 @@ load: {on: kubernetes, `+load+`}
 // exit error.
 func (c *testCluster) latlabRun(t *testing.T, ctx context.Context, args ...string) (string, error) {
 	t.Helper()
+	cmd, out := c.startRun(t, ctx, args...)
+	err := cmd.Wait()
+	return out.String(), err
+}
+
+// startRun starts latlab run on tc with args, its output going to the
+// buffer it returns, to read once the command has ended.
+func (c *testCluster) startRun(t *testing.T, ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	bin, err := latlabBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -80,8 +89,10 @@ func (c *testCluster) latlabRun(t *testing.T, ctx context.Context, args ...strin
 	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--kubeconfig", filepath.Join(c.dir, "kubeconfig")}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
-	return out.String(), err
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
 }
 
 // runs returns the runs of the only experiment in the results database db.
@@ -310,16 +321,7 @@ load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
 	t.Run("interrupted", func(t *testing.T) {
 		spec := experimentDir(t, "kube-interrupted", "mode: open, rates: [20], duration: 60s", "runs: 3\n")
 		db := filepath.Join(t.TempDir(), "results.db")
-		bin, err := latlabBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.CommandContext(ctx, bin, "run", "--kubeconfig", filepath.Join(tc.dir, "kubeconfig"), spec, "-o", db)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := tc.startRun(t, ctx, spec, "-o", db)
 		// Once a load pod runs, the first trial is under way: Ctrl-C.
 		poll(t, 3*time.Minute, "a load pod running", func() (bool, string) {
 			pods, err := tc.cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelRole + "=" + cluster.RoleLoad})
@@ -336,7 +338,7 @@ load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 			t.Errorf("latlab run after Ctrl-C: %v, want exit 130\n%s", err, out.String())
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,16 +78,7 @@ func TestKubeShards(t *testing.T) {
 	t.Run("shard lost", func(t *testing.T) {
 		spec := experimentDir(t, "kube-shard-lost", "mode: open, rates: [50], duration: 40s, shards: 3", "")
 		db := filepath.Join(t.TempDir(), "results.db")
-		bin, err := latlabBinary()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.CommandContext(ctx, bin, "run", "--kubeconfig", filepath.Join(tc.dir, "kubeconfig"), spec, "-o", db)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := tc.startRun(t, ctx, spec, "-o", db)
 		// Once the three agents measure, kill one.
 		var agents []int
 		poll(t, 3*time.Minute, "three load agents measuring", func() (bool, string) {
@@ -116,7 +106,7 @@ func TestKubeShards(t *testing.T) {
 		if took := time.Since(killed); took > 10*time.Second+5*time.Second {
 			t.Errorf("the trial ended %s after its shard was killed; the bound is 10 s", took)
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		if err == nil {
 			t.Errorf("latlab run succeeded with a shard lost:\n%s", out.String())
 		}
