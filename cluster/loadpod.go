@@ -27,6 +27,9 @@ type LoadPod struct {
 	ReadyPath string
 	Labels    map[string]string
 	Resources corev1.ResourceRequirements
+	// NodeSelector and Tolerations say which nodes may run the pod.
+	NodeSelector map[string]string
+	Tolerations  []corev1.Toleration
 	// Lifetime bounds the pod's life (the Job's activeDeadlineSeconds):
 	// if latlab dies before deleting it, the cluster ends it.
 	Lifetime time.Duration
@@ -85,6 +88,8 @@ func (lp *LoadPod) job() *batchv1.Job {
 					RestartPolicy:                 corev1.RestartPolicyNever,
 					TerminationGracePeriodSeconds: &grace,
 					EnableServiceLinks:            new(bool),
+					NodeSelector:                  lp.NodeSelector,
+					Tolerations:                   lp.Tolerations,
 					Containers: []corev1.Container{{
 						Name:      "load",
 						Image:     lp.Image,

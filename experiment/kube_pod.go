@@ -82,7 +82,8 @@ func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bu
 // AgentPod returns the load pod of trial t, in namespace: a Job running
 // latlab agent, named after the experiment and the trial, unique, so that
 // one a killed latlab left behind is in nobody's way, labelled with the
-// experiment and t's variant, and image the spec's load pod's. It lives
+// experiment and t's variant, and image, node selector, tolerations and
+// resources the spec's load pod's. It lives
 // as long as the trial's warm-up and load and 10 minutes more, or an hour
 // and 10 minutes for a trial that ends at a request count. s must run its
 // load on a cluster (LoadPod set).
@@ -102,8 +103,10 @@ func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
 	if s.Probes.Traces {
 		args = append(args, "--otlp-http", ":"+strconv.Itoa(otlpHTTPPort))
 	}
-	return cluster.LoadPod{Namespace: namespace, Name: name, Image: s.LoadPod.Image, Args: args,
+	lp := cluster.LoadPod{Namespace: namespace, Name: name, Image: s.LoadPod.Image, Args: args,
 		Port: agentPort, ReadyPath: "/healthz", Labels: cluster.Labels(s.Name, t.Variant), Lifetime: lifetime}
+	s.LoadPod.place(&lp)
+	return lp
 }
 
 // RunShardsInPods runs b's trial on lp.Shards load pods of c together (see

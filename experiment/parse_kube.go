@@ -20,7 +20,7 @@ var kubeKeys = []string{"namespace", "image"}
 
 // podKeys are the fields of the spec's load that say where it runs: they
 // are the spec's, for every variant alike.
-var podKeys = []string{"on", "image", "namespace"}
+var podKeys = []string{"on", "image", "namespace", "node_selector", "tolerations", "resources"}
 
 // kubernetes decodes the spec's kubernetes mapping.
 func (d *decoder) kubernetes(n *yaml.Node) *Kubernetes {
@@ -87,7 +87,7 @@ func (d *decoder) loadPod(n *yaml.Node) (*LoadPod, *yaml.Node) {
 		where, ok = d.oneOf(on, "load.on", "local", OnKubernetes)
 	}
 	if !ok || where == "local" {
-		for _, key := range []string{"image", "namespace"} {
+		for _, key := range podKeys[1:] {
 			if v := given[key]; ok && v != nil {
 				d.errorf(v, "load."+key, "is for load in a cluster: give on: kubernetes too")
 			}
@@ -100,6 +100,15 @@ func (d *decoder) loadPod(n *yaml.Node) (*LoadPod, *yaml.Node) {
 	}
 	if v := given["namespace"]; v != nil {
 		lp.Namespace, _ = d.namespace(v, "load.namespace")
+	}
+	if v := given["node_selector"]; v != nil {
+		lp.NodeSelector = d.nodeSelector(v, "load.node_selector")
+	}
+	if v := given["tolerations"]; v != nil {
+		lp.Tolerations = d.tolerations(v, "load.tolerations")
+	}
+	if v := given["resources"]; v != nil {
+		lp.Resources = d.podResources(v, "load.resources")
 	}
 	return lp, on
 }

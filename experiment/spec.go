@@ -134,10 +134,40 @@ type VariantKubernetes struct {
 }
 
 // LoadPod is where a trial's load runs on a cluster: an agent in a pod of
-// Image, in Namespace.
+// Image, in Namespace, on a node NodeSelector and Tolerations allow, with
+// Resources.
 type LoadPod struct {
-	Image     string `spec:"image"`     // "" means the spec's kubernetes.image
-	Namespace string `spec:"namespace"` // "" means the spec's
+	Image        string            `spec:"image"`         // "" means the spec's kubernetes.image
+	Namespace    string            `spec:"namespace"`     // "" means the spec's
+	NodeSelector map[string]string `spec:"node_selector"` // labels a node must have to run a load pod
+	Tolerations  []Toleration      `spec:"tolerations"`   // taints of the nodes a load pod may run on all the same
+	Resources    PodResources      `spec:"resources"`     // of a load pod's container; none given means the namespace's defaults
+}
+
+// A Toleration lets a load pod run on a node of a matching taint, as a
+// pod's toleration does in Kubernetes.
+type Toleration struct {
+	Key      string `spec:"key"`      // "" with operator Exists matches every taint
+	Operator string `spec:"operator"` // Equal or Exists; "" means Equal
+	Value    string `spec:"value"`    // with Equal
+	Effect   string `spec:"effect"`   // NoSchedule, PreferNoSchedule or NoExecute; "" matches all
+	// Seconds, with effect NoExecute, is how long the pod stays on a node
+	// once it is tainted so; nil means for ever.
+	Seconds *int64 `spec:"toleration_seconds"`
+}
+
+// PodResources are the CPU and memory a load pod's container requests of
+// its node and is limited to, in Kubernetes quantities.
+type PodResources struct {
+	Requests Quantities `spec:"requests"`
+	Limits   Quantities `spec:"limits"`
+}
+
+// Quantities are amounts of CPU and memory, such as "500m" and "256Mi";
+// "" means none given.
+type Quantities struct {
+	CPU    string `spec:"cpu"`
+	Memory string `spec:"memory"`
 }
 
 // Mode is the load model of a trial.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -48,6 +49,7 @@ type podFlags struct {
 	on        bool // --kubernetes
 	image     string
 	namespace string
+	place     placeFlags
 	kube      kubeFlags
 }
 
@@ -56,6 +58,7 @@ func (p *podFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&p.on, "kubernetes", false, "send the load from a pod of a Kubernetes cluster, to the URL as the pod sees it")
 	fl.StringVar(&p.image, "image", "", "with --kubernetes: the pod's container image, whose entry point is latlab")
 	fl.StringVar(&p.namespace, "namespace", "", "with --kubernetes: the pod's namespace (default the kubeconfig context's)")
+	p.place.register(fl)
 	p.kube.register(fl)
 }
 
@@ -76,7 +79,7 @@ var podRefused = []struct{ flag, why string }{
 // without --image, and with it the flags a pod cannot take (podRefused).
 func (p *podFlags) check(set func(string) bool) error {
 	if !p.on {
-		for _, name := range podOnly {
+		for _, name := range slices.Concat(podOnly, placeOnly) {
 			if set(name) {
 				return usagef("--%s is for an attack from a pod: give --kubernetes too", name)
 			}

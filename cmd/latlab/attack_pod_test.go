@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
@@ -46,6 +47,15 @@ func TestAttackPodFlags(t *testing.T) {
 		{"image with a space", []string{url, "--kubernetes", "--image", "latlab dev"}, `--image: "latlab dev" is not a container image`},
 		{"bad namespace", append([]string{url, "--namespace", "Not_A_Namespace"}, pod...), `--namespace: "Not_A_Namespace" is not a namespace's name`},
 		{"still the attack's rules", append([]string{url, "--pool", "4"}, pod...), "--pool opens the connections of an open loop"},
+		{"node selector alone", []string{url, "--node-selector", "pool=load"}, "--node-selector is for an attack from a pod: give --kubernetes too"},
+		{"toleration alone", []string{url, "--toleration", "dedicated=load:NoSchedule"}, "--toleration is for an attack from a pod"},
+		{"pod requests alone", []string{url, "--pod-requests", "cpu=1"}, "--pod-requests is for an attack from a pod"},
+		{"node selector without =", append([]string{url, "--node-selector", "pool"}, pod...), `--node-selector "pool": want KEY=VALUE`},
+		{"bad label", append([]string{url, "--node-selector", "pool=a b"}, pod...), `--node-selector: "a b" is not a label's value`},
+		{"bad effect", append([]string{url, "--toleration", "dedicated=load:Never"}, pod...), `--toleration: expected NoSchedule, PreferNoSchedule or NoExecute, got "Never"`},
+		{"requests without =", append([]string{url, "--pod-requests", "cpu"}, pod...), `--pod-requests "cpu": want NAME=QUANTITY`},
+		{"bad quantity", append([]string{url, "--pod-limits", "memory=lots"}, pod...), `--pod-limits: "lots" is not a Kubernetes quantity`},
+		{"request above limit", append([]string{url, "--pod-requests", "cpu=2", "--pod-limits", "cpu=1"}, pod...), "--pod-requests: 2 is more than its limit 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,4 +185,47 @@ func requests(t *testing.T, src load.Source) []*load.Request {
 		}
 	}
 	return out
+}
+
+// TestAttackPodPlacement holds that --node-selector, --toleration,
+// --pod-requests and --pod-limits place the load pod as the spec's
+// load.node_selector, load.tolerations and load.resources do.
+func TestAttackPodPlacement(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	f, cmd := attackCommand(io.Discard, io.Discard)
+	if err := cmd.ParseFlags([]string{"http://svc.ns:8080/", "-n", "10", "--kubernetes", "--image", "latlab:dev",
+		"--node-selector", "pool=load", "--node-selector", "kubernetes.io/os=linux",
+		"--toleration", "dedicated=load:NoSchedule", "--toleration", "spot:NoExecute", "--toleration", "gpu",
+		"--pod-requests", "cpu=500m, memory=128Mi", "--pod-limits", "cpu=2"}); err != nil {
+		t.Fatal(err)
+	}
+	pos := cmd.Flags().Args()
+	if err := f.pod.check(cmd.Flags().Changed); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := f.config(cmd, pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, b, err := f.podBundle(cfg, pos, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp := s.AgentPod(b.Trial, "bench")
+	if len(lp.NodeSelector) != 2 || lp.NodeSelector["pool"] != "load" || lp.NodeSelector["kubernetes.io/os"] != "linux" {
+		t.Errorf("node selector %v", lp.NodeSelector)
+	}
+	want := []corev1.Toleration{
+		{Key: "dedicated", Value: "load", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "spot", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		{Key: "gpu", Operator: corev1.TolerationOpExists},
+	}
+	if diff := cmp.Diff(want, lp.Tolerations, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("tolerations (-want +got):\n%s", diff)
+	}
+	r := lp.Resources
+	if r.Requests.Cpu().MilliValue() != 500 || r.Requests.Memory().Value() != 128<<20 || r.Limits.Cpu().Value() != 2 || len(r.Limits) != 1 {
+		t.Errorf("resources %+v", r)
+	}
 }

@@ -58,6 +58,9 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		if f.pod.namespace != "" {
 			ld.add("namespace", f.pod.namespace)
 		}
+		if err := f.pod.place.add(ld); err != nil {
+			return nil, t, err
+		}
 		ld.add("on", experiment.OnKubernetes)
 	}
 	ld.add("mode", string(f.Mode))
@@ -249,6 +252,14 @@ func specFlag(field string) string {
 		return "--kubernetes"
 	}
 	key := strings.TrimPrefix(field, "load.")
+	switch {
+	case strings.HasPrefix(key, "tolerations"):
+		return "--toleration"
+	case strings.HasPrefix(key, "resources.limits"):
+		return "--pod-limits"
+	case strings.HasPrefix(key, "resources"):
+		return "--pod-requests"
+	}
 	if i := strings.IndexAny(key, ".["); i >= 0 {
 		key = key[:i]
 	}

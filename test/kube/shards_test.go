@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/record"
@@ -23,10 +27,12 @@ import (
 // the schedule's requests exactly and equals the sum of its shards,
 // histogram bucket by bucket; then a shard's process is killed mid-trial,
 // which fails that trial with shard_lost naming the pod, and the next
-// trial runs. Nothing is left in the cluster.
+// trial runs. Last, the load pods go where the spec places them: all
+// three on the one node it selects and whose taint it tolerates, with the
+// resources it gives. Nothing is left in the cluster.
 func TestKubeShards(t *testing.T) {
 	tc := upCluster(t, "--nodes", "3")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
 	t.Run("merged", func(t *testing.T) {
@@ -127,6 +133,82 @@ func TestKubeShards(t *testing.T) {
 		}
 		if left := tc.labelled(t); left != "" {
 			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("placed", func(t *testing.T) {
+		tc.reserve(t, ctx, "node-2")
+		spec := experimentDir(t, "kube-shards-placed", "mode: open, rates: [300], duration: 3s, shards: 3, "+
+			"node_selector: {pool: load}, tolerations: [{key: dedicated, value: load, effect: NoSchedule}], "+
+			"resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 1, memory: 512Mi}}", "")
+		db := filepath.Join(t.TempDir(), "results.db")
+		cmd, out := tc.startRun(t, ctx, spec, "-o", db)
+		var job *batchv1.Job
+		poll(t, 3*time.Minute, "a load job", func() (bool, string) {
+			jobs, err := tc.cs.BatchV1().Jobs("default").List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelRole + "=" + cluster.RoleLoad})
+			if err != nil || len(jobs.Items) == 0 {
+				return false, fmt.Sprint(err)
+			}
+			job = &jobs.Items[0]
+			return true, ""
+		})
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("latlab run: %v\n%s", err, out)
+		}
+		ps := job.Spec.Template.Spec
+		res := ps.Containers[0].Resources
+		if ps.NodeSelector["pool"] != "load" || len(ps.Tolerations) != 1 || ps.Tolerations[0].Key != "dedicated" ||
+			res.Requests.Cpu().MilliValue() != 100 || res.Limits.Memory().Value() != 512<<20 {
+			t.Errorf("the load pods' node selector %v, tolerations %+v, resources %+v; want the spec's", ps.NodeSelector, ps.Tolerations, res)
+		}
+		rs := runs(t, db)
+		for _, r := range rs {
+			shards := readRun(t, db, r.ID, (*store.DB).Shards)
+			if r.Status != store.Done || len(shards) != 3 {
+				t.Errorf("run %d: %s with %d shards; want done with 3", r.ID, r.Status, len(shards))
+			}
+			// The preferred spread gives way to the required node.
+			for _, s := range shards {
+				if s.Node != "node-2" {
+					t.Errorf("run %d: shard %d ran on %q; want node-2, the only node the spec allows", r.ID, s.Index, s.Node)
+				}
+			}
+		}
+		if len(rs) != 2 {
+			t.Errorf("%d runs, want 2:\n%s", len(rs), out)
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+}
+
+// reserve labels node pool=load and taints it dedicated=load:NoSchedule,
+// as a cluster keeps nodes for load generators, until t ends.
+func (c *testCluster) reserve(t *testing.T, ctx context.Context, node string) {
+	t.Helper()
+	set := func(reserved bool) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			n, err := c.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == "dedicated" })
+			delete(n.Labels, "pool")
+			if reserved {
+				n.Labels["pool"] = "load"
+				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "dedicated", Value: "load", Effect: corev1.TaintEffectNoSchedule})
+			}
+			_, err = c.cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	if err := set(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := set(false); err != nil {
+			t.Errorf("freeing %s: %v", node, err)
 		}
 	})
 }

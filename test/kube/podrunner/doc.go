@@ -15,11 +15,14 @@
 //     InternalIP is 127.0.0.1 and whose kubelet port is its HTTPS server,
 //     and renews their Leases in kube-node-lease every 10 s.
 //   - Scheduler: binds pending pods of the default scheduler to its nodes
-//     in turn, honouring nodeSelector, required node affinity and the
-//     nodes' cpu, memory and pods; a pod no node fits keeps
-//     PodScheduled=False with reason Unschedulable and the scheduler's
-//     "0/2 nodes are available: ..." message. Taints, tolerations, pod
-//     affinity and preemption are not implemented.
+//     in turn, honouring nodeSelector, required node affinity, the
+//     NoSchedule and NoExecute taints of the Node objects (labels and
+//     taints as kubectl label and kubectl taint leave them) against the
+//     pods' tolerations, and the nodes' cpu, memory and pods; a pod no
+//     node fits keeps PodScheduled=False with reason Unschedulable and
+//     the scheduler's "0/2 nodes are available: ..." message. The node
+//     lifecycle's own taints (node.kubernetes.io/...), pod affinity and
+//     preemption are not implemented.
 //   - Kubelet: gives each pod bound to its nodes a network namespace, a
 //     veth pair and an address of the cluster's 198.18.S.0/24 (S is the
 //     cluster's slot, below), and runs its containers there as processes:

@@ -40,6 +40,7 @@ type runner struct {
 	recs        map[string]record.EventRecorder // by node, and "" for the scheduler
 
 	pods     corelisters.PodLister
+	nodeObjs corelisters.NodeLister
 	services corelisters.ServiceLister
 	slices   discoverylisters.EndpointSliceLister
 
@@ -155,6 +156,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	svcInf := factory.Core().V1().Services()
 	sliceInf := factory.Discovery().V1().EndpointSlices()
 	r.pods, r.services, r.slices = podInf.Lister(), svcInf.Lister(), sliceInf.Lister()
+	r.nodeObjs = factory.Core().V1().Nodes().Lister()
 	r.proxy = newServiceProxy(r)
 	r.sched = newScheduler(r)
 	if _, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

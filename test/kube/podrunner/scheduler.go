@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 )
 
 // scheduler binds the pending pods of the default scheduler to the
@@ -58,6 +59,7 @@ func (s *scheduler) run(ctx context.Context) {
 type nodeInfo struct {
 	name        string
 	labels      map[string]string
+	taints      []corev1.Taint
 	cpu, memory int64 // milli-cpu and bytes left
 	pods        int64 // pods left
 }
@@ -135,6 +137,8 @@ func (s *scheduler) pick(p *corev1.Pod, nodes []*nodeInfo) (*nodeInfo, map[strin
 		var reasons []string
 		if !matchesNode(p, n) {
 			reasons = append(reasons, "node(s) didn't match Pod's node affinity/selector")
+		} else if t := untolerated(p, n); t != nil {
+			reasons = append(reasons, fmt.Sprintf("node(s) had untolerated taint {%s: %s}", t.Key, t.Value))
 		} else {
 			if n.pods < 1 {
 				reasons = append(reasons, "Too many pods")
@@ -264,14 +268,39 @@ func matchRequirement(e corev1.NodeSelectorRequirement, v string, has bool) bool
 	return false
 }
 
-// nodeInfos returns the runner's nodes with all their room.
+// untolerated returns the first taint of n that keeps p off it, nil when
+// p tolerates them all. The node lifecycle's own taints
+// (node.kubernetes.io/...) are not honoured: the nodes are all this
+// process, Ready while it runs, and a heartbeat late on a busy machine
+// would otherwise stop every pod of the cluster from being scheduled.
+func untolerated(p *corev1.Pod, n *nodeInfo) *corev1.Taint {
+	for i := range n.taints {
+		t := &n.taints[i]
+		if t.Effect == corev1.TaintEffectPreferNoSchedule || strings.HasPrefix(t.Key, "node.kubernetes.io/") {
+			continue
+		}
+		if !slices.ContainsFunc(p.Spec.Tolerations, func(tol corev1.Toleration) bool { return tol.ToleratesTaint(klog.Background(), t, false) }) {
+			return t
+		}
+	}
+	return nil
+}
+
+// nodeInfos returns the runner's nodes with all their room, and the
+// labels and taints their Node objects have now.
 func (r *runner) nodeInfos() []*nodeInfo {
 	var out []*nodeInfo
 	for _, name := range r.nodes {
-		out = append(out, &nodeInfo{
+		n := &nodeInfo{
 			name: name, labels: nodeLabels(name),
 			cpu: r.cfg.cpu.MilliValue(), memory: r.cfg.memory.Value(), pods: r.cfg.maxPods,
-		})
+		}
+		if r.nodeObjs != nil {
+			if obj, err := r.nodeObjs.Get(name); err == nil {
+				n.labels, n.taints = obj.Labels, obj.Spec.Taints
+			}
+		}
+		out = append(out, n)
 	}
 	return out
 }

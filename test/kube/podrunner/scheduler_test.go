@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,9 @@ func TestPick(t *testing.T) {
 			}}},
 		}}}
 	}
+	tolerates := func(s *corev1.PodSpec) {
+		s.Tolerations = []corev1.Toleration{{Key: "dedicated", Value: "load", Effect: corev1.TaintEffectNoSchedule}}
+	}
 	for _, tc := range []struct {
 		name string
 		pods []*corev1.Pod
@@ -45,10 +49,21 @@ func TestPick(t *testing.T) {
 		{"affinity by name", []*corev1.Pod{pod("", onNode1), pod("", onNode1)}, []string{"node-1", "node-1"}, nil},
 		{"affinity and room", []*corev1.Pod{pod("2", onNode1)}, []string{""},
 			map[string]int{"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1}},
+		{"tainted", []*corev1.Pod{pod("", nil), pod("", nil)}, []string{"node-1", "node-1"}, nil},
+		{"tolerated", []*corev1.Pod{pod("", tolerates), pod("", tolerates)}, []string{"node-0", "node-1"}, nil},
+		{"tainted, no room", []*corev1.Pod{pod("2", nil)}, []string{""},
+			map[string]int{"Insufficient cpu": 1, "node(s) had untolerated taint {dedicated: load}": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &scheduler{}
 			ns := nodes()
+			if strings.HasPrefix(tc.name, "tainted") || tc.name == "tolerated" {
+				ns[0].taints = []corev1.Taint{
+					{Key: "dedicated", Value: "load", Effect: corev1.TaintEffectNoSchedule},
+					{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
+					{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
+				}
+			}
 			var why map[string]int
 			for i, p := range tc.pods {
 				n, w := s.pick(p, ns)
