@@ -61,7 +61,10 @@
 //	slo: {p99: 50ms, errors: 1%}
 //	kubernetes: {image: IMG, namespace: NS}  # the image graphs and load pods run; NS default the kubeconfig's
 //	# load: {on: kubernetes, image: IMG, namespace: NS} runs each trial's
-//	# load in a pod of the cluster (a Job running latlab agent)
+//	# load in a pod of the cluster (a Job running latlab agent), placed by
+//	# node_selector: {LABEL: VALUE}, tolerations: [{key, operator, value,
+//	# effect, toleration_seconds}] and resources: {requests: {cpu, memory},
+//	# limits: {cpu, memory}}
 //	# load: {shards: N, clock_skew: 1ms} sends each trial's load from N
 //	# agent processes here that start together, each its share (request i
 //	# of the schedule to shard i mod N), their results merged exactly
