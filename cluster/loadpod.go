@@ -289,7 +289,8 @@ func Failure(p *corev1.Pod) *PodFailure {
 
 // WaitShards waits until every pod of an Indexed Job of lp.Shards pods
 // is ready, and returns them by index; a pod that fails is a
-// *PodFailure, as is a pod still not ready after timeout.
+// *PodFailure, as is a pod still not ready after timeout, returned with
+// the pods found by then (nil for an index without one).
 func (r *Running) WaitShards(ctx context.Context, timeout time.Duration) ([]*corev1.Pod, error) {
 	deadline := time.Now().Add(timeout)
 	for {
@@ -302,14 +303,14 @@ func (r *Running) WaitShards(ctx context.Context, timeout time.Duration) ([]*cor
 		var waiting *corev1.Pod
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			if f := Failure(p); f != nil {
-				return nil, f
-			}
 			k, err := strconv.Atoi(p.Annotations[CompletionIndex])
 			if err != nil || k < 0 || k >= len(byIndex) {
 				continue
 			}
 			byIndex[k] = p
+			if f := Failure(p); f != nil {
+				return byIndex, f
+			}
 			if podReady(p) {
 				ready++
 			} else {
@@ -320,7 +321,7 @@ func (r *Running) WaitShards(ctx context.Context, timeout time.Duration) ([]*cor
 			return byIndex, nil
 		}
 		if !time.Now().Before(deadline) {
-			return nil, r.timedOut(waiting, timeout)
+			return byIndex, r.timedOut(waiting, timeout)
 		}
 		t := time.NewTimer(min(pollEvery, time.Until(deadline)))
 		select {

@@ -88,11 +88,14 @@ type ShardError struct {
 	Index  int
 	Name   string
 	Reason string
+	Err    error // what lost it, when an error says so, such as a *cluster.PodFailure; else nil
 }
 
 func (e *ShardError) Error() string {
 	return fmt.Sprintf("shard %d (%s) lost: %s", e.Index, e.Name, e.Reason)
 }
+
+func (e *ShardError) Unwrap() error { return e.Err }
 
 // RunShards runs the trial of b on the members together, shard i of
 // len(members) on members[i]: it waits for every agent to be ready,

@@ -27,7 +27,8 @@ import (
 // the schedule's requests exactly and equals the sum of its shards,
 // histogram bucket by bucket; then a shard's process is killed mid-trial,
 // which fails that trial with shard_lost naming the pod, and the next
-// trial runs. Last, the load pods go where the spec places them: all
+// trial runs. Shards whose image nobody has never start, and their
+// trials fail with shard_lost saying so. Last, the load pods go where the spec places them: all
 // three on the one node it selects and whose taint it tolerates, with the
 // resources it gives. Nothing is left in the cluster.
 func TestKubeShards(t *testing.T) {
@@ -130,6 +131,31 @@ func TestKubeShards(t *testing.T) {
 		}
 		if lost != 1 || (rs[0].Status != store.Failed) == (rs[1].Status != store.Failed) {
 			t.Errorf("runs %+v; want one failed with shard_lost naming its pod, the other done", rs)
+		}
+		if left := tc.labelled(t); left != "" {
+			t.Errorf("left in the cluster:\n%s", left)
+		}
+	})
+
+	t.Run("never started", func(t *testing.T) {
+		spec := experimentDir(t, "kube-shards-unstarted", "mode: open, rates: [50], duration: 2s, shards: 2, image: example.invalid/none:1", "")
+		db := filepath.Join(t.TempDir(), "results.db")
+		out, err := tc.latlabRun(t, ctx, spec, "-o", db)
+		if err == nil {
+			t.Errorf("latlab run succeeded with shards that cannot start:\n%s", out)
+		}
+		rs := runs(t, db)
+		for _, r := range rs {
+			lost := false
+			for _, f := range r.Flags {
+				lost = lost || f.Name == "shard_lost" && strings.Contains(f.Reason, "(latlab-load-") && strings.Contains(f.Reason, "never started: image: ")
+			}
+			if r.Status != store.Failed || !lost {
+				t.Errorf("run %d: %s, flags %+v; want failed with shard_lost naming a pod that never started for its image", r.ID, r.Status, r.Flags)
+			}
+		}
+		if len(rs) != 2 {
+			t.Errorf("%d runs, want both trials tried:\n%s", len(rs), out)
 		}
 		if left := tc.labelled(t); left != "" {
 			t.Errorf("left in the cluster:\n%s", left)
