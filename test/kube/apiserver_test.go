@@ -10,7 +10,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -50,17 +49,6 @@ func binaries(t *testing.T) string {
 		t.Skip("kube-apiserver is not built: run test/kube/build.sh (5 to 15 minutes), or set LATLAB_KUBE_BIN")
 	}
 	return strings.TrimSpace(string(out))
-}
-
-// freePort returns a TCP port of 127.0.0.1 that nothing listens on.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // start runs cmd until the test ends, its output in dir/name.log.
@@ -111,7 +99,10 @@ func startAPIServer(t *testing.T, extra ...string) *apiServer {
 	t.Helper()
 	bin := binaries(t)
 	dir := t.TempDir()
-	client, peer, secure := freePort(t), freePort(t), freePort(t)
+	// Below the ephemeral range, so that no connection made meanwhile
+	// takes one before etcd and kube-apiserver listen on it.
+	ports := freePorts(t, 3)
+	client, peer, secure := ports[0], ports[1], ports[2]
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", client)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peer)
 	start(t, dir, "etcd", exec.Command("etcd", "--name", "latlab", "--data-dir", filepath.Join(dir, "etcd"),
