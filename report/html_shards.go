@@ -22,7 +22,7 @@ func (r *Experiment) shardSection(_ *Detail, reps []*analysis.RunDetail) (htmlSe
 				cell := htmlCell{Text: c, Class: "num"}
 				// Where it ran, and a lost shard's reason with the empty
 				// cells after it, are not numbers.
-				if i == 1 || row.Result == nil && i >= 2 && i <= 5 {
+				if i == 1 || row.Lost && i >= 2 && i <= 5 {
 					cell.Class = ""
 				}
 				cells = append(cells, cell)

@@ -221,6 +221,32 @@ runs: 2
 			t.Errorf("run %d: shards' results do not sum to the run's %d requests", r.ID, r.Summary.Requests)
 		}
 	}
+	// The text report shows the representative run's two shards, the
+	// JSON report both runs' shards.
+	text, err := exec.Command(bin, "report", db).CombinedOutput()
+	if err != nil {
+		t.Fatalf("latlab report: %v\n%s", err, text)
+	}
+	_, table, _ := strings.Cut(string(text), "\nShards of each variant's representative run")
+	var rows int
+	for line := range strings.Lines(table) {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "web" && f[3] == "pid" {
+			rows++
+		}
+	}
+	if rows != 2 || !strings.Contains(table, "2 shards: started within") {
+		t.Errorf("latlab report: %d rows of shards; want 2, and the spread of their starts:\n%s", rows, text)
+	}
+	js, err := exec.Command(bin, "report", db, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("latlab report --format json: %v", err)
+	}
+	var rep struct {
+		ShardedRuns []struct{ Shards []json.RawMessage } `json:"sharded_runs"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.ShardedRuns) != 2 || len(rep.ShardedRuns[0].Shards) != 2 || len(rep.ShardedRuns[1].Shards) != 2 {
+		t.Errorf("latlab report --format json: %v; want 2 runs of 2 shards each:\n%s", err, js)
+	}
 }
 
 // onlyExperiment opens the results database db for reading, until the
