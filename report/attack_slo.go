@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/store"
 )
 
 // WriteAttackSLO writes the SLO block latlab attack prints after its
@@ -87,24 +88,36 @@ func attackSLOJSON(a *analysis.AttackSLO) *AttackSLOJSON {
 	return out
 }
 
-// AttackJSON is the JSON form of an attack: record.Summary's keys, and
-// "slo" when an SLO was judged.
+// AttackJSON is the JSON form of an attack: record.Summary's keys, "slo"
+// when an SLO was judged, and "shards" when several generators sent the
+// load.
 type AttackJSON struct {
 	record.Summary
 	SLO *AttackSLOJSON `json:"slo,omitempty"`
+	// Shards are the generators of a sharded attack, each with its own
+	// result (the summary is theirs merged exactly); absent for one.
+	Shards []ShardJSON `json:"shards,omitempty"`
+	// ShardStartSpread is, in seconds, the latest shard's start less the
+	// earliest's; absent for one generator, or when no shard started.
+	ShardStartSpread *float64 `json:"shard_start_spread_seconds,omitempty"`
 }
 
 // WriteAttackJSON writes res as one indented JSON object: its
-// record.Summary and, when slo is not nil, the verdict under "slo".
-func WriteAttackJSON(w io.Writer, res *record.Result, slo *analysis.AttackSLO) error {
+// record.Summary, the verdict under "slo" when slo is not nil, and the
+// shards under "shards" when there are any.
+func WriteAttackJSON(w io.Writer, res *record.Result, slo *analysis.AttackSLO, shards []store.Shard) error {
 	sum, err := record.Summarize(res)
 	if err != nil {
 		return err
 	}
-	if slo == nil {
-		return sum.WriteJSON(w)
+	out := AttackJSON{Summary: sum}
+	if slo != nil {
+		out.SLO = attackSLOJSON(slo)
+	}
+	if len(shards) > 0 {
+		out.Shards, out.ShardStartSpread = shardsJSON(shardRows(shards))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(AttackJSON{Summary: sum, SLO: attackSLOJSON(slo)})
+	return enc.Encode(out)
 }

@@ -51,7 +51,7 @@ func TestAttackSLOText(t *testing.T) {
 func TestWriteAttackJSON(t *testing.T) {
 	res := rankResult(100, 0)
 	var plain, sum bytes.Buffer
-	if err := WriteAttackJSON(&plain, res, nil); err != nil {
+	if err := WriteAttackJSON(&plain, res, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, err := record.Summarize(res)
@@ -70,7 +70,7 @@ func TestWriteAttackJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var judged bytes.Buffer
-	if err := WriteAttackJSON(&judged, res, analysis.JudgeAttack(res, slo, false)); err != nil {
+	if err := WriteAttackJSON(&judged, res, analysis.JudgeAttack(res, slo, false), nil); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]json.RawMessage

@@ -13,6 +13,6 @@
 // Durations, rates and byte counts print as package units formats them
 // (11.3µs, 2.415ms, 1.203s; 1235/s); a percentile read from too few samples prints as n/a, one
 // from few samples with a leading "~". Functions here only read their
-// arguments and are safe to call concurrently, except Experiment.LoadProbes,
-// which sets the Experiment's Probes.
+// arguments and are safe to call concurrently, except Experiment.LoadProbes
+// and Experiment.LoadShards, which set what the Experiment reports.
 package report

@@ -49,6 +49,7 @@ type Experiment struct {
 	// level; nil until LoadProbes reads them.
 	Probes []analysis.ProbeStat
 
+	shards   []runShards // of the sharded runs; none until LoadShards reads them
 	variants []string
 	runs     map[int64]analysis.Run
 }

@@ -34,6 +34,25 @@ type ExperimentJSON struct {
 	// Probes summarise every probe series per variant × level; null when
 	// the probes were not read (see Experiment.LoadProbes).
 	Probes []ProbeJSON `json:"probes"`
+	// ShardedRuns are the runs whose load several generators sent, each
+	// with its shards; absent when no run was, or when the shards were
+	// not read (see Experiment.LoadShards).
+	ShardedRuns []ShardedRunJSON `json:"sharded_runs,omitempty"`
+}
+
+// ShardedRunJSON is one run whose load several generators sent: its
+// trial, how far apart its shards started, and each shard with its own
+// result (the run's is theirs merged exactly).
+type ShardedRunJSON struct {
+	RunID       int64   `json:"run_id"`
+	Variant     string  `json:"variant"`
+	Rate        float64 `json:"rate"`        // target requests/s; 0 in closed loop
+	Concurrency int     `json:"concurrency"` // 0 for none
+	Rep         int     `json:"rep"`
+	// StartSpreadSeconds is the latest shard's start less the earliest's;
+	// null when none started.
+	StartSpreadSeconds *float64    `json:"start_spread_seconds"`
+	Shards             []ShardJSON `json:"shards"`
 }
 
 // ExperimentInfoJSON names the experiment and counts its runs.
@@ -291,6 +310,11 @@ func (r *Experiment) JSON() ExperimentJSON {
 			}
 			out.Probes = append(out.Probes, pj)
 		}
+	}
+	for _, rs := range r.shards {
+		sr := ShardedRunJSON{RunID: rs.run.ID, Variant: rs.run.Variant, Rate: rs.run.Rate, Concurrency: rs.run.Concurrency, Rep: rs.run.Rep}
+		sr.Shards, sr.StartSpreadSeconds = shardsJSON(rs.rows)
+		out.ShardedRuns = append(out.ShardedRuns, sr)
 	}
 	return out
 }

@@ -14,7 +14,8 @@ import (
 // per variant × level, the flags raised, the overhead table against the
 // baseline, the spec's expect: against what was measured, the SLO's knees
 // and violations when an SLO is given, the probe summary when LoadProbes
-// has read the probes, and the warnings.
+// has read the probes, the shards of each variant's representative run
+// when LoadShards has read them and any was sharded, and the warnings.
 func (r *Experiment) WriteText(w io.Writer) error {
 	var b strings.Builder
 	e := r.Exp
@@ -36,6 +37,7 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		r.expectText(&b)
 		r.sloText(&b)
 		r.probeText(&b)
+		r.shardText(&b)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(&b, "\nwarning: %s", warn)

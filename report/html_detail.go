@@ -84,15 +84,21 @@ func (r *Experiment) distributionSection(d *Detail) (htmlSection, bool) {
 // representatives picks, for each variant at the detail level, the run
 // drawn over time (analysis.Representative).
 func (r *Experiment) representatives(d *Detail) []*analysis.RunDetail {
+	return r.representativesAt(d.Runs, d.Level)
+}
+
+// representativesAt picks, for each variant at level, its representative
+// run among runs (analysis.Representative).
+func (r *Experiment) representativesAt(runs []analysis.RunDetail, level analysis.Level) []*analysis.RunDetail {
 	var out []*analysis.RunDetail
 	for _, v := range r.variants {
 		var ids []int64
 		for _, l := range r.Levels {
-			if l.Variant == v && l.Level == d.Level {
+			if l.Variant == v && l.Level == level {
 				ids = l.RunIDs
 			}
 		}
-		if run := analysis.Representative(d.Runs, v, d.Level, ids); run != nil {
+		if run := analysis.Representative(runs, v, level, ids); run != nil {
 			out = append(out, run)
 		}
 	}

@@ -2,11 +2,8 @@ package report
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/record"
-	"github.com/latlab/latlab/units"
 )
 
 // shardSection sets the shards of each variant's representative run side
@@ -17,44 +14,19 @@ func (r *Experiment) shardSection(_ *Detail, reps []*analysis.RunDetail) (htmlSe
 		Intro: []string{"Each shard of the representative runs, with its own result: the run's figures are the shards' merged " +
 			"exactly, histograms added bucket by bucket. Offset is the shard's clock less the coordinator's, within ± its bound; " +
 			"start is when its measured load began, after the earliest shard's, on the coordinator's clock."}}
-	t := htmlTable{Head: []string{"variant", "run", "shard", "runs on", "sent", "achieved", "p50", "p99", "offset", "start"}}
+	t := htmlTable{Head: append([]string{"variant", "run"}, shardHead...)}
 	for _, run := range reps {
-		var first time.Time
-		for _, sh := range run.Shards {
-			if !sh.Start.IsZero() && (first.IsZero() || sh.Start.Before(first)) {
-				first = sh.Start
-			}
-		}
-		for _, sh := range run.Shards {
-			where := sh.Name
-			if sh.Node != "" {
-				where += " on " + sh.Node
-			}
-			cells := []htmlCell{{Text: run.Variant}, {Text: fmt.Sprint(run.ID)}, {Text: fmt.Sprint(sh.Index), Class: "num"}, {Text: where}}
-			res := sh.Result
-			switch {
-			case res == nil:
-				cells = append(cells, htmlCell{Text: "lost: " + sh.Error}, htmlCell{}, htmlCell{}, htmlCell{})
-			default:
-				// n/a from too few samples, as every percentile of the report.
-				p := func(q float64) string {
-					if res.Latency == nil {
-						return "n/a"
-					}
-					if d, ok := record.Quantile(res.Latency, q); ok {
-						return units.Duration(d)
-					}
-					return "n/a"
+		for _, row := range shardRows(run.Shards) {
+			cells := []htmlCell{{Text: run.Variant}, {Text: fmt.Sprint(run.ID)}}
+			for i, c := range row.cells() {
+				cell := htmlCell{Text: c, Class: "num"}
+				// Where it ran, and a lost shard's reason with the empty
+				// cells after it, are not numbers.
+				if i == 1 || row.Lost && i >= 2 && i <= 5 {
+					cell.Class = ""
 				}
-				cells = append(cells, htmlCell{Text: fmt.Sprint(res.Sent), Class: "num"}, htmlCell{Text: units.Rate(res.SendRate()), Class: "num"},
-					htmlCell{Text: p(0.50), Class: "num"}, htmlCell{Text: p(0.99), Class: "num"})
+				cells = append(cells, cell)
 			}
-			start := ""
-			if !sh.Start.IsZero() {
-				start = "+" + units.Duration(sh.Start.Sub(first))
-			}
-			cells = append(cells, htmlCell{Text: units.Duration(sh.Offset) + " ± " + units.Duration(sh.OffsetBound), Class: "num"},
-				htmlCell{Text: start, Class: "num"})
 			t.Rows = append(t.Rows, cells)
 		}
 	}

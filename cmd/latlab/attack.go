@@ -18,6 +18,7 @@ import (
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/store"
 )
 
 // attackFlags holds the flags of latlab attack: the load's options are
@@ -277,11 +278,20 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	case pod != nil:
 		started, ended = pod.started, pod.ended
 	}
+	var shards []store.Shard // each with its own result, when several sent the load
+	switch {
+	case sharded != nil:
+		shards = sharded.shards
+	case pod != nil:
+		shards = pod.shards
+	}
 	verdict := f.gate.judge(res, slo)
 	if f.format == "json" {
-		err = report.WriteAttackJSON(stdout, res, verdict)
-	} else if err = report.Attack(stdout, res, target); err == nil && verdict != nil {
-		err = report.WriteAttackSLO(stdout, verdict)
+		err = report.WriteAttackJSON(stdout, res, verdict, shards)
+	} else if err = report.Attack(stdout, res, target); err == nil {
+		if err = report.WriteAttackShards(stdout, shards); err == nil && verdict != nil {
+			err = report.WriteAttackSLO(stdout, verdict)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("writing result: %w", err)
@@ -290,7 +300,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		if strings.EqualFold(filepath.Ext(f.output), ".hlog") {
 			err = record.WriteHlog(out, res)
 		} else {
-			err = report.WriteAttackJSON(out, res, verdict)
+			err = report.WriteAttackJSON(out, res, verdict, shards)
 		}
 		if err == nil {
 			err = out.Close()
@@ -300,12 +310,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		}
 	}
 	if db != nil {
-		switch {
-		case sharded != nil:
-			db.shards = sharded.shards
-		case pod != nil:
-			db.shards = pod.shards
-		}
+		db.shards = shards
 		if err := db.write(ctx, res, started, ended); err != nil {
 			return err
 		}

@@ -25,9 +25,12 @@ closed loop's workers and -n are dealt as evenly as they go, no shard sends
 before every shard has its part and its clock is measured, all start at one
 instant, and their results are merged exactly: histograms added bucket by
 bucket, never percentiles averaged. With --cpus the list is dealt among the
-shards, each pinned to its own share. With -o FILE.db each shard's own
-result is kept beside the merged one. A shard that dies ends the attack with
-exit 1, naming it.`
+shards, each pinned to its own share. After the merged result comes a line
+per shard: what it sent, its achieved rate, p50 and p99, its clock's offset
+from this one's and its start after the earliest shard's, under how far
+apart they started and the clock furthest off; the JSON has them under
+"shards". With -o FILE.db each shard's own result is kept beside the merged
+one. A shard that dies ends the attack with exit 1, naming it.`
 
 // shardFlags are attack's flags that send its load from several shards.
 type shardFlags struct {

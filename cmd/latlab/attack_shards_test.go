@@ -36,9 +36,13 @@ func TestAttackShardsLocal(t *testing.T) {
 	// generator a busy machine held back at the end.
 	var out struct {
 		Requests, Sent, Unsent int64
+		Shards                 []struct{ Index int }
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Sent+out.Unsent != 600 || out.Requests != out.Sent {
 		t.Fatalf("JSON %v, %+v; want the 600 the schedule holds, each sent completed\n%s", err, out, stdout.String())
+	}
+	if len(out.Shards) != 3 {
+		t.Errorf("JSON: %d shards; want 3\n%s", len(out.Shards), stdout.String())
 	}
 	ctx := context.Background()
 	d, runs := onlyExperiment(t, db)
@@ -92,6 +96,44 @@ func TestAttackShardsLocal(t *testing.T) {
 		if n != 0 {
 			t.Errorf("latency bucket from %d ns: %d in the shards, none merged", from, n)
 		}
+	}
+}
+
+// TestAttackShardsText prints a line per shard after the merged result,
+// and writes the shards to -o FILE.json.
+func TestAttackShardsText(t *testing.T) {
+	bin := buildLatlab(t)
+	srv := newServer(t, plainHTTP, http.StatusOK, 0)
+	path := filepath.Join(t.TempDir(), "out.json")
+	cmd := exec.Command(bin, "attack", srv.URL, "--shards", "2", "--local", "-r", "100", "-d", "1s", "-o", path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("latlab attack --shards 2 --local: %v\n%s", err, stderr.String())
+	}
+	_, block, ok := strings.Cut(stdout.String(), "\nShards     2, started within ")
+	if !ok {
+		t.Fatalf("no shards block:\n%s", stdout.String())
+	}
+	var shards []string
+	for line := range strings.Lines(block) {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == strconv.Itoa(len(shards)) && f[1] == "pid" {
+			shards = append(shards, line)
+		}
+	}
+	if len(shards) != 2 {
+		t.Errorf("%d lines of shards; want 2:\n%s", len(shards), stdout.String())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Shards []struct{ Sent int64 }
+		Spread *float64 `json:"shard_start_spread_seconds"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Shards) != 2 || out.Spread == nil {
+		t.Errorf("%s: %v, %+v; want 2 shards and the spread of their starts\n%s", path, err, out, data)
 	}
 }
 
@@ -220,6 +262,32 @@ runs: 2
 		if shards[0].Result == nil || shards[1].Result == nil || shards[0].Result.Requests+shards[1].Result.Requests != r.Summary.Requests {
 			t.Errorf("run %d: shards' results do not sum to the run's %d requests", r.ID, r.Summary.Requests)
 		}
+	}
+	// The text report shows the representative run's two shards, the
+	// JSON report both runs' shards.
+	text, err := exec.Command(bin, "report", db).CombinedOutput()
+	if err != nil {
+		t.Fatalf("latlab report: %v\n%s", err, text)
+	}
+	_, table, _ := strings.Cut(string(text), "\nShards of each variant's representative run")
+	var rows int
+	for line := range strings.Lines(table) {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "web" && f[3] == "pid" {
+			rows++
+		}
+	}
+	if rows != 2 || !strings.Contains(table, "2 shards: started within") {
+		t.Errorf("latlab report: %d rows of shards; want 2, and the spread of their starts:\n%s", rows, text)
+	}
+	js, err := exec.Command(bin, "report", db, "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("latlab report --format json: %v", err)
+	}
+	var rep struct {
+		ShardedRuns []struct{ Shards []json.RawMessage } `json:"sharded_runs"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.ShardedRuns) != 2 || len(rep.ShardedRuns[0].Shards) != 2 || len(rep.ShardedRuns[1].Shards) != 2 {
+		t.Errorf("latlab report --format json: %v; want 2 runs of 2 shards each:\n%s", err, js)
 	}
 }
 

@@ -59,6 +59,11 @@ name), and writes:
   - a summary of the probes per variant × level: each windowed quantile
     of the scraped histograms (median over the runs, and max), the
     targets' and latlab's CPU and memory;
+  - when the load was sent by several generators (shards), each shard of
+    every variant's representative run at the highest level all ran:
+    what it sent, its achieved rate, p50 and p99, its clock's offset from
+    the coordinator's and its start, with the spread of the starts (the
+    JSON lists the shards of every sharded run);
   - warnings: stored data missing or inconsistent (runs whose histograms
     are gone or disagree with their request counts, planned runs without
     a row), named run by run, first; too few runs or samples, differences
@@ -182,6 +187,12 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	// Every format: what the probes failed to measure is noted first.
 	if err := r.LoadProbes(ctx, db); err != nil {
 		return err
+	}
+	// The HTML report reads the shards with the rest of its detail.
+	if format == "text" || format == "json" {
+		if err := r.LoadShards(ctx, db); err != nil {
+			return err
+		}
 	}
 	var out bytes.Buffer
 	switch {
