@@ -125,29 +125,16 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	}
 
 	// Every agent ready, and its clock measured.
-	var maxRTT time.Duration
 	err := eachShard(ctx, members, func(ctx context.Context, i int, m ShardMember) error {
-		if err := m.Remote.WaitReady(ctx); err != nil {
-			return err
-		}
-		var samples []shard.ClockSample
-		for range clocks {
-			s, err := m.Remote.Clock(ctx)
-			if err != nil {
-				return err
-			}
-			samples = append(samples, s)
-		}
-		off, bound, ok := shard.Offset(samples)
-		if !ok {
-			return fmt.Errorf("agent %s: no clock exchange with a round trip", m.Remote.URL)
-		}
-		run.Shards[i].Offset, run.Shards[i].OffsetBound = off, bound
-		return nil
+		return m.Remote.WaitReady(ctx)
 	})
 	if err != nil {
 		return run, err
 	}
+	if err := measureClocks(ctx, members, run.Shards, clocks); err != nil {
+		return run, err
+	}
+	var maxRTT time.Duration
 	for _, s := range run.Shards {
 		maxRTT = max(maxRTT, 2*s.OffsetBound)
 	}
@@ -306,6 +293,33 @@ func eachShard(ctx context.Context, members []ShardMember, f func(context.Contex
 	}
 	wg.Wait()
 	return first
+}
+
+// measureClocks sets each shard's clock offset and its bound from
+// clocks exchanges with its agent (see shard.Offset). The exchanges go one
+// at a time, a round over the shards after another: exchanges at once
+// would queue behind each other in the API server or on the CPUs, and
+// the round trips, which bound the offsets, would grow with the shards.
+// That costs len(members) × clocks round trips.
+func measureClocks(ctx context.Context, members []ShardMember, shards []ShardInfo, clocks int) error {
+	samples := make([][]shard.ClockSample, len(members))
+	for range clocks {
+		for i, m := range members {
+			s, err := m.Remote.Clock(ctx)
+			if err != nil {
+				return &ShardError{Index: i, Name: m.Name, Reason: err.Error()}
+			}
+			samples[i] = append(samples[i], s)
+		}
+	}
+	for i, m := range members {
+		off, bound, ok := shard.Offset(samples[i])
+		if !ok {
+			return &ShardError{Index: i, Name: m.Name, Reason: fmt.Sprintf("agent %s: no clock exchange with a round trip", m.Remote.URL)}
+		}
+		shards[i].Offset, shards[i].OffsetBound = off, bound
+	}
+	return nil
 }
 
 // StoreShards returns the shards as a results database keeps them.
