@@ -43,11 +43,7 @@ func (d *decoder) kubernetes(n *yaml.Node) *Kubernetes {
 // namespace decodes the scalar n as a namespace's name.
 func (d *decoder) namespace(n *yaml.Node, field string) (string, bool) {
 	s, ok := d.text(n, field)
-	if !ok {
-		return "", false
-	}
-	if errs := validation.IsDNS1123Label(s); len(errs) > 0 {
-		d.errorf(n, field, "%q is not a namespace's name: %s", s, strings.Join(errs, "; "))
+	if !d.valid(n, field, s, ok, "a namespace's name", validation.IsDNS1123Label) {
 		return "", false
 	}
 	return s, true

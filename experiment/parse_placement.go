@@ -16,16 +16,11 @@ import (
 func (d *decoder) nodeSelector(n *yaml.Node, path string) map[string]string {
 	out := map[string]string{}
 	good := d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
-		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
-			d.errorf(k, f, "%q is not a label's name: %s", key, strings.Join(errs, "; "))
+		if !d.valid(k, f, key, true, "a label's name", validation.IsQualifiedName) {
 			return false
 		}
 		val, ok := d.str(v, f)
-		if !ok {
-			return false
-		}
-		if errs := validation.IsValidLabelValue(val); len(errs) > 0 {
-			d.errorf(v, f, "%q is not a label's value: %s", val, strings.Join(errs, "; "))
+		if !d.valid(v, f, val, ok, "a label's value", validation.IsValidLabelValue) {
 			return false
 		}
 		out[key] = val
@@ -35,6 +30,20 @@ func (d *decoder) nodeSelector(n *yaml.Node, path string) map[string]string {
 		d.errorf(n, path, "expected at least one label, such as kubernetes.io/os: linux")
 	}
 	return out
+}
+
+// valid reports whether s, decoded at n when ok, passes check, one of the
+// API server's validations; what it finds wrong is an error saying s is
+// not what.
+func (d *decoder) valid(n *yaml.Node, field, s string, ok bool, what string, check func(string) []string) bool {
+	if !ok {
+		return false
+	}
+	if errs := check(s); len(errs) > 0 {
+		d.errorf(n, field, "%q is not %s: %s", s, what, strings.Join(errs, "; "))
+		return false
+	}
+	return true
 }
 
 // The operators and effects of a toleration.
@@ -57,21 +66,13 @@ func (d *decoder) tolerations(n *yaml.Node, path string) []Toleration {
 			ok := false
 			switch key {
 			case "key":
-				if t.Key, ok = d.text(v, f); ok {
-					if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
-						d.errorf(v, f, "%q is not a taint's key: %s", t.Key, strings.Join(errs, "; "))
-						ok = false
-					}
-				}
+				t.Key, ok = d.text(v, f)
+				ok = d.valid(v, f, t.Key, ok, "a taint's key", validation.IsQualifiedName)
 			case "operator":
 				t.Operator, ok = d.oneOf(v, f, tolerationOps...)
 			case "value":
-				if t.Value, ok = d.str(v, f); ok {
-					if errs := validation.IsValidLabelValue(t.Value); len(errs) > 0 {
-						d.errorf(v, f, "%q is not a taint's value: %s", t.Value, strings.Join(errs, "; "))
-						ok = false
-					}
-				}
+				t.Value, ok = d.str(v, f)
+				ok = d.valid(v, f, t.Value, ok, "a taint's value", validation.IsValidLabelValue)
 			case "effect":
 				t.Effect, ok = d.oneOf(v, f, tolerationEffects...)
 			case "toleration_seconds":
