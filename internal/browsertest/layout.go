@@ -182,8 +182,13 @@ func (p Page) Violations() []string {
 		}
 		end, reach := b.End, b.Reach
 		if strings.HasPrefix(b.Label, "-") || strings.HasPrefix(b.Label, "−") { // a bar going left
-			// On its left, unless the label would not fit there.
-			if fits := b.ReachLeft-4-(b.LabelRight-b.LabelLeft) >= b.AreaLeft-maxLabelGap; fits || b.LabelLeft < b.Start {
+			// On its left, unless the label would not fit there. The
+			// chart placed it by its estimate of the label's width,
+			// which may differ from the browser's by a few pixels: when
+			// the room is that close, either side will do.
+			room := b.ReachLeft - 4 - (b.LabelRight - b.LabelLeft) - b.AreaLeft
+			left := near(b, b.Start) || near(b, b.ReachLeft)
+			if room >= maxLabelGap || b.LabelLeft < b.Start || room > -maxLabelGap && left {
 				end, reach = b.Start, b.ReachLeft
 			}
 		}
