@@ -49,7 +49,7 @@
 // The clock exchanges go one at a time, so that no exchange queues
 // behind another and inflates the round trips that bound the offsets
 // (on the test cluster, through the pod proxy, this took the bounds from
-// 440–740 µs to 380–450 µs): 8 per shard cost 8 round trips each before
+// 440–780 µs to 380–450 µs): 8 per shard cost 8 round trips each before
 // the start, some 40 ms for 3 shards through the pod proxy, 1.2 s for
 // 100 and 12 s for 1,000, where exchanging with a few shards at a time
 // would be the change.
