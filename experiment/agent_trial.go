@@ -176,13 +176,7 @@ func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Co
 		return w, nil, nil, err
 	}
 	end := time.Now()
-	rate := res.TargetRate
-	tr.t.stamp(res, w)
-	if cfg.Shard.Count > 1 {
-		// A shard's own part of the rate, which the merge adds up to the
-		// trial's.
-		res.TargetRate = rate
-	}
+	tr.t.stamp(res, w, cfg.Shard)
 	return w, res, tr.tracePoints(ctx, res.Start, end), nil
 }
 

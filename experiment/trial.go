@@ -70,7 +70,7 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	if err != nil {
 		return tr.fail(ctx, err)
 	}
-	t.stamp(res, tr.f.warm)
+	t.stamp(res, tr.f.warm, load.Shard{})
 	tr.f.res = res
 	tr.queryPrometheus(ctx)
 	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in
@@ -80,9 +80,13 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 
 // stamp sets what the plan knows of t's measured result res that its
 // attack does not: the level as the spec gave it, and the requests of
-// the warm-up, nil when there was none.
-func (t Trial) stamp(res, warm *record.Result) {
-	res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
+// the warm-up, nil when there was none. The result of one shard of
+// several keeps its own part of the rate, which their merge adds up to
+// the trial's.
+func (t Trial) stamp(res, warm *record.Result, sh load.Shard) {
+	if sh.Count <= 1 {
+		res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
+	}
 	if warm != nil {
 		// The warm-up ran as an attack of its own, so the measured one
 		// has no count of it; load.Attack's --warmup counts the same way.

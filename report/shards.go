@@ -16,7 +16,6 @@ import (
 type shardRow struct {
 	Index         int
 	Name, Node    string
-	Where         string // Name, "on" Node when it has one
 	Offset, Bound time.Duration
 	// Lost is true when it has no result, Error why.
 	Lost  bool
@@ -40,11 +39,8 @@ func shardRows(shards []store.Shard) []shardRow {
 	first := firstStart(shards)
 	out := make([]shardRow, len(shards))
 	for i, sh := range shards {
-		row := shardRow{Index: sh.Index, Name: sh.Name, Node: sh.Node, Where: sh.Name, Offset: sh.Offset,
+		row := shardRow{Index: sh.Index, Name: sh.Name, Node: sh.Node, Offset: sh.Offset,
 			Bound: sh.OffsetBound, Lost: sh.Result == nil, Error: sh.Error}
-		if sh.Node != "" {
-			row.Where += " on " + sh.Node
-		}
 		if !sh.Start.IsZero() {
 			row.Since, row.Started = sh.Start.Sub(first), true
 		}
@@ -68,7 +64,11 @@ var shardHead = []string{"shard", "runs on", "sent", "achieved", "p50", "p99", "
 // empty; a percentile from too few samples reads n/a, as every
 // percentile of the reports.
 func (s shardRow) cells() []string {
-	out := []string{fmt.Sprint(s.Index), s.Where}
+	where := s.Name
+	if s.Node != "" {
+		where += " on " + s.Node
+	}
+	out := []string{fmt.Sprint(s.Index), where}
 	if s.Lost {
 		out = append(out, "lost: "+s.Error, "", "", "")
 	} else {

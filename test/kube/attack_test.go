@@ -50,9 +50,7 @@ func TestKubeAttack(t *testing.T) {
 		if len(rs) != 1 || rs[0].Status != store.Done || rs[0].Summary == nil || rs[0].Summary.Requests != 200 || rs[0].Variant != "attack" {
 			t.Errorf("runs %+v, want one done of 200 requests", rs)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("sharded", func(t *testing.T) {
@@ -78,9 +76,7 @@ func TestKubeAttack(t *testing.T) {
 			shards[0].Result.Requests+shards[1].Result.Requests != got.Requests || shards[0].Node == "" {
 			t.Errorf("%d shards; want 2 pods on nodes, their requests summing to the attack's %d", len(shards), got.Requests)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("interrupted", func(t *testing.T) {
@@ -130,9 +126,7 @@ func TestKubeAttack(t *testing.T) {
 		if took > 2*time.Minute+2*time.Minute {
 			t.Errorf("latlab attack took %s to give up on an image nobody has", took)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 }
 

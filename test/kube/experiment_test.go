@@ -152,6 +152,14 @@ func (c *testCluster) labelled(t *testing.T) string {
 	return strings.TrimSpace(string(out))
 }
 
+// nothingLeft fails t when latlab left anything of its own in c.
+func (c *testCluster) nothingLeft(t *testing.T) {
+	t.Helper()
+	if left := c.labelled(t); left != "" {
+		t.Errorf("left in the cluster:\n%s", left)
+	}
+}
+
 // TestKubeExperiment runs an experiment whose variants and load are on
 // the test cluster: two graphs deployed from their topologies, the load
 // from a pod, the nodes' metrics scraped through the API server; then a
@@ -236,9 +244,7 @@ func TestKubeExperiment(t *testing.T) {
 				}
 			}
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("load pod cannot start", func(t *testing.T) {
@@ -257,9 +263,7 @@ func TestKubeExperiment(t *testing.T) {
 				t.Errorf("run %d: status %s, flags %v, error %q; want failed, load_pod_image", r.ID, r.Status, r.Flags, r.Error)
 			}
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("never ready", func(t *testing.T) {
@@ -313,9 +317,7 @@ load: {on: kubernetes, mode: open, rates: [10], duration: 1s}
 		if took > 20*time.Second+2*time.Minute {
 			t.Errorf("latlab run took %s to give up on a 20s ready timeout", took)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("interrupted", func(t *testing.T) {
@@ -416,9 +418,7 @@ func TestKubeLeastRBAC(t *testing.T) {
 	if profiled == 0 {
 		t.Errorf("no profile in either run:\n%s", out)
 	}
-	if left := tc.labelled(t); left != "" {
-		t.Errorf("left in the cluster:\n%s", left)
-	}
+	tc.nothingLeft(t)
 
 	// Without a metrics API (metrics-server not installed), the runs go
 	// on and the report says what was not measured.

@@ -77,9 +77,7 @@ func TestKubeShards(t *testing.T) {
 				t.Errorf("run %d: the stored latency histogram is not the shards' sum: %s", r.ID, diff)
 			}
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("shard lost", func(t *testing.T) {
@@ -123,18 +121,14 @@ func TestKubeShards(t *testing.T) {
 		}
 		lost := 0
 		for _, r := range rs {
-			for _, f := range r.Flags {
-				if f.Name == "shard_lost" && strings.Contains(f.Reason, "latlab-load-") {
-					lost++
-				}
+			if flagged(r, "shard_lost", "latlab-load-") {
+				lost++
 			}
 		}
 		if lost != 1 || (rs[0].Status != store.Failed) == (rs[1].Status != store.Failed) {
 			t.Errorf("runs %+v; want one failed with shard_lost naming its pod, the other done", rs)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("never started", func(t *testing.T) {
@@ -146,20 +140,14 @@ func TestKubeShards(t *testing.T) {
 		}
 		rs := runs(t, db)
 		for _, r := range rs {
-			lost := false
-			for _, f := range r.Flags {
-				lost = lost || f.Name == "shard_lost" && strings.Contains(f.Reason, "(latlab-load-") && strings.Contains(f.Reason, "never started: image: ")
-			}
-			if r.Status != store.Failed || !lost {
+			if r.Status != store.Failed || !flagged(r, "shard_lost", "(latlab-load-", "never started: image: ") {
 				t.Errorf("run %d: %s, flags %+v; want failed with shard_lost naming a pod that never started for its image", r.ID, r.Status, r.Flags)
 			}
 		}
 		if len(rs) != 2 {
 			t.Errorf("%d runs, want both trials tried:\n%s", len(rs), out)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
 	})
 
 	t.Run("placed", func(t *testing.T) {
@@ -203,9 +191,15 @@ func TestKubeShards(t *testing.T) {
 		if len(rs) != 2 {
 			t.Errorf("%d runs, want 2:\n%s", len(rs), out)
 		}
-		if left := tc.labelled(t); left != "" {
-			t.Errorf("left in the cluster:\n%s", left)
-		}
+		tc.nothingLeft(t)
+	})
+}
+
+// flagged reports whether r has the flag name with a reason holding
+// every one of parts.
+func flagged(r store.Run, name string, parts ...string) bool {
+	return slices.ContainsFunc(r.Flags, func(f store.Flag) bool {
+		return f.Name == name && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(f.Reason, p) })
 	})
 }
 
