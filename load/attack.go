@@ -200,6 +200,7 @@ type runner struct {
 	reqCtx context.Context // requests in flight: not cancelled by ctx
 	start  time.Duration   // on the package clock
 	end    time.Duration   // on the package clock; 0 means none
+	dur    time.Duration   // the phase's length; 0 means none
 	limit  int64
 	seq    counter
 	unsent atomic.Int64 // due before the end, never sent
@@ -222,14 +223,34 @@ func newRunner(ctx context.Context, cfg *Config, tr Transport, eng *engine, d ti
 		limit:  limit,
 		stopc:  make(chan struct{}),
 	}
-	wall := time.Now()
-	r.start = Now()
-	if d > 0 {
-		r.end = r.start + d
-	}
-	r.rec = record.NewRecorder(wall, record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source), Success: cfg.Success,
+	r.dur = d
+	// The start is fixed by begin, once the recorder (whose raw samples
+	// alone may take tens of milliseconds to allocate) and the loops are
+	// ready: nothing set up here may delay the first request.
+	r.rec = record.NewRecorder(time.Now(), record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source), Success: cfg.Success,
 		KeepRaw: cfg.KeepRaw})
 	return r
+}
+
+// startLead is how far ahead of the moment everything is ready a phase's
+// start is set: time for the event loops, waiting at their barrier, to
+// wake and be on their first request's mark before it is due.
+const startLead = time.Millisecond
+
+// begin fixes the phase's start lead from now, and its end, then starts
+// the recorder, the caller's hook and the watch over the deadline.
+func (r *runner) begin(lead time.Duration, started func(*record.Recorder)) {
+	wall, now := time.Now(), Now()
+	r.start = now + lead
+	if r.dur > 0 {
+		r.end = r.start + r.dur
+	}
+	r.rec.SetStart(wall.Add(lead))
+	r.rec.Start()
+	if started != nil {
+		started(r.rec)
+	}
+	go r.watch()
 }
 
 // halt stops sending; requests in flight finish.
@@ -242,17 +263,14 @@ func (r *runner) halt() {
 
 // run drives model until the phase ends and returns its result.
 func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result {
-	r.rec.Start()
-	if started != nil {
-		started(r.rec)
-	}
-	go r.watch()
 	switch m := model.(type) {
 	case Open:
-		r.open(m)
+		r.open(m, started)
 	case Closed:
+		r.begin(0, started)
 		r.ramp(Ramp{Workers: m.Workers, Burst: m.Workers, Every: time.Hour})
 	case Ramp:
+		r.begin(0, started)
 		r.ramp(m)
 	}
 	r.wg.Wait()
@@ -377,9 +395,9 @@ type job struct {
 
 // open dispatches iterations on m's schedule to a pool of workers that
 // grows on demand up to m.MaxInFlight.
-func (r *runner) open(m Open) {
+func (r *runner) open(m Open, started func(*record.Recorder)) {
 	if r.eng != nil {
-		r.eng.run(r, m)
+		r.eng.run(r, m, func() { r.begin(startLead, started) })
 		return
 	}
 	// The warm-up and the measured phase each run the schedule from its
@@ -398,6 +416,7 @@ func (r *runner) open(m Open) {
 	if r.nap = runtime.GOMAXPROCS(0) > 1; r.nap {
 		defer precise()()
 	}
+	r.begin(startLead, started)
 	spawned := 0
 	for i := int64(0); r.limit <= 0 || i < r.limit; i++ {
 		off, ok := m.Pacer.Due(i)

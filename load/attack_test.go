@@ -373,7 +373,7 @@ func TestOpenJobAfterStop(t *testing.T) {
 	}
 	defer tr.Close()
 	r := newRunner(context.Background(), &cfg, tr, nil, time.Minute, 0)
-	r.rec.Start()
+	r.begin(0, nil)
 	jobs := make(chan job)
 	r.wg.Add(1)
 	go r.openWorker(0, jobs, job{seq: 0, due: r.start})

@@ -297,6 +297,8 @@ func (c *evconn) ready(l *evloop, events uint32) {
 		}
 		l.dials--
 		c.state = connIdle
+		now := Now()
+		l.dialed(now - c.dialAt)
 		if !c.busy { // opened for the pool
 			l.putIdle(c)
 			if l.r != nil {
@@ -304,7 +306,6 @@ func (c *evconn) ready(l *evloop, events uint32) {
 			}
 			return
 		}
-		now := Now()
 		c.s.Connect = now - c.dialAt
 		c.send(l, now)
 	case connWriting:

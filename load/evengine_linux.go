@@ -82,8 +82,13 @@ func (e *engine) close() {
 }
 
 // run runs one phase of m on every loop and returns when all are done.
-func (e *engine) run(r *runner, m Open) {
-	var wg sync.WaitGroup
+// Once every loop is on its thread and waiting, ready fixes the phase's
+// start (runner.begin), a little ahead, and the loops go: each is on the
+// mark before its first request is due.
+func (e *engine) run(r *runner, m Open, ready func()) {
+	var wg, set sync.WaitGroup
+	gate := make(chan struct{})
+	set.Add(len(e.loops))
 	for i, l := range e.loops {
 		p, ok := fork(m.Pacer)
 		if !ok {
@@ -94,9 +99,15 @@ func (e *engine) run(r *runner, m Open) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer precise()()
+			set.Done()
+			<-gate
 			l.run(r, p, int64(i), int64(len(e.loops)))
 		}()
 	}
+	set.Wait()
+	ready()
+	close(gate)
 	wg.Wait()
 }
 

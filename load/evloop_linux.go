@@ -18,7 +18,8 @@ type evjob struct {
 	seq, iter int64
 	step      int
 	due       time.Duration
-	req       *Request // built when the step began
+	queued    time.Duration // when it first looked for a connection
+	req       *Request      // built when the step began
 	key       string
 }
 
@@ -67,9 +68,9 @@ type evloop struct {
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
 	batch    time.Duration // least time between wake-ups for the schedule
-	behind   time.Duration // when the loop last found itself behind the schedule
 	now      time.Duration // the time at the top of the loop's last turn
 	late     time.Duration // how late timed wake-ups came lately
+	dialCost time.Duration // how long opening a connection lately took
 	// deaf: the loop's share of the schedule is fast enough that it sleeps
 	// through arrivals between its batches, while reads carry stamps.
 	deaf bool
@@ -116,10 +117,12 @@ func (l *evloop) scanEvery() time.Duration {
 
 // run runs one phase: the requests first, first+stride, ... of p.
 func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
-	defer precise()()
 	l.r, l.pacer, l.next, l.stride, l.iters = r, p, first-stride, stride, 0
 	l.sending = true
 	l.advance()
+	if l.more && l.nextDue-Now() < 10*time.Millisecond {
+		l.await(l.nextDue) // a later one the loop's own waits find
+	}
 	l.scanAt = Now() + l.scanEvery()
 	for {
 		now := l.tick()
@@ -180,6 +183,22 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		} else if timed && wait > 0 {
 			l.learn(now, wait, maxEarly)
 		}
+	}
+}
+
+// spinFor is how long before its first request a loop stops sleeping and
+// spins: a sleep can end a hundred microseconds late on a virtual CPU
+// that idled, and the first request has no earlier wake-up to learn that
+// from.
+const spinFor = 200 * time.Microsecond
+
+// await waits on the loop's thread until t: a sleep to spinFor before it,
+// then a spin.
+func (l *evloop) await(t time.Duration) {
+	if d := t - Now() - spinFor; d > 0 {
+		l.nap(d)
+	}
+	for Now() < t {
 	}
 }
 
@@ -265,12 +284,6 @@ func (l *evloop) advance() {
 func (l *evloop) release(now time.Duration) {
 	if l.more && l.nextDue <= now {
 		l.released = now
-		if now-l.nextDue > growAfter {
-			// The loop itself is behind the schedule: the requests
-			// wait for it, not for connections, and more connections
-			// would only cost it and the target more.
-			l.behind = now
-		}
 	}
 	for l.more && l.nextDue <= now {
 		j := evjob{seq: l.next, iter: l.iters, due: l.nextDue}

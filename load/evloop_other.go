@@ -10,7 +10,7 @@ type engine struct{}
 
 func newEngine(*Config, Options) (*engine, error) { return nil, nil }
 
-func (*engine) run(*runner, Open) {}
+func (*engine) run(*runner, Open, func()) {}
 
 func (*engine) close() {}
 

@@ -408,3 +408,48 @@ func TestArrivalStamp(t *testing.T) {
 	}
 	t.Fatal("50 reads, none stamped")
 }
+
+// TestEventLoopPatience checks when a request that found every kept
+// connection busy gets one opened for it: past the pool, after waiting as
+// long as the loop's dials lately took (none before one was timed), at
+// most GrowAfter, and never held back by how late the loop itself runs.
+func TestEventLoopPatience(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		open     int
+		dialCost time.Duration
+		waited   time.Duration
+		want     bool
+	}{
+		{"within the pool", 1, time.Millisecond, 0, true},
+		{"no dial timed yet", 4, 0, 0, true},
+		{"waited less than a dial", 4, 80 * time.Microsecond, 79 * time.Microsecond, false},
+		{"waited a dial", 4, 80 * time.Microsecond, 80 * time.Microsecond, true},
+		{"slow dials wait GrowAfter at most", 4, time.Second, GrowAfter, true},
+		{"slow dials, not yet", 4, time.Second, GrowAfter - 1, false},
+		{"at the cap", 10, 0, time.Second, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &evloop{limit: 10, target: 4, open: tt.open, dialCost: tt.dialCost}
+			// The loop runs a second behind its schedule: the request was
+			// due long before it queued, which must not count as waiting.
+			const queued = 5 * time.Second
+			j := evjob{due: queued - time.Second, queued: queued}
+			l.queue = []evjob{j}
+			if got := l.mayDial(j, queued+tt.waited); got != tt.want {
+				t.Errorf("mayDial after waiting %s = %t, want %t", tt.waited, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestEventLoopDialLearns checks the average of dial times the patience
+// reads: the first dial sets it, later ones move it an eighth of the way.
+func TestEventLoopDialLearns(t *testing.T) {
+	l := &evloop{}
+	l.dialed(80 * time.Microsecond)
+	l.dialed(160 * time.Microsecond)
+	if want := 90 * time.Microsecond; l.dialCost != want {
+		t.Errorf("dial cost %s, want %s", l.dialCost, want)
+	}
+}

@@ -10,10 +10,6 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-// behindFor is how long after a loop was last behind its schedule its
-// pool may not grow.
-const behindFor = 100 * time.Millisecond
-
 // maxDials caps the connections a loop opens at once during a run.
 const maxDials = 16
 
@@ -22,6 +18,7 @@ func (l *evloop) queued() int { return len(l.queue) - l.qhead }
 // begin starts j, or queues it behind those waiting for a connection: its
 // wait counts as lag.
 func (l *evloop) begin(j evjob) {
+	j.queued = l.now
 	if l.queued() > 0 || !l.start(j) {
 		l.queue = append(l.queue, j)
 	}
@@ -78,10 +75,12 @@ func (l *evloop) start(j evjob) bool {
 
 // mayDial reports whether a connection may be opened for j. Up to the
 // pool's size, at once. Past it, a kept connection is reused before another
-// is opened: j waits for one up to GrowAfter (the wait counts as lag), as
-// every request queued before it does, and then each gets at most one dial
-// of its own, a few at a time (see mayGrow). Opening connections without
-// bound the moment a target slows down would slow it down further.
+// is opened: j waits for one as long as opening one lately took (see
+// patience; the wait counts as lag), and then gets a dial of its own, a few
+// at a time (see mayGrow). Waiting as long as a dial costs is the
+// ski-rental rule: whichever comes first, a free connection or the dial,
+// j's wait is at most twice the shorter of the two. Opening connections
+// without bound the moment a target slows down would slow it down further.
 func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 	switch {
 	case l.open >= l.limit || l.dials >= maxDials:
@@ -89,7 +88,14 @@ func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 	case l.open < l.target:
 		return true
 	}
-	return now-j.due >= growAfter && l.mayGrow()
+	return now-j.queued >= l.patience() && l.mayGrow()
+}
+
+// patience returns how long a request waits for a kept connection before
+// one is opened for it: as long as the loop's dials lately took, at most
+// GrowAfter; none before the loop has opened one.
+func (l *evloop) patience() time.Duration {
+	return min(l.dialCost, growAfter)
 }
 
 // mayGrow reports whether the pool may grow past its size, whatever the
@@ -97,10 +103,24 @@ func (l *evloop) mayDial(j evjob, now time.Duration) bool {
 // connections as tried ones at most. A connection opened during the run is
 // untried until it carried a response; the pool then grows no faster than
 // the target takes up new connections (doubling each service time) rather
-// than burying it in them.
+// than burying it in them. Nothing else holds it back: a request waits
+// for a connection only after the loop has read every response that
+// arrived (a loop behind its schedule reads them before it looks for
+// connections), so a queue here means the connections are all busy at the
+// target.
 func (l *evloop) mayGrow() bool {
-	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() && l.now-l.behind > behindFor &&
+	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() &&
 		l.untried < max(maxDials, l.open-l.untried)
+}
+
+// dialed learns from a connection that took d to open: an average over
+// the last few.
+func (l *evloop) dialed(d time.Duration) {
+	if l.dialCost == 0 {
+		l.dialCost = d
+		return
+	}
+	l.dialCost += (d - l.dialCost) / 8
 }
 
 // growAt returns when the request at the head of the queue may have a
@@ -110,7 +130,7 @@ func (l *evloop) growAt() time.Duration {
 	if l.queued() == 0 || !l.mayGrow() {
 		return 0
 	}
-	return l.queue[l.qhead].due + growAfter
+	return l.queue[l.qhead].queued + l.patience()
 }
 
 // take returns an idle connection to key, or nil. At the cap, an idle

@@ -197,6 +197,15 @@ func (r *Recorder) Since() time.Duration {
 	return time.Since(r.start)
 }
 
+// SetStart moves the run's start to start, which may be ahead of now: a
+// generator builds its recorder first and fixes the start once everything
+// it sets up is ready, so that none of that set-up delays the first
+// request. Call it before Start and before any sample.
+func (r *Recorder) SetStart(start time.Time) {
+	r.start = start
+	r.res.Start = start
+}
+
 // Start begins closing intervals and sampling in-flight in the background.
 func (r *Recorder) Start() {
 	r.stop, r.done = make(chan struct{}), make(chan struct{})
