@@ -147,22 +147,35 @@ func (tr *agentTrial) run(ctx context.Context, warm *load.Config, cfg load.Confi
 	tr.mu.Unlock()
 }
 
+// readyBefore is how long before a shard's common start its agent
+// readies the measured load: the recorder, whose raw samples alone take
+// tens of milliseconds to allocate, and the loops.
+const readyBefore = 100 * time.Millisecond
+
 // attack runs the warm-up, waits for the start, runs the measured load
 // and collects its trace points, as Runner.trial does.
 func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Config) (w, res *record.Result, points []probe.Point, err error) {
+	a, err := load.NewAttacker(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer a.Close()
 	if warm != nil {
+		// The warm-up runs on the connections the measured load then
+		// takes, as one process's attack does.
 		tr.enter(AgentWarming)
-		warm.Started = tr.started("warmup")
-		if w, err = load.Attack(ctx, *warm); err != nil {
-			return nil, nil, nil, fmt.Errorf("warm-up: %w", err)
+		if w, err = a.Warm(ctx, warm.Model, warm.Duration, tr.started("warmup")); err != nil {
+			return nil, nil, nil, err
 		}
 		if ctx.Err() != nil {
 			return w, nil, nil, errInterrupted
 		}
 	}
 	if !tr.startAt.IsZero() {
+		// Wait for the common start, less the time to ready the measured
+		// load: Run readies it and starts it on the instant.
 		tr.enter(AgentWaiting)
-		t := time.NewTimer(time.Until(tr.startAt))
+		t := time.NewTimer(time.Until(tr.startAt) - readyBefore)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -171,10 +184,7 @@ func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Co
 		}
 	}
 	tr.enter(AgentMeasuring)
-	cfg.Started = tr.started("measure")
-	if res, err = load.Attack(ctx, cfg); err != nil {
-		return w, nil, nil, err
-	}
+	res = a.Run(ctx, tr.startAt, tr.started("measure"))
 	end := time.Now()
 	tr.t.stamp(res, w, cfg.Shard)
 	return w, res, tr.tracePoints(ctx, res.Start, end), nil

@@ -64,8 +64,8 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 		res, err = tr.inShards(ctx)
 	} else if r.Spec.LoadPod != nil {
 		res, err = tr.inPod(ctx)
-	} else if err = tr.warmUp(ctx); err == nil {
-		res, err = tr.measure(ctx)
+	} else {
+		res, err = tr.here(ctx)
 	}
 	if err != nil {
 		return tr.fail(ctx, err)
@@ -105,14 +105,33 @@ func (tr *trialRun) fail(ctx context.Context, err error) *finished {
 	return f
 }
 
-// warmUp runs the spec's warm-up of the trial, if it has one.
-func (tr *trialRun) warmUp(ctx context.Context) error {
+// here runs the trial's load from this process: the warm-up, then the
+// measured attack on the connections the warm-up left.
+func (tr *trialRun) here(ctx context.Context) (*record.Result, error) {
+	var err error
+	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
+		return nil, err
+	}
+	tr.cfg.KeepRaw = tr.r.samples()
+	a, err := load.NewAttacker(tr.cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	if err := tr.warmUp(ctx, a); err != nil {
+		return nil, err
+	}
+	return tr.measure(ctx, a)
+}
+
+// warmUp runs the spec's warm-up of the trial on a, if it has one.
+func (tr *trialRun) warmUp(ctx context.Context, a *load.Attacker) error {
 	wcfg, warm, err := tr.r.Spec.WarmupFor(tr.t, tr.l.entry)
 	if err != nil || !warm {
 		return err
 	}
-	if tr.f.warm, err = load.Attack(ctx, wcfg); err != nil {
-		return fmt.Errorf("warm-up: %w", err)
+	if tr.f.warm, err = a.Warm(ctx, wcfg.Model, wcfg.Duration, nil); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return errInterrupted
@@ -120,15 +139,10 @@ func (tr *trialRun) warmUp(ctx context.Context) error {
 	return nil
 }
 
-// measure runs the measured attack with the probes, side-loads, pprof
+// measure runs a's measured attack with the probes, side-loads, pprof
 // capture and progress line alongside, and returns once they have all
 // stopped.
-func (tr *trialRun) measure(ctx context.Context) (*record.Result, error) {
-	var err error
-	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
-		return nil, err
-	}
-	tr.cfg.KeepRaw = tr.r.samples()
+func (tr *trialRun) measure(ctx context.Context, a *load.Attacker) (*record.Result, error) {
 	pctx, stopProbes := context.WithCancel(ctx)
 	defer stopProbes()
 	tr.start = time.Now()
@@ -137,12 +151,11 @@ func (tr *trialRun) measure(ctx context.Context) (*record.Result, error) {
 		return nil, err
 	}
 	tr.startPprof(pctx)
-	tr.startProgress(pctx)
-	res, err := load.Attack(ctx, tr.cfg)
+	res := a.Run(ctx, time.Time{}, tr.progress(pctx))
 	stopProbes()
 	tr.wg.Wait()
 	tr.end = time.Now()
-	return res, err
+	return res, nil
 }
 
 // startProbes runs the trial's probes until ctx ends.
@@ -193,13 +206,13 @@ func (tr *trialRun) startPprof(ctx context.Context) {
 	})
 }
 
-// startProgress has the measured attack draw the live status line once it
-// has started, until ctx ends.
-func (tr *trialRun) startProgress(ctx context.Context) {
+// progress returns the measured attack's hook that draws the live status
+// line once it has started, until ctx ends; nil without a progress line.
+func (tr *trialRun) progress(ctx context.Context) func(*record.Recorder) {
 	if tr.r.Progress == nil {
-		return
+		return nil
 	}
-	tr.cfg.Started = func(rec *record.Recorder) {
+	return func(rec *record.Recorder) {
 		tr.wg.Go(func() {
 			tr.r.showProgress(ctx, rec, tr.t, tr.k, tr.n, tr.cfg.Duration)
 		})

@@ -44,8 +44,8 @@ type Config struct {
 	// the pool, requests wait up to GrowAfter for a kept connection
 	// before one is opened for them.
 	Pool int
-	// Started, if set, is called with the recorder of the measured phase as
-	// it starts, for live progress.
+	// Started, if set, is called with the recorder of Attack's measured
+	// phase as it starts, for live progress.
 	Started func(*record.Recorder)
 }
 
@@ -58,89 +58,25 @@ func NewTransport(o Options) (Transport, error) {
 	return newH1(o), nil
 }
 
-// Attack runs cfg's load and returns what it measured. When ctx ends,
-// sending stops, requests in flight finish (up to the timeout) and the
-// partial result comes back marked Interrupted; an error means the attack
-// could not start.
+// Attack runs cfg's load, after its warm-up if it has one, and returns
+// what it measured. When ctx ends, sending stops, requests in flight
+// finish (up to the timeout) and the partial result comes back marked
+// Interrupted; an error means the attack could not start.
 func Attack(ctx context.Context, cfg Config) (*record.Result, error) {
-	if cfg.Source == nil || len(cfg.Source.Steps()) == 0 {
-		return nil, errors.New("attack: no requests to send")
-	}
-	if err := checkModel(cfg.Model); err != nil {
-		return nil, err
-	}
-	cfg, err := split(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("attack: %w", err)
-	}
-	if err := Check(cfg.Source, cfg.Transport, TLSFiles{}); err != nil {
-		return nil, err
-	}
-	if cfg.Duration <= 0 && cfg.Count <= 0 {
-		if o, ok := cfg.Model.(Open); !ok || !ends(o.Pacer) {
-			return nil, errors.New("attack: give a duration or a request count")
-		}
-	}
-	opts := cfg.Transport
-	model := cfg.Model
-	if _, ok := model.(Sequential); ok {
-		opts.Connections = 1
-		model = Closed{Workers: 1}
-	}
-	tr, err := NewTransport(opts)
+	a, err := NewAttacker(cfg)
 	if err != nil {
 		return nil, err
 	}
-	defer tr.Close()
-	if static, ok := cfg.Source.(Static); ok {
-		// The attack prepares copies of its own: attacks that share the
-		// requests, such as the shards of one load, may run at once.
-		own := make(Static, len(static))
-		for i, r := range static {
-			c := *r
-			prepare(&c, opts)
-			own[i] = &c
-		}
-		cfg.Source = own
-	}
-	var eng *engine
-	if eventLoops(&cfg, opts) {
-		if eng, err = newEngine(&cfg, opts); err != nil {
+	defer a.Close()
+	var warm *record.Result
+	if cfg.Warmup > 0 {
+		if warm, err = a.Warm(ctx, nil, cfg.Warmup, nil); err != nil {
 			return nil, err
 		}
-		defer eng.close()
 	}
-	var warm int64
-	if cfg.Warmup > 0 {
-		warmCfg := cfg
-		warmCfg.KeepRaw = 0 // raw samples are of the measurement only
-		wr := newRunner(ctx, &warmCfg, tr, eng, cfg.Warmup, 0).run(model, nil)
-		warm = wr.Requests
-	}
-	var res *record.Result
-	if ctx.Err() != nil { // interrupted while warming up
-		res = record.NewRecorder(time.Now(), record.Config{Interval: cfg.Interval, Steps: stepNames(cfg.Source)}).Stop()
-	} else {
-		res = newRunner(ctx, &cfg, tr, eng, cfg.Duration, cfg.Count).run(model, cfg.Started)
-	}
-	res.Interrupted = ctx.Err() != nil
-	res.WarmupRequests = warm
-	if eng != nil {
-		res.Pool = eng.preopened()
-	}
-	res.Mode = modeName(cfg.Model)
-	switch m := model.(type) {
-	case Open:
-		res.TargetRate = m.Pacer.Mean()
-		res.Concurrency = m.MaxInFlight
-		if res.Concurrency == 0 {
-			res.Concurrency = DefaultMaxInFlight
-		}
-	case Closed:
-		res.Concurrency = int(cfg.Shard.Share(int64(m.Workers)))
-	case Ramp:
-		res.Concurrency = int(cfg.Shard.Share(int64(m.Workers)))
-		res.HoldFrom = m.Hold()
+	res := a.Run(ctx, time.Time{}, cfg.Started)
+	if warm != nil {
+		res.WarmupRequests = warm.Requests
 	}
 	return res, nil
 }
@@ -201,6 +137,7 @@ type runner struct {
 	start  time.Duration   // on the package clock
 	end    time.Duration   // on the package clock; 0 means none
 	dur    time.Duration   // the phase's length; 0 means none
+	at     time.Time       // when the phase starts at the earliest; zero means when ready
 	limit  int64
 	seq    counter
 	unsent atomic.Int64 // due before the end, never sent
@@ -237,10 +174,14 @@ func newRunner(ctx context.Context, cfg *Config, tr Transport, eng *engine, d ti
 // wake and be on their first request's mark before it is due.
 const startLead = time.Millisecond
 
-// begin fixes the phase's start lead from now, and its end, then starts
+// begin fixes the phase's start lead from now (or at r.at, when that is
+// later), and its end, then starts
 // the recorder, the caller's hook and the watch over the deadline.
 func (r *runner) begin(lead time.Duration, started func(*record.Recorder)) {
 	wall, now := time.Now(), Now()
+	if !r.at.IsZero() {
+		lead = max(lead, r.at.Sub(wall))
+	}
 	r.start = now + lead
 	if r.dur > 0 {
 		r.end = r.start + r.dur
@@ -268,9 +209,11 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 		r.open(m, started)
 	case Closed:
 		r.begin(0, started)
+		r.sleepUntil(r.start)
 		r.ramp(Ramp{Workers: m.Workers, Burst: m.Workers, Every: time.Hour})
 	case Ramp:
 		r.begin(0, started)
+		r.sleepUntil(r.start)
 		r.ramp(m)
 	}
 	r.wg.Wait()

@@ -191,6 +191,7 @@ func (l *evloop) ctl(op int, c *evconn, events uint32) error {
 func (c *evconn) begin(l *evloop, j evjob) {
 	c.busy = true
 	l.busy++
+	l.peak = max(l.peak, l.busy)
 	c.j = j
 	c.s = record.Sample{Intended: j.due, Step: j.step}
 	if c.state == connDialing {

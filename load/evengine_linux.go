@@ -139,6 +139,37 @@ func (e *engine) preopen(src Source, n int, open bool) {
 	}
 }
 
+// settle readies the pool for the measured phase after a warm-up ran on
+// it: each loop keeps what the warm-up opened and opens more, to hold
+// twice the warm-up's peak of requests in flight, so that the measured
+// load, longer than its warm-up and so likely to see a higher peak, opens
+// none where the warm-up needed none. An idle connection costs the
+// target a few kilobytes; one opened during the load costs a request its
+// connect. The pool is then every connection open.
+func (e *engine) settle(src Source) {
+	keys := firstKeys(src)
+	var wg sync.WaitGroup
+	for _, l := range e.loops {
+		if l.peak == 0 {
+			continue // no warm-up ran here: the pool is as newEngine left it
+		}
+		need := min(2*l.peak+1, l.limit)
+		l.target, l.peak = max(l.target, need), 0
+		if more := need - l.open; more > 0 && len(keys) > 0 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.preopen(keys, more)
+			}()
+		}
+	}
+	wg.Wait()
+	e.pool = 0
+	for _, l := range e.loops {
+		e.pool += int64(l.open)
+	}
+}
+
 // firstKeys returns the dial keys of the requests a source starts its
 // iterations with, each once.
 func firstKeys(src Source) []string {
@@ -165,7 +196,7 @@ func firstKeys(src Source) []string {
 // open or failed.
 func (l *evloop) preopen(keys []string, n int) {
 	defer precise()()
-	n = min(n, l.limit)
+	n = min(n, l.limit-l.open)
 	for i := range n {
 		l.open++
 		if c := l.dial(keys[i%len(keys)]); c.err != nil {

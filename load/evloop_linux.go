@@ -43,6 +43,7 @@ type evloop struct {
 	limit   int // cap on connections, so on requests in flight
 	target  int // the pool's size: connections opened without waiting
 	busy    int // connections carrying a request
+	peak    int // the most busy at once since the pool was last settled
 	queue   []evjob
 	qhead   int
 	addrs   map[string]*dialAddrs

@@ -14,4 +14,6 @@ func (*engine) run(*runner, Open, func()) {}
 
 func (*engine) close() {}
 
+func (*engine) settle(Source) {}
+
 func (*engine) preopened() int64 { return 0 }

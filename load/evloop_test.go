@@ -453,3 +453,71 @@ func TestEventLoopDialLearns(t *testing.T) {
 		t.Errorf("dial cost %s, want %s", l.dialCost, want)
 	}
 }
+
+// TestEventLoopsWarmupHandsOver checks that a warm-up's connections carry
+// the measured load: every connection the server saw was either open when
+// the measured load started (the result's pool, which holds at least
+// twice the warm-up's peak in flight) or opened during it and counted,
+// none opened twice for one pool. Two attacks one after the other, as a
+// shard's warm-up and measure once were, open the pool again.
+func TestEventLoopsWarmupHandsOver(t *testing.T) {
+	srv := newCountingServer(t, 2*time.Millisecond)
+	a, err := NewAttacker(Config{Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 500}}, Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	warm, err := a.Warm(context.Background(), Open{Pacer: Constant{Rate: 1000}}, 300*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := srv.conns.Load()
+	res := a.Run(context.Background(), time.Time{}, nil)
+	if warm.Requests < 1 || res.Requests < 1 {
+		t.Fatalf("warm-up sent %d, measured load %d; want both some", warm.Requests, res.Requests)
+	}
+	if got, want := srv.conns.Load(), res.Pool+res.Connect.TotalCount(); got != want {
+		t.Errorf("server saw %d connections; the measured load had %d at its start and opened %d", got, res.Pool, res.Connect.TotalCount())
+	}
+	if res.Pool < opened {
+		t.Errorf("measured load started on %d connections; the warm-up had opened %d", res.Pool, opened)
+	}
+	if srv.requests.Load() != warm.Requests+res.Requests {
+		t.Errorf("server answered %d; warm-up %d and measured %d", srv.requests.Load(), warm.Requests, res.Requests)
+	}
+}
+
+// TestAttackerRunAt checks that a measured load asked to start at an
+// instant starts on it, as shards that agreed on one do, however early it
+// was readied.
+func TestAttackerRunAt(t *testing.T) {
+	var mu sync.Mutex
+	var first time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if first.IsZero() {
+			first = time.Now()
+		}
+		mu.Unlock()
+		w.Write([]byte("ok\n"))
+	}))
+	defer srv.Close()
+	a, err := NewAttacker(Config{Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 100}}, Count: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	at := time.Now().Add(50 * time.Millisecond)
+	res := a.Run(context.Background(), at, nil)
+	if !res.Start.Equal(at) {
+		t.Errorf("started at %s, want %s", res.Start, at)
+	}
+	if res.Requests != 5 {
+		t.Errorf("sent %d, want 5", res.Requests)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if first.Before(at) {
+		t.Errorf("the first request arrived %s before the start", at.Sub(first))
+	}
+}

@@ -110,15 +110,26 @@ func split(cfg Config) (Config, error) {
 	if s.Count <= 1 {
 		return cfg, nil
 	}
-	if m, ok := cfg.Model.(Open); ok {
-		// The default cap is dealt too, so that the shards together
-		// hold as many requests in flight as one generator would.
-		cfg.Model = Open{Pacer: Sharded{Pacer: m.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.capPart(cmp.Or(m.MaxInFlight, DefaultMaxInFlight))}
-	}
+	cfg.Model, _ = s.model(cfg.Model)
 	cfg.Count = s.Share(cfg.Count)
 	cfg.Pool = s.capPart(cfg.Pool)
 	cfg.Transport.Connections = s.capPart(cfg.Transport.Connections)
 	return cfg, nil
+}
+
+// model returns the shard's part of m: an open loop's requests of the
+// schedule, with its share of the cap on requests in flight. The closed
+// loop and the ramp are dealt as they run (see runner.ramp).
+func (s Shard) model(m Model) (Model, error) {
+	if err := s.Check(m, 0); err != nil {
+		return nil, err
+	}
+	if o, ok := m.(Open); ok && s.Count > 1 {
+		// The default cap is dealt too, so that the shards together
+		// hold as many requests in flight as one generator would.
+		return Open{Pacer: Sharded{Pacer: o.Pacer, Index: s.Index, Count: s.Count}, MaxInFlight: s.capPart(cmp.Or(o.MaxInFlight, DefaultMaxInFlight))}, nil
+	}
+	return m, nil
 }
 
 // Sharded is one shard's part of an open-loop schedule: its request j is
