@@ -94,8 +94,7 @@ func (e *engine) run(r *runner, m Open, ready func()) {
 		if !ok {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
-		share := peakRate(m.Pacer) / float64(len(e.loops))
-		l.batch, l.deaf = batchFor(share), share >= deafFrom
+		l.batch, l.deaf = 0, deafAlways // until the loop falls behind (adapt)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// GrowAfter is how long a request of the open loop waits for a kept
-// connection, once the pool's are all busy, before one is opened for it.
+// GrowAfter is the longest a request of the open loop waits for a kept
+// connection, once the pool's are all busy, before one is opened for it:
+// it waits as long as opening one lately took, at most this.
 const GrowAfter = time.Millisecond
 
 // Tuning of the event loops, as variables for benchmarks to vary.
@@ -16,32 +17,36 @@ var (
 	// loopRate is the rate one event loop takes on: past it, another
 	// loop runs, up to one per CPU.
 	loopRate = 100_000.0
-	// batchMax is the least time between a loop's wake-ups for the
-	// schedule once its share of the rate reaches batchFull: requests due
-	// in between go out together, up to batchMax late (counted as lag),
-	// so that the loop and the target wake once per batch rather than
-	// once per request. Below batchFrom nothing is batched.
-	batchMax             = 200 * time.Microsecond
-	batchFrom, batchFull = 5_000.0, 10_000.0
-	// deafFrom is the share of the rate from which a loop sleeps through
-	// the arrival of responses until its next batch is due, rather than
-	// waking for each: responses are stamped by the kernel as they
-	// arrive, so latency loses nothing, and the loop and the target each
-	// wake once per batch. Sleeping to the microsecond costs more wake-up
-	// delay than waking for arrivals (a timer of a virtual machine's idle
-	// CPU fires a hundred microseconds late), which the lag counts: it
-	// pays from the rate where the CPU is what runs short.
-	deafFrom = 10_000.0
-	// deafMax bounds a sleep through arrivals.
+	// batchMax bounds the least time between a loop's wake-ups for the
+	// schedule while it batches: requests due in between go out
+	// together, up to that late (counted as lag), so that the loop and
+	// the target wake once per batch rather than once per request. A loop
+	// batches only once it falls behind (see adapt).
+	batchMax = 200 * time.Microsecond
+	// batchLeast is the batch a loop that fell behind first takes, and
+	// below which it stops batching.
+	batchLeast = 25 * time.Microsecond
+	// lateMark: a wake-up for the schedule this much later than the loop
+	// meant counts as the loop falling behind.
+	lateMark = 50 * time.Microsecond
+	// adaptEvery is how often a loop weighs its wake-ups; it batches
+	// only from batchWakes wake-ups a second, where they cost a share of
+	// a CPU, not when a busy machine makes a few of them late.
+	adaptEvery = 50 * time.Millisecond
+	batchWakes = 10_000.0
+	// lateMore and lateLess are the shares of late wake-ups above which
+	// a loop batches more and below which it batches less.
+	lateMore, lateLess = 0.02, 0.005
+	// deafAlways, for tests, has loops sleep through arrivals whatever
+	// their batch.
+	deafAlways = false
+	// deafMax bounds a sleep through arrivals. A batching loop sleeps
+	// through the arrival of responses until its next batch is due,
+	// rather than waking for each: responses are stamped by the kernel as
+	// they arrive, so latency loses nothing, and the loop and the target
+	// each wake once per batch.
 	deafMax = time.Millisecond
 )
-
-// batchFor returns the least time between wake-ups for the schedule of a
-// loop whose share of the schedule peaks at rate per second.
-func batchFor(rate float64) time.Duration {
-	f := (rate - batchFrom) / (batchFull - batchFrom)
-	return time.Duration(max(0, min(1, f)) * float64(batchMax))
-}
 
 // PoolService is the service time the open loop expects when it sizes its
 // pool of connections opened before the run: rate × PoolService × 2, so

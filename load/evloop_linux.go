@@ -69,11 +69,14 @@ type evloop struct {
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
 	batch    time.Duration // least time between wake-ups for the schedule
+	adaptAt  time.Duration // when the loop next weighs its wake-ups
+	wakes    int           // wake-ups for the schedule since it last did
+	lateOnes int           // of them, those lateMark later than meant
 	now      time.Duration // the time at the top of the loop's last turn
 	late     time.Duration // how late timed wake-ups came lately
 	dialCost time.Duration // how long opening a connection lately took
-	// deaf: the loop's share of the schedule is fast enough that it sleeps
-	// through arrivals between its batches, while reads carry stamps.
+	// deaf: the loop batches, and sleeps through arrivals between its
+	// batches while reads carry stamps.
 	deaf bool
 }
 
@@ -125,9 +128,14 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		l.await(l.nextDue) // a later one the loop's own waits find
 	}
 	l.scanAt = Now() + l.scanEvery()
+	l.adaptAt, l.wakes, l.lateOnes = Now()+adaptEvery, 0, 0
 	for {
 		now := l.tick()
 		l.now = now
+		if now >= l.adaptAt {
+			l.adapt()
+			l.adaptAt = now + adaptEvery
+		}
 		if l.sending {
 			if r.stopped.Load() || (r.end > 0 && now >= r.end) {
 				l.stop()
@@ -185,6 +193,32 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 			l.learn(now, wait, maxEarly)
 		}
 	}
+}
+
+// adapt weighs the loop's wake-ups for the schedule since it last did.
+// A loop that wakes once per request sends each within microseconds of
+// its time, as long as it keeps up; one that falls behind (more than
+// lateMore of its wake-ups came lateMark later than it meant, at a rate
+// where wake-ups cost a share of a CPU) batches: it wakes at most once per
+// batch, doubling it each time it still falls behind, up to batchMax, and
+// sleeps through arrivals. Once it keeps up again (under lateLess late)
+// it halves its batch, down to none. A busy machine that makes a few
+// wake-ups late at a low rate never makes it batch: batching would not
+// help it keep up, only add lag.
+func (l *evloop) adapt() {
+	if l.wakes > 0 {
+		late := float64(l.lateOnes) / float64(l.wakes)
+		switch {
+		case late > lateMore && float64(l.wakes) >= batchWakes*adaptEvery.Seconds():
+			l.batch = min(batchMax, max(batchLeast, 2*l.batch))
+		case late < lateLess && l.batch > 0:
+			if l.batch /= 2; l.batch < batchLeast {
+				l.batch = 0
+			}
+		}
+	}
+	l.wakes, l.lateOnes = 0, 0
+	l.deaf = l.batch > 0 || deafAlways
 }
 
 // spinFor is how long before its first request a loop stops sleeping and
@@ -284,6 +318,10 @@ func (l *evloop) advance() {
 // release begins every request due by now.
 func (l *evloop) release(now time.Duration) {
 	if l.more && l.nextDue <= now {
+		if now-max(l.nextDue, l.released+l.batch) > lateMark {
+			l.lateOnes++
+		}
+		l.wakes++
 		l.released = now
 	}
 	for l.more && l.nextDue <= now {

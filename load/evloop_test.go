@@ -205,15 +205,41 @@ func TestEventLoopsOnlyPlainHTTP(t *testing.T) {
 	}
 }
 
-func TestBatchAndLoops(t *testing.T) {
+// TestEventLoopAdapt checks when a loop batches its wake-ups: only once
+// it falls behind at a rate where wake-ups cost, more while it still does,
+// less once it keeps up, and never for a few late wake-ups at a low rate.
+func TestEventLoopAdapt(t *testing.T) {
+	many := int(batchWakes * adaptEvery.Seconds()) // wake-ups in a window at batchWakes a second
 	for _, tt := range []struct {
-		rate float64
-		want time.Duration
-	}{{0, 0}, {5000, 0}, {7500, batchMax / 2}, {10000, batchMax}, {1e6, batchMax}} {
-		if got := batchFor(tt.rate); got != tt.want {
-			t.Errorf("batchFor(%g) = %s, want %s", tt.rate, got, tt.want)
-		}
+		name        string
+		batch       time.Duration
+		wakes, late int
+		want        time.Duration
+	}{
+		{"keeps up", 0, 10 * many, 0, 0},
+		{"falls behind", 0, many, many / 10, batchLeast},
+		{"still behind", batchLeast, many, many / 10, 2 * batchLeast},
+		{"behind at the most", batchMax, many, many / 10, batchMax},
+		{"between the marks", 4 * batchLeast, many, many / 100, 4 * batchLeast},
+		{"keeps up again", 4 * batchLeast, many, 0, 2 * batchLeast},
+		{"stops batching", batchLeast, many, 0, 0},
+		{"late at a low rate", 0, many / 2, many / 4, 0},
+		{"no wake-up", batchLeast, 0, 0, batchLeast},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &evloop{batch: tt.batch, wakes: tt.wakes, lateOnes: tt.late}
+			l.adapt()
+			if l.batch != tt.want || l.deaf != (tt.want > 0) {
+				t.Errorf("batch %s, deaf %t; want %s, %t", l.batch, l.deaf, tt.want, tt.want > 0)
+			}
+			if l.wakes != 0 || l.lateOnes != 0 {
+				t.Errorf("counts %d and %d left; want them reset", l.wakes, l.lateOnes)
+			}
+		})
 	}
+}
+
+func TestLoopCount(t *testing.T) {
 	old := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(old)
 	for _, tt := range []struct {
@@ -316,9 +342,9 @@ func TestEventLoopsNoKeepAlive(t *testing.T) {
 // the loop's sleep.
 func TestEventLoopsSleepThroughArrivals(t *testing.T) {
 	withProcs(t, 1)
-	oldFrom, oldMax := deafFrom, deafMax
-	deafFrom, deafMax = 0, time.Second
-	t.Cleanup(func() { deafFrom, deafMax = oldFrom, oldMax })
+	oldMax := deafMax
+	deafAlways, deafMax = true, time.Second
+	t.Cleanup(func() { deafAlways, deafMax = false, oldMax })
 	var naps atomic.Int64
 	testHookNap = func() { naps.Add(1) }
 	t.Cleanup(func() { testHookNap = nil })
