@@ -173,7 +173,9 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if t := l.growAt(); t > 0 {
 			wait = min(wait, t-now)
 		}
-		if wait < 2*time.Microsecond {
+		if wait < 2*time.Microsecond || timed && wait < l.late {
+			// A timed wait shorter than wake-ups lately came late would
+			// end later than it meant: look without sleeping instead.
 			wait = 0
 		}
 		if deaf && timed && wait > 0 && wait <= deafMax {
