@@ -41,8 +41,10 @@ type Config struct {
 	// Pool is how many connections an open loop opens before it starts,
 	// and keeps: 0 sizes the pool from the rate (see PoolService); a
 	// negative number opens none before and sizes it from the rate. Past
-	// the pool, requests wait up to GrowAfter for a kept connection
-	// before one is opened for them.
+	// the pool, a request waits for a kept connection as long as a dial
+	// lately took (at most GrowAfter) before one is opened for it. After
+	// a warm-up the pool holds what the warm-up opened, at least twice
+	// its peak in flight.
 	Pool int
 	// Started, if set, is called with the recorder of Attack's measured
 	// phase as it starts, for live progress.

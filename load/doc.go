@@ -13,9 +13,11 @@
 // one connection's request): each is one thread that owns its connections and
 // every nth request of the schedule, waits on epoll until its next request
 // is due or a response arrives, and sends every request due at a wake-up in
-// one pass. Connections are opened before the load (the pool) and kept from
-// the warm-up through the measured phase. Every other open loop, and every
-// closed one, runs on goroutines: a worker per request in flight.
+// one pass; only a loop that falls behind batches its wake-ups. Connections
+// are opened before the load (the pool), grow as the target takes them,
+// and are kept from the warm-up through the measured phase. Every other
+// open loop, and every closed one, runs on goroutines: a worker per
+// request in flight.
 //
 // Latency is measured from each request's intended send time, so a slow
 // target cannot hide its queueing (coordinated omission); service time from
@@ -23,6 +25,11 @@
 //
 // A Config says what to send (Source), how (Model, Transport) and for how
 // long (Duration or Count); Attack runs it and returns the record.Result.
+// An Attacker runs its phases one by one, for callers that warm up at
+// another rate or start the measured load at an agreed instant (a trial,
+// a shard): a warm-up and the measured load share its connections. A
+// phase's start is fixed once everything it sets up is ready, so nothing
+// delays the first request.
 // The package's Example attacks a server at 1,000 requests per second.
 //
 // A load may be sent by several generators (processes or pods) started

@@ -32,8 +32,8 @@ agent from IMG, an image whose entry point is latlab, in --namespace
 (default the kubeconfig context's), sends it the attack as the one trial of
 an experiment named attack, with the files --targets, --scenario,
 --body-file and --cacert name, brings the result back exact and deletes the
-Job, also after Ctrl-C. The warm-up runs as an experiment's does: an attack
-of its own before the measured one, on connections of its own. A pod that
+Job, also after Ctrl-C. The warm-up runs as an experiment's does, in the
+pod, on the connections the measured load then takes. A pod that
 cannot start within 2 minutes (its image, no node for it), is evicted, runs
 out of memory or dies ends the attack with exit 1, naming the pod and why.
 What a pod cannot take is refused before anything is created: --unix-socket,

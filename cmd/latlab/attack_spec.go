@@ -33,8 +33,8 @@ const (
 // with every option of the flags. The files the flags name are named
 // relative to dir, the spec's folder. An agent building the trial's loads
 // from the spec (Spec.WarmupFor and Spec.LoadFor) builds cfg, but for the
-// warm-up, which runs as an attack of its own before the measured one, as
-// an experiment's does.
+// warm-up, which the agent runs before the measured load on the same
+// connections, as an experiment's trial does.
 //
 // The Poisson arrivals of an experiment's trial are seeded by its place
 // in the plan: the trial is placed at --seed.
