@@ -283,7 +283,7 @@ func TestLoadLimits(t *testing.T) {
 	if a := get(t, srv.URL+"/load"); a.code != http.StatusServiceUnavailable || !strings.Contains(a.body, "latlab-no-such-program is not installed") {
 		t.Errorf("GET /load without its runner = %d %q, want 503 naming it", a.code, a.body)
 	}
-	argv.Store(argvOf("sleep", "5"))
+	argv.Store(argvOf("sleep", "60"))
 	if a := get(t, srv.URL+"/load"); a.code != http.StatusAccepted {
 		t.Fatalf("GET /load = %d %q", a.code, a.body)
 	}
@@ -298,14 +298,11 @@ func TestLoadLimits(t *testing.T) {
 		resp.Body.Close()
 		t.Errorf("/load-status answered %d while the load runs", resp.StatusCode)
 	}
-	// Closing the node ends its load.
-	start := time.Now()
+	// Closing the node ends its load rather than waiting for it: a load
+	// that ran its minute out would have succeeded.
 	n.Close()
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("Close took %v with a load running", d)
-	}
 	if a := get(t, srv.URL+"/load-status"); a.code != http.StatusInternalServerError || !strings.Contains(a.body, "load job failed") {
-		t.Errorf("GET /load-status after a killed load = %d %q, want 500 naming the failure", a.code, a.body)
+		t.Errorf("GET /load-status after Close = %d %q, want 500 naming the killed load", a.code, a.body)
 	}
 }
 

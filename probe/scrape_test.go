@@ -151,12 +151,19 @@ func TestScraperFailures(t *testing.T) {
 		{"timeout", slow.URL + "/metrics", "deadline exceeded"},
 		{"not a URL", "ftp://nowhere/metrics", "not an http(s) URL"},
 	}
+	// The healthy target is scraped with the default timeout (10 s), which
+	// no busy machine outlasts; only the one that never answers gets a
+	// timeout short enough to wait for.
 	urls := []string{good.URL + "/metrics"}
 	for _, tt := range tests {
-		urls = append(urls, tt.url)
+		if tt.url != slow.URL+"/metrics" {
+			urls = append(urls, tt.url)
+		}
 	}
-	s := &Scraper{URLs: urls, Interval: 10 * time.Second, Timeout: 200 * time.Millisecond}
+	s := &Scraper{URLs: urls, Interval: 10 * time.Second}
 	points := s.Scrape(t.Context(), time.Second)
+	timed := &Scraper{URLs: []string{slow.URL + "/metrics"}, Interval: 10 * time.Second, Timeout: 200 * time.Millisecond}
+	points = append(points, timed.Scrape(t.Context(), time.Second)...)
 	ups := map[string]Point{}
 	for _, p := range points {
 		if p.Series == "up" {
@@ -213,8 +220,9 @@ func TestScraperRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	// The window holds every scrape however late a busy machine makes
-	// them: its quantiles need two.
-	s := &Scraper{URLs: []string{srv.URL}, Interval: 10 * time.Millisecond, Window: time.Hour}
+	// them (its quantiles need two), and the timeout, which would be the
+	// interval, lets every scrape finish however slowly.
+	s := &Scraper{URLs: []string{srv.URL}, Interval: 10 * time.Millisecond, Window: time.Hour, Timeout: time.Minute}
 	var batches [][]Point
 	err := s.Run(ctx, time.Now(), func(points []Point) {
 		batches = append(batches, points)

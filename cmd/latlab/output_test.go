@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
@@ -73,9 +74,12 @@ func TestAttackOutputJSON(t *testing.T) {
 }
 
 func TestAttackOutputHlog(t *testing.T) {
-	srv := newServer(t, plainHTTP, http.StatusOK, 0)
+	// 200 requests of at least 2 ms each, two at a time, take 200 ms or
+	// more however fast the machine: two intervals at least, and -n alone
+	// ends the run however slow the machine.
+	srv := newServer(t, plainHTTP, http.StatusOK, 2*time.Millisecond)
 	path := filepath.Join(t.TempDir(), "run.hlog")
-	sum := attackJSON(t, srv.URL, "-n", "200", "-c", "2", "-d", "400ms", "--interval", "100ms", "-o", path)
+	sum := attackJSON(t, srv.URL, "-n", "200", "-c", "2", "--interval", "100ms", "-o", path)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +103,7 @@ func TestAttackOutputHlog(t *testing.T) {
 	if diff := cmp.Diff(want, counts); diff != "" || sum.Requests != 200 {
 		t.Errorf("requests %d; samples by tag in %s (-want +got):\n%s", sum.Requests, path, diff)
 	}
-	if histograms != 2*len(sum.Intervals) {
+	if len(sum.Intervals) < 2 || histograms != 2*len(sum.Intervals) {
 		t.Errorf("%d histograms in %s, want 2 per interval, %d", histograms, path, 2*len(sum.Intervals))
 	}
 }

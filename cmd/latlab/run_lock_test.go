@@ -71,8 +71,18 @@ func start(t *testing.T, cmd *exec.Cmd, err *error) <-chan struct{} {
 func TestRunOneWriter(t *testing.T) {
 	bin := buildLatlab(t)
 	var firstSeen, secondSeen atomic.Int64
-	first := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { firstSeen.Add(1) }))
+	// The first run's target holds its answers until the second run has
+	// been refused: the first still runs then, however slowly a busy
+	// machine starts the second.
+	hold := make(chan struct{})
+	first := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		firstSeen.Add(1)
+		<-hold
+	}))
 	defer first.Close()
+	var releaseOnce sync.Once
+	release := func() { releaseOnce.Do(func() { close(hold) }) }
+	defer release()
 	second := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { secondSeen.Add(1) }))
 	defer second.Close()
 	dir := t.TempDir()
@@ -98,6 +108,7 @@ func TestRunOneWriter(t *testing.T) {
 		t.Errorf("the refused run sent %d requests", n)
 	}
 
+	release()
 	<-exited1
 	if err1 != nil {
 		t.Fatalf("the first run: %v\n%s", err1, out1.String())

@@ -76,6 +76,7 @@ func TestConfigMapLoadAndFilterLatency(t *testing.T) {
 		Interval:  time.Second,
 		Window:    time.Hour, // the whole test in one window
 		Quantiles: []float64{0.9, 0.99},
+		Timeout:   time.Minute, // not the interval: a busy server answers late, and every scrape counts
 		Client:    &http.Client{Transport: bearerTransport{token: token("admin"), next: s.client.Transport}},
 	}
 	ctx := context.Background()
