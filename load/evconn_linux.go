@@ -398,6 +398,7 @@ func (c *evconn) done(l *evloop, now time.Duration) {
 	s.Wait, s.Read = breakdown(min(c.rd.wroteAt, c.rd.firstAt), c.rd.firstAt, s.Done)
 	keep := c.resp.keepAlive && c.rd.r == c.rd.w && !l.e.o.NoKeepAlive && c.resp.code != 101
 	j, done := c.j, s.Done
+	l.served(s.Done - s.Sent)
 	l.record(s)
 	if c.untried {
 		c.untried = false

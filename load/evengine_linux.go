@@ -94,7 +94,9 @@ func (e *engine) run(r *runner, m Open, ready func()) {
 		if !ok {
 			p = m.Pacer // one loop: it reads the schedule alone
 		}
-		l.batch, l.deaf = 0, deafAlways // until the loop falls behind (adapt)
+		l.rate = peakRate(m.Pacer) / float64(len(e.loops))
+		l.least = batchFor(l.rate)
+		l.batch, l.deaf = l.least, l.least > 0 || deafAlways // more if the loop falls behind (adapt)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

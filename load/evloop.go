@@ -37,6 +37,11 @@ var (
 	// lateMore and lateLess are the shares of late wake-ups above which
 	// a loop batches more and below which it batches less.
 	lateMore, lateLess = 0.02, 0.005
+	// batchFrom and batchFull: from batchFrom requests a second a loop
+	// batches whether or not it fell behind, up to batchMax at
+	// batchFull, where waking once per request would take the CPU the
+	// target needs.
+	batchFrom, batchFull = 30_000.0, 60_000.0
 	// deafAlways, for tests, has loops sleep through arrivals whatever
 	// their batch.
 	deafAlways = false
@@ -47,6 +52,13 @@ var (
 	// each wake once per batch.
 	deafMax = time.Millisecond
 )
+
+// batchFor returns the least time between wake-ups for the schedule of a
+// loop whose share of the schedule peaks at rate per second.
+func batchFor(rate float64) time.Duration {
+	f := (rate - batchFrom) / (batchFull - batchFrom)
+	return time.Duration(max(0, min(1, f)) * float64(batchMax))
+}
 
 // PoolService is the service time the open loop expects when it sizes its
 // pool of connections opened before the run: rate × PoolService × 2, so

@@ -69,12 +69,16 @@ type evloop struct {
 	scanAt   time.Duration
 	released time.Duration // when requests were last released
 	batch    time.Duration // least time between wake-ups for the schedule
+	least    time.Duration // the batch the loop's rate calls for, whether or not it falls behind
 	adaptAt  time.Duration // when the loop next weighs its wake-ups
 	wakes    int           // wake-ups for the schedule since it last did
 	lateOnes int           // of them, those lateMark later than meant
 	now      time.Duration // the time at the top of the loop's last turn
+	behind   time.Duration // when the loop last found itself behind its schedule
 	late     time.Duration // how late timed wake-ups came lately
 	dialCost time.Duration // how long opening a connection lately took
+	service  time.Duration // the target's service time lately, as responses end
+	rate     float64       // the loop's share of the schedule at its peak, per second
 	// deaf: the loop batches, and sleeps through arrivals between its
 	// batches while reads carry stamps.
 	deaf bool
@@ -173,9 +177,10 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if t := l.growAt(); t > 0 {
 			wait = min(wait, t-now)
 		}
-		if wait < 2*time.Microsecond || timed && wait < l.late {
+		if wait < 2*time.Microsecond || timed && !deaf && wait < l.late {
 			// A timed wait shorter than wake-ups lately came late would
 			// end later than it meant: look without sleeping instead.
+			// A batching loop sleeps to its batch.
 			wait = 0
 		}
 		if deaf && timed && wait > 0 && wait <= deafMax {
@@ -213,10 +218,11 @@ func (l *evloop) adapt() {
 		switch {
 		case late > lateMore && float64(l.wakes) >= batchWakes*adaptEvery.Seconds():
 			l.batch = min(batchMax, max(batchLeast, 2*l.batch))
-		case late < lateLess && l.batch > 0:
+		case late < lateLess && l.batch > l.least:
 			if l.batch /= 2; l.batch < batchLeast {
 				l.batch = 0
 			}
+			l.batch = max(l.batch, l.least)
 		}
 	}
 	l.wakes, l.lateOnes = 0, 0
@@ -325,6 +331,11 @@ func (l *evloop) release(now time.Duration) {
 		}
 		l.wakes++
 		l.released = now
+		if now-l.nextDue > growAfter {
+			// The loop itself is behind its schedule: the requests wait
+			// for it, not for connections (see mayGrow).
+			l.behind = now
+		}
 	}
 	for l.more && l.nextDue <= now {
 		j := evjob{seq: l.next, iter: l.iters, due: l.nextDue}

@@ -3,12 +3,19 @@
 package load
 
 import (
+	"math"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/latlab/latlab/record"
 )
+
+// behindFor is how long after a loop was last behind its schedule (a
+// request released more than GrowAfter late) its pool may not grow: a
+// loop that runs late leaves responses unread, and the connections they
+// free look busy.
+const behindFor = 100 * time.Millisecond
 
 // maxDials caps the connections a loop opens at once during a run.
 const maxDials = 16
@@ -103,14 +110,43 @@ func (l *evloop) patience() time.Duration {
 // connections as tried ones at most. A connection opened during the run is
 // untried until it carried a response; the pool then grows no faster than
 // the target takes up new connections (doubling each service time) rather
-// than burying it in them. Nothing else holds it back: a request waits
-// for a connection only after the loop has read every response that
-// arrived (a loop behind its schedule reads them before it looks for
-// connections), so a queue here means the connections are all busy at the
-// target.
+// than burying it in them. It holds at what the loop's rate needs (need),
+// and while the loop itself runs behind its schedule (behindFor): a loop
+// short of CPU leaves responses unread, and the connections they free
+// look busy. A warm-up, or a start on time, keeps the loop from running
+// behind when the load begins, so neither holds back a pool that is
+// merely too small.
 func (l *evloop) mayGrow() bool {
 	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() &&
-		l.untried < max(maxDials, l.open-l.untried)
+		l.untried < max(maxDials, l.open-l.untried) && l.open < l.need() &&
+		(l.behind == 0 || l.now-l.behind > behindFor)
+}
+
+// need returns how many connections the loop's share of the schedule
+// needs at the target's recent service time: twice what Little's law
+// gives, and maxDials more for a burst, such as the requests that fell
+// due while a busy machine held the loop back. A queue past that is not
+// for want of connections: a loop that cannot read its responses as fast
+// as they arrive (its CPU is what runs short) sees every connection busy,
+// and opening more would only slow it and the target further. Before any
+// response the need is unknown and does not hold the pool back. Service
+// times are the kernel's stamps of arrival, so a slow loop does not
+// inflate them.
+func (l *evloop) need() int {
+	if l.service == 0 {
+		return math.MaxInt
+	}
+	return int(2*l.rate*l.service.Seconds()) + maxDials
+}
+
+// served learns from a response that took d from its send: an average
+// over the last few dozen.
+func (l *evloop) served(d time.Duration) {
+	if l.service == 0 {
+		l.service = max(d, 1)
+		return
+	}
+	l.service += (d - l.service) / 32
 }
 
 // dialed learns from a connection that took d to open: an average over

@@ -502,18 +502,19 @@ func TestH2GoAwayReplaced(t *testing.T) {
 // TestH2WaitRespectsContext fills the only stream, then checks that a
 // request waiting for it gives up when its context ends.
 func TestH2WaitRespectsContext(t *testing.T) {
-	release := make(chan struct{})
+	release, arrived := make(chan struct{}), make(chan struct{}, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
 		select {
 		case <-release:
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 		}
 	})
 	base, tr := nhServe(t, nhModeNamed(t, "h2c"), h, nil, Options{Connections: 1, Streams: 1})
 	req := nhRequest(t, "GET", base, "")
 	first := make(chan record.Sample)
 	go func() { first <- nhDo(context.Background(), tr, req) }()
-	time.Sleep(50 * time.Millisecond) // let the first request take the stream
+	<-arrived // the first request holds the only stream
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	waited := nhDo(ctx, tr, req)
