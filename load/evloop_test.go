@@ -263,24 +263,26 @@ func TestBatchFor(t *testing.T) {
 }
 
 // TestEventLoopNeed checks what holds the pool back past its size: the
-// connections the loop's rate needs at the target's service time, and the
-// loop running behind its own schedule.
+// connections the loop's rate needs at the target's service time, and a
+// batching loop running behind its own schedule.
 func TestEventLoopNeed(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		open    int
 		service time.Duration
 		behind  time.Duration
+		batch   time.Duration
 		want    bool
 	}{
-		{"no response yet", 1000, 0, 0, true},
-		{"within the need", 30, 2 * time.Millisecond, 0, true}, // 5000/s × 2 ms × 2 + 16 = 36
-		{"past the need", 40, 2 * time.Millisecond, 0, false},
-		{"behind lately", 4, 0, time.Second - behindFor/2, false},
-		{"behind long ago", 4, 0, time.Second - 2*behindFor, true},
+		{"no response yet", 1000, 0, 0, 0, true},
+		{"within the need", 30, 2 * time.Millisecond, 0, 0, true}, // 5000/s × 2 ms × 2 + 16 = 36
+		{"past the need", 40, 2 * time.Millisecond, 0, 0, false},
+		{"batching, behind lately", 4, 0, time.Second - behindFor/2, batchMax, false},
+		{"batching, behind long ago", 4, 0, time.Second - 2*behindFor, batchMax, true},
+		{"behind lately, not batching", 4, 0, time.Second - behindFor/2, 0, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l := &evloop{limit: 10_000, open: tt.open, rate: 5000, service: tt.service, now: time.Second, behind: tt.behind}
+			l := &evloop{limit: 10_000, open: tt.open, rate: 5000, service: tt.service, now: time.Second, behind: tt.behind, batch: tt.batch}
 			l.queue = make([]evjob, 100)
 			if got := l.mayGrow(); got != tt.want {
 				t.Errorf("mayGrow = %t, want %t (need %d)", got, tt.want, l.need())

@@ -11,10 +11,10 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-// behindFor is how long after a loop was last behind its schedule (a
-// request released more than GrowAfter late) its pool may not grow: a
-// loop that runs late leaves responses unread, and the connections they
-// free look busy.
+// behindFor is how long after a batching loop was last behind its
+// schedule (a request released more than GrowAfter late) its pool may not
+// grow: a loop that runs late leaves responses unread, and the
+// connections they free look busy.
 const behindFor = 100 * time.Millisecond
 
 // maxDials caps the connections a loop opens at once during a run.
@@ -111,15 +111,15 @@ func (l *evloop) patience() time.Duration {
 // untried until it carried a response; the pool then grows no faster than
 // the target takes up new connections (doubling each service time) rather
 // than burying it in them. It holds at what the loop's rate needs (need),
-// and while the loop itself runs behind its schedule (behindFor): a loop
-// short of CPU leaves responses unread, and the connections they free
-// look busy. A warm-up, or a start on time, keeps the loop from running
-// behind when the load begins, so neither holds back a pool that is
-// merely too small.
+// and, in a loop that batches, while the loop itself runs behind its
+// schedule (behindFor): a loop short of CPU leaves responses unread, and
+// the connections they free look busy. A loop that does not batch is not
+// short of CPU; when it runs late, a busy machine held it back, and the
+// requests that fell due meanwhile need connections as much as any.
 func (l *evloop) mayGrow() bool {
 	return l.open < l.limit && l.dials < maxDials && l.dials < l.queued() &&
 		l.untried < max(maxDials, l.open-l.untried) && l.open < l.need() &&
-		(l.behind == 0 || l.now-l.behind > behindFor)
+		(l.batch == 0 || l.behind == 0 || l.now-l.behind > behindFor)
 }
 
 // need returns how many connections the loop's share of the schedule
