@@ -209,7 +209,8 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 // where wake-ups cost a share of a CPU) batches: it wakes at most once per
 // batch, doubling it each time it still falls behind, up to batchMax, and
 // sleeps through arrivals. Once it keeps up again (under lateLess late)
-// it halves its batch, down to none. A busy machine that makes a few
+// it halves its batch, down to the batch its rate calls for whether or not
+// it falls behind (batchFor; none below batchFrom). A busy machine that makes a few
 // wake-ups late at a low rate never makes it batch: batching would not
 // help it keep up, only add lag.
 func (l *evloop) adapt() {
