@@ -1,17 +1,26 @@
 // Command truthserver is a target whose service time is known: each
 // request to / waits a time drawn uniformly from [-min, -max] (a sleep,
-// not CPU), then answers "ok\n". It times its own handler, from the
-// request's arrival at the handler to the answer's write, into an
-// HdrHistogram: that is the truth a load generator's latency should read,
-// less the network and parsing floor between the two.
+// not CPU), then answers "ok\n". It times each request twice, into two
+// HdrHistograms:
 //
-//	GET /truth          the handler times since the last reset, as JSON
+//   - the handler time, from the request's arrival at the handler to the
+//     answer's write: what the service itself took;
+//   - the wire time, from the moment the request reached the server's
+//     socket to the moment the answer left it (see wire_linux.go): the
+//     handler and every wait around it, for the Go scheduler or a CPU.
+//
+// The wire time is the truth a load generator's latency should read on
+// loopback, less the floor between the two; the handler time says how much
+// of it the service took.
+//
+//	GET /truth          both since the last reset, as JSON
 //	GET /truth?reset=1  the same, then starts afresh
 //
 // -min 0 -max 0 answers at once. bench/truth.sh starts it.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"log"
@@ -24,6 +33,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
+
+// connKey finds a request's connection in its context.
+type connKey struct{}
 
 // truth is the histogram of handler times, in nanoseconds.
 type truth struct {
@@ -39,8 +51,10 @@ func (t *truth) add(d time.Duration) {
 	t.mu.Unlock()
 }
 
-// report is what /truth answers: quantiles of the handler time in µs.
+// report is what /truth answers: quantiles of the handler time in µs, and
+// of the wire time under "wire".
 type report struct {
+	Wire   *report `json:"wire,omitempty"`
 	Count  int64   `json:"count"`
 	MeanUS float64 `json:"mean_us"`
 	P50US  float64 `json:"p50_us"`
@@ -70,7 +84,7 @@ func main() {
 	if *hi < *lo {
 		log.Fatalf("-max %s is below -min %s", *hi, *lo)
 	}
-	t := &truth{h: newHist()}
+	t, wire := &truth{h: newHist()}, &truth{h: newHist()}
 	ok := []byte("ok\n")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -81,13 +95,19 @@ func main() {
 			// the truth is what the handler took, whatever it was.
 			time.Sleep(d)
 		}
+		if c, ok := r.Context().Value(connKey{}).(*stampConn); ok {
+			c.answer.Store(wire)
+		}
 		w.Header().Set("Content-Length", "3")
 		_, _ = w.Write(ok)
 		t.add(time.Since(start))
 	})
 	mux.HandleFunc("/truth", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(t.read(r.URL.Query().Get("reset") != ""))
+		reset := r.URL.Query().Get("reset") != ""
+		rep, wr := t.read(reset), wire.read(reset)
+		rep.Wire = &wr
+		_ = json.NewEncoder(w).Encode(rep)
 	})
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -95,5 +115,8 @@ func main() {
 	}
 	// The address on stdout, for the script that started it.
 	os.Stdout.WriteString("http://" + ln.Addr().String() + "/\n")
-	log.Fatal(http.Serve(ln, mux))
+	srv := &http.Server{Handler: mux, ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}}
+	log.Fatal(srv.Serve(stampListener{ln}))
 }
