@@ -87,6 +87,16 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			want: "spec.yaml:7: load.arrivals: only open mode takes arrivals",
 		},
 		{
+			name: "realtime in closed mode",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  mode: closed\n  concurrency: [10]\n  realtime: true\n",
+			want: "spec.yaml:7: load.realtime: only open mode takes realtime",
+		},
+		{
+			name: "realtime over HTTP/2",
+			spec: loadBase + "  h2c: true\n  realtime: true\n",
+			want: "spec.yaml:9: load.realtime: makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none",
+		},
+		{
 			name: "duration without unit",
 			spec: loadBase + "  duration: 10\n",
 			want: "spec.yaml:8: load.duration: expected a duration such as 10s, got 10",

@@ -203,6 +203,8 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
 			l.Pool, dec.explicit = int(n), append(dec.explicit, e.key)
 		}
+	case "realtime":
+		l.Realtime, _ = d.boolean(v, f)
 	case "duration":
 		if t, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Duration, dec.explicit = t, append(dec.explicit, e.key)

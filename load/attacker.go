@@ -44,6 +44,11 @@ func NewAttacker(cfg Config) (*Attacker, error) {
 			return nil, errors.New("attack: give a duration or a request count")
 		}
 	}
+	if cfg.Realtime {
+		if err := CheckRealtime(); err != nil {
+			return nil, fmt.Errorf("attack: %w", err)
+		}
+	}
 	a := &Attacker{cfg: cfg, model: cfg.Model}
 	if _, ok := a.model.(Sequential); ok {
 		a.cfg.Transport.Connections = 1

@@ -28,6 +28,8 @@ type engine struct {
 	timeout time.Duration
 	loops   []*evloop
 	pool    int64 // connections opened before the load started
+	// realtime runs the loops' threads SCHED_FIFO (Config.Realtime).
+	realtime bool
 }
 
 // newEngine readies the event loops for cfg's open loop and opens its pool
@@ -47,7 +49,7 @@ func newEngine(cfg *Config, o Options) (*engine, error) {
 	// program (the recorder, progress, signals, the collector), so that
 	// the runtime never needs to take a loop's: a loop's wake-up then
 	// costs no hand-off between threads.
-	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0)}
+	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0), realtime: cfg.Realtime}
 	if e.procs < n+1 {
 		runtime.GOMAXPROCS(n + 1)
 	}
@@ -101,6 +103,10 @@ func (e *engine) run(r *runner, m Open, ready func()) {
 		go func() {
 			defer wg.Done()
 			defer precise()()
+			// CheckRealtime ran when the attacker was made: a failure
+			// here leaves the thread as it was.
+			undo, _ := prompt(e.realtime)
+			defer undo()
 			set.Done()
 			<-gate
 			l.run(r, p, int64(i), int64(len(e.loops)))

@@ -88,6 +88,7 @@ func (s *Settings) Config(src Source, m Model) (Config, error) {
 		Success:   success,
 		KeepRaw:   s.Samples,
 		Pool:      s.Pool,
+		Realtime:  s.Realtime,
 	}, nil
 }
 

@@ -135,6 +135,9 @@ func (s *Settings) Conflicts(given ...string) error {
 	if s.NoKeepAlive && h2 {
 		bad("no_keepalive", "HTTP/2 multiplexes requests on connections it keeps; drop %s", Ref{Option: "no_keepalive"})
 	}
+	if s.Realtime && (h2 || s.Client == NetHTTPClient) {
+		bad("realtime", "makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none")
+	}
 	if slices.Contains(given, "connections") && s.Mode == ModeSequential {
 		bad("connections", "%s uses one connection", Ref{"mode", string(ModeSequential)})
 	}
@@ -177,19 +180,20 @@ func isMode(m Mode) bool { return m == "" || slices.Contains(Modes, m) }
 
 // LevelOptions are the options, by spec key, that give a mode its levels
 // and their shape; each mode takes some of them (see Mode.Takes).
-var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight", "pool"}
+var LevelOptions = []string{"rates", "concurrency", "ramp", "arrivals", "max_in_flight", "pool", "realtime"}
 
 // RequestOptions are the options, by spec key, that describe the request
 // when no targets or scenario file gives the requests.
 var RequestOptions = []string{"path", "method", "headers", "body", "body_file"}
 
 // Takes reports whether mode m takes option, one of LevelOptions: open
-// mode takes rates, arrivals, max_in_flight and pool, closed mode concurrency,
-// ramp mode concurrency and ramp, and sequential mode none of them.
+// mode takes rates, arrivals, max_in_flight, pool and realtime, closed mode
+// concurrency, ramp mode concurrency and ramp, and sequential mode none of
+// them.
 func (m Mode) Takes(option string) bool {
 	switch m {
 	case ModeOpen, "":
-		return slices.Contains([]string{"rates", "arrivals", "max_in_flight", "pool"}, option)
+		return slices.Contains([]string{"rates", "arrivals", "max_in_flight", "pool", "realtime"}, option)
 	case ModeClosed:
 		return option == "concurrency"
 	case ModeRamp:

@@ -233,6 +233,9 @@ func TestSettingsConflicts(t *testing.T) {
 		{func(s *Settings) { s.Mode = ModeClosed }, []string{"connections"}, nil},
 		{func(s *Settings) { s.Arrivals = PoissonArrivals }, []string{"seed"}, nil},
 		{func(s *Settings) { s.Arrivals = ConstantArrivals }, []string{"seed"}, []string{"seed"}},
+		{func(s *Settings) { s.Realtime = true }, nil, nil},
+		{func(s *Settings) { s.Realtime, s.H2C = true, true }, nil, []string{"realtime"}},
+		{func(s *Settings) { s.Realtime, s.Client = true, NetHTTPClient }, nil, []string{"realtime"}},
 		{func(s *Settings) { s.Mode, s.HTTP2, s.NoKeepAlive = ModeSequential, true, true },
 			[]string{"seed", "connections", "client", "streams"}, []string{"client", "no_keepalive", "connections", "seed"}},
 	}
@@ -274,8 +277,8 @@ func TestSettingsConflicts(t *testing.T) {
 func TestExcludes(t *testing.T) {
 	for option, want := range map[string][]string{
 		"rates":       {"concurrency", "ramp"},
-		"concurrency": {"rates", "arrivals", "max_in_flight", "pool"},
-		"ramp":        {"rates", "arrivals", "max_in_flight", "pool"},
+		"concurrency": {"rates", "arrivals", "max_in_flight", "pool", "realtime"},
+		"ramp":        {"rates", "arrivals", "max_in_flight", "pool", "realtime"},
 		"arrivals":    nil,
 		"body":        {"body_file", "targets", "scenario"},
 		"body_file":   {"body", "targets", "scenario"},
@@ -291,7 +294,7 @@ func TestExcludes(t *testing.T) {
 		}
 	}
 	for m, want := range map[Mode][]string{
-		ModeOpen:       {"rates", "arrivals", "max_in_flight", "pool"},
+		ModeOpen:       {"rates", "arrivals", "max_in_flight", "pool", "realtime"},
 		ModeClosed:     {"concurrency"},
 		ModeRamp:       {"concurrency", "ramp"},
 		ModeSequential: nil,

@@ -6,7 +6,7 @@
 //   - the handler time, from the request's arrival at the handler to the
 //     answer's write: what the service itself took;
 //   - the wire time, from the moment the request reached the server's
-//     socket to the moment the answer left it (see wire_linux.go): the
+//     socket to the moment its answer is written (see wire_linux.go): the
 //     handler and every wait around it, for the Go scheduler or a CPU.
 //
 // The wire time is the truth a load generator's latency should read on

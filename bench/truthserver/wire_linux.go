@@ -13,13 +13,13 @@ import (
 
 // The wire time of a request runs from the moment its first bytes reached
 // the server's socket (the kernel's receive stamp, SO_TIMESTAMPNS) to the
-// moment the write of its answer returned. It holds everything the server
+// moment the write of its answer began. It holds everything the server
 // did, the handler and the waits around it: for the Go scheduler to run
-// the connection's goroutine, for a CPU when the machine is busy, for the
-// write. On loopback the stamp is taken while the client's write is still
-// in the kernel, and the answer is in the client's socket when the
-// server's write returns, so a client's latency less the wire time is the
-// client's own part: how late it sent, and how late it saw the answer.
+// the connection's goroutine, for a CPU when the machine is busy. On
+// loopback the stamp is taken while the client's write is still in the
+// kernel, and the answer reaches the client's socket during the server's
+// write, so a client's latency less the wire time is the client's own
+// part, and the write: how late it sent, and how late it saw the answer.
 
 // stampListener hands out connections that keep their receive stamps.
 type stampListener struct{ net.Listener }
@@ -87,14 +87,18 @@ func (c *stampConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Write ends the wire time of a timed request as the answer's write
+// begins: the answer cannot reach the client before that. Taken after the
+// write, it would also hold however long the server's thread waited to
+// run again once the answer had left, which on loopback is often the
+// client that the answer woke taking the CPU.
 func (c *stampConn) Write(p []byte) (int, error) {
-	n, err := c.Conn.Write(p)
-	if t := c.answer.Swap(nil); t != nil && err == nil {
+	if t := c.answer.Swap(nil); t != nil {
 		if rx := c.rx.Load(); rx != 0 {
 			t.add(time.Duration(time.Now().UnixNano() - rx))
 		}
 	}
-	return n, err
+	return c.Conn.Write(p)
 }
 
 // stampOf returns the receive stamp in a read's control messages, 0 if

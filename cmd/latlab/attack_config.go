@@ -197,6 +197,9 @@ func (f *attackFlags) mode(set func(string) bool) error {
 	if set("pool") && !open {
 		return usagef("--pool opens the connections of an open loop: give -r or --stages too")
 	}
+	if set("realtime") && !open {
+		return usagef("--realtime runs an open loop's event loops: give -r or --stages too")
+	}
 	if set("arrivals") && !open {
 		switch f.Arrivals {
 		case load.ConstantArrivals, load.PoissonArrivals:

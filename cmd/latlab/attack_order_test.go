@@ -20,6 +20,8 @@ func TestAttackFirstProblem(t *testing.T) {
 		{[]string{"--arrivals", "x", "--sequential", "-r", "1"}, `--arrivals: want constant or poisson, got "x"`},
 		{[]string{"--sequential", "-r", "0", "-d", "0"}, "--sequential sends one request at a time: drop -r, --stages, --ramp and -c"},
 		{[]string{"--pool", "0", "-c", "5"}, "--pool opens the connections of an open loop: give -r or --stages too"},
+		{[]string{"--realtime", "-c", "5"}, "--realtime runs an open loop's event loops: give -r or --stages too"},
+		{[]string{"--realtime", "-r", "10", "--h2c"}, "--realtime: makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none"},
 		{[]string{"-r", "0", "-d", "0"}, "-r: want a positive rate, got 0"},
 		{[]string{"-r", "10", "--pool", "0"}, "--pool: want at least 1, got 0"},
 		{[]string{"-n", "-1", "-d", "0"}, "-n: want a positive number of requests, got -1"},
