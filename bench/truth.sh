@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench/truth.sh checks that a load generator's latency is the target's: it
-# starts a server whose service time it knows (bench/truthserver times its
-# own handler), runs latlab and its open-loop peers against it, and prints
-# each one's latency p50 and p99 beside the server's own, plus the floor
-# the network and the HTTP parsing add between the two.
+# starts a server whose service time it knows (bench/truthserver times each
+# request from its arrival in the server's socket to its answer's write),
+# runs latlab and its open-loop peers against it, and prints each one's
+# latency p50 and p99 beside the server's own, plus the floor the network
+# and the HTTP parsing add between the two.
 #
 # Usage (from anywhere):
 #
@@ -17,23 +18,32 @@
 #                   rotated every round (default 3)
 #   --servers LIST  slow (sleeps a uniform 1-3 ms) and fast (answers at
 #                   once), comma-separated (default slow,fast)
-#   --tools LIST    of latlab, latlab-warm, shards, shards-warm, wrk2, oha
-#                   (default all that are installed)
+#   --tools LIST    of latlab, latlab-warm, shards, shards-warm, latlab-rt,
+#                   shards-rt, wrk2, oha (default all that are installed,
+#                   the -rt ones where this user may run real-time threads)
 #   --conns N       connections of wrk2 and oha (default 100)
 #   --stress        run stress-ng --cpu 2 beside everything, as a busy
 #                   machine would
 #
 # The tools: latlab (latlab attack -r R -d S, nothing else), latlab-warm
 # (with --warmup W), shards and shards-warm (the same from --shards 4
-# --local), wrk2 (-t CPUs -c N -R R; $WRK2 or wrk2 on PATH), oha (-c N -q R
-# --latency-correction). Each figure is the median over the rounds.
+# --local), latlab-rt and shards-rt (latlab and shards with --realtime:
+# event loops as SCHED_FIFO threads), wrk2 (-t CPUs -c N -R R; $WRK2 or
+# wrk2 on PATH), oha (-c N -q R --latency-correction). Each figure is the
+# median over the rounds.
 #
-# For each server the floor is measured first: latlab --sequential for 2 s
-# against the fast server, its latency p50 less the server's handler p50,
-# the time a request and its answer spend outside the handler on this
-# machine with no queue. Truth + floor is then what an honest generator
-# reads: the server's handler p50 (p99) over the run, plus the floor.
-# `ratio` is the tool's figure over truth + floor; `conns` is what latlab
+# The truth is the server's wire time: from the kernel's stamp of a
+# request's arrival in the server's socket to the start of its answer's
+# write. It holds the handler and every wait of the server around it, for
+# the Go scheduler or, on a busy machine, for a CPU: a wait the target
+# really makes its clients see. (The handler's own time is printed beside
+# it.) The floor is measured first: latlab --sequential for 2 s against
+# the fast server, its latency p50 less the server's wire p50, what a
+# request and its answer take outside the server with no queue. Truth +
+# floor is then what an honest generator reads: the server's wire p50
+# (p99) over the run, plus the floor.
+# `ratio` is the tool's figure over truth + floor; `hdl` the server's
+# handler time over the same runs; `conns` is what latlab
 # opened during the measured load (after a warm-up it should open none).
 # Needs bash, Go, python3, curl; stress-ng for --stress.
 set -euo pipefail
@@ -86,12 +96,13 @@ wrk2=${WRK2:-$(command -v wrk2 || true)}
 [ -n "$wrk2" ] || [ ! -x "$root/../shared/peers/wrk2/wrk2" ] || wrk2="$root/../shared/peers/wrk2/wrk2"
 if [ -z "$tools" ]; then
   tools="latlab latlab-warm shards shards-warm"
+  rt=1
   [ -n "$wrk2" ] && tools="$tools wrk2"
   command -v oha >/dev/null && tools="$tools oha"
 fi
 for t in $tools; do
   case "$t" in
-    latlab | latlab-warm | shards | shards-warm) ;;
+    latlab | latlab-warm | shards | shards-warm | latlab-rt | shards-rt) ;;
     wrk2) [ -n "$wrk2" ] || die "wrk2 is not installed (set WRK2)" ;;
     oha) command -v oha >/dev/null || die "oha is not installed" ;;
     *) die "--tools: unknown tool $t" ;;
@@ -117,9 +128,10 @@ start_server() {
   url=$(head -1 "$work/url")
   [ -n "$url" ] || die "truthserver did not start: $(cat "$work/server.log")"
 }
-# truth URL [reset]: the server's handler times as "p50_us p99_us count".
+# truth URL [reset]: the server's wire and handler times as
+# "wire_p50_us wire_p99_us count handler_p50_us handler_p99_us".
 truth() {
-  curl -fsS "${1}truth${2:+?reset=1}" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["p50_us"], d["p99_us"], d["count"])'
+  curl -fsS "${1}truth${2:+?reset=1}" | python3 -c 'import json,sys; d=json.load(sys.stdin); w=d["wire"]; print(w["p50_us"], w["p99_us"], w["count"], d["p50_us"], d["p99_us"])'
 }
 
 # run TOOL URL: one measured run; prints "p50_us p99_us conns_during".
@@ -131,6 +143,8 @@ run() {
     latlab-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
     shards) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --format json >"$j" 2>/dev/null ;;
     shards-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
+    latlab-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime --format json >"$j" 2>/dev/null ;;
+    shards-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --realtime --format json >"$j" 2>/dev/null ;;
     oha) oha --no-tui -c "$conns" -q "$rate" --latency-correction -z "${secs}s" -w --output-format json -o "$j" "$u" >/dev/null 2>&1 ;;
     wrk2) "$wrk2" -t "$(nproc)" -c "$conns" -d "${secs}s" -R "$rate" --latency "$u" >"$work/wrk2.out" 2>&1 ;;
   esac
@@ -164,10 +178,15 @@ start_server -min 0 -max 0
 fast=$url
 truth "$fast" reset >/dev/null
 "$latlab" attack "$fast" --sequential -d 2s --format json >"$work/floor.json" 2>/dev/null
-read -r fh50 _ _ < <(truth "$fast" reset)
+read -r fw50 _ _ fh50 _ < <(truth "$fast" reset)
 seq50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency_seconds"]["p50"] * 1e6)' "$work/floor.json")
-floor=$(awk -v a="$seq50" -v b="$fh50" 'BEGIN {printf "%.1f", a - b}')
-printf 'floor: %s µs (one request at a time: latency p50 %.1f µs, of which the handler %.1f µs)\n' "$floor" "$seq50" "$fh50"
+floor=$(awk -v a="$seq50" -v b="$fw50" 'BEGIN {printf "%.1f", a - b}')
+printf 'floor: %s µs (one request at a time: latency p50 %.1f µs, of which the server %.1f µs, its handler %.1f µs)\n' "$floor" "$seq50" "$fw50" "$fh50"
+
+# The -rt tools, by default, where this user may run real-time threads.
+if [ "${rt:-0}" = 1 ] && "$latlab" attack "$fast" -r 10 -n 1 --realtime >/dev/null 2>&1; then
+  tools="${tools/shards-warm/shards-warm latlab-rt shards-rt}"
+fi
 
 for s in $servers; do
   if [ "$s" = slow ]; then
@@ -186,19 +205,19 @@ for s in $servers; do
       t=${!k}
       truth "$url" reset >/dev/null
       read -r p50 p99 during < <(run "$t" "$url")
-      read -r t50 t99 _ < <(truth "$url" reset)
-      echo "$t $r $p50 $p99 $during $t50 $t99" >>"$work/figs"
-      note "  $s round $r $t: p50 $p50 p99 $p99 µs; server $t50 / $t99 µs; opened during $during"
+      read -r t50 t99 _ h50 h99 < <(truth "$url" reset)
+      echo "$t $r $p50 $p99 $during $t50 $t99 $h50 $h99" >>"$work/figs"
+      note "  $s round $r $t: p50 $p50 p99 $p99 µs; server $t50 / $t99 µs, handler $h50 / $h99 µs; opened during $during"
     done
   done
   printf '\nserver %s (%s), %s/s:\n' "$s" "$desc" "$rate"
-  printf '  %-12s %9s %13s %6s %9s %13s %6s %6s\n' tool "p50 µs" "truth+floor" ratio "p99 µs" "truth+floor" ratio conns
+  printf '  %-12s %9s %13s %6s %9s %13s %6s %8s %8s  %s\n' tool "p50 µs" "truth+floor" ratio "p99 µs" "truth+floor" ratio "hdl p50" "hdl p99" conns
   for t in $tools; do
     m() { awk -v t="$t" -v c="$1" '$1 == t && $c != "nan" && $c != "-" {print $c}' "$work/figs" | median; }
-    p50=$(m 3) p99=$(m 4) t50=$(m 6) t99=$(m 7)
+    p50=$(m 3) p99=$(m 4) t50=$(m 6) t99=$(m 7) h50=$(m 8) h99=$(m 9)
     during=$(awk -v t="$t" '$1 == t {printf "%s%s", sep, $5; sep = ","}' "$work/figs")
-    awk -v t="$t" -v p50="$p50" -v p99="$p99" -v t50="$t50" -v t99="$t99" -v f="$floor" -v d="$during" 'BEGIN {
+    awk -v t="$t" -v p50="$p50" -v p99="$p99" -v t50="$t50" -v t99="$t99" -v h50="$h50" -v h99="$h99" -v f="$floor" -v d="$during" 'BEGIN {
       e50 = t50 + f; e99 = t99 + f
-      printf "  %-12s %9.1f %13.1f %6.3f %9.1f %13.1f %6.3f %6s\n", t, p50, e50, p50 / e50, p99, e99, p99 / e99, d }'
+      printf "  %-12s %9.1f %13.1f %6.3f %9.1f %13.1f %6.3f %8.1f %8.1f  %s\n", t, p50, e50, p50 / e50, p99, e99, p99 / e99, h50, h99, d }'
   done
 done
