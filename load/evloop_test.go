@@ -18,10 +18,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// withProcs runs the test with n Ps, and one event loop per P whatever
-// the rate.
+// withProcs runs the test with n event loops whatever the rate, on n+1
+// Ps.
 func withProcs(t *testing.T, n int) {
-	old, oldRate := runtime.GOMAXPROCS(n), loopRate
+	old, oldRate := runtime.GOMAXPROCS(n+1), loopRate
 	loopRate = 1
 	t.Cleanup(func() { runtime.GOMAXPROCS(old); loopRate = oldRate })
 }
@@ -301,13 +301,20 @@ func TestLoopCount(t *testing.T) {
 	}{
 		{Constant{Rate: 1000}, 100, 1},
 		{Constant{Rate: loopRate + 1}, 100, 2},
-		{Constant{Rate: 10 * loopRate}, 100, 4},
-		{Constant{Rate: 10 * loopRate}, 3, 3},
-		{Stages{Steps: []Stage{{time.Second, 3 * loopRate}, {time.Second, 0}}}, 100, 3},
-		{&Poisson{Of: Constant{Rate: 10 * loopRate}}, 100, 4},
+		{Constant{Rate: 10 * loopRate}, 100, 3}, // a CPU left for the rest
+		{Constant{Rate: 10 * loopRate}, 2, 2},
+		{Stages{Steps: []Stage{{time.Second, 2 * loopRate}, {time.Second, 0}}}, 100, 2},
+		{&Poisson{Of: Constant{Rate: 10 * loopRate}}, 100, 3},
 	} {
 		if got := loopCount(tt.p, tt.limit); got != tt.want {
 			t.Errorf("loopCount(%v, %d) = %d, want %d", tt.p, tt.limit, got, tt.want)
+		}
+	}
+	// Two CPUs, or one: one loop, whatever the rate.
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		if got := loopCount(Constant{Rate: 10 * loopRate}, 100); got != 1 {
+			t.Errorf("with %d Ps: %d loops, want 1", procs, got)
 		}
 	}
 }
