@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +12,9 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -33,11 +36,19 @@ type LoadPod struct {
 	// Lifetime bounds the pod's life (the Job's activeDeadlineSeconds):
 	// if latlab dies before deleting it, the cluster ends it.
 	Lifetime time.Duration
+	// Token, when set, is put in a Secret of the Job's name, owned by the
+	// Job (the cluster deletes it with the Job), that the pod alone mounts
+	// at TokenPath: the agent's token, which no pod spec, argument or
+	// environment shows.
+	Token string
 	// Shards, above 1, makes the Job an Indexed Job of that many pods,
 	// spread over the nodes where it can (a preferred anti-affinity);
 	// WaitShards finds them.
 	Shards int
 }
+
+// TokenPath is where a load pod reads its agent's token.
+const TokenPath = "/var/run/latlab/token"
 
 // CompletionIndex is the annotation of an Indexed Job's pod that holds
 // its index.
@@ -66,6 +77,33 @@ func (e *PodFailure) Error() string {
 	return fmt.Sprintf("load pod %s: %s: %s", e.Pod, e.Reason, e.Detail)
 }
 
+// The user and group a load pod runs as: distroless's nonroot, whatever
+// the image says.
+const loadUser = 65532
+
+// tmpLimit bounds a load pod's /tmp: a trial's files, at most a bundle's
+// 64 MiB, twice over.
+var tmpLimit = apiresource.MustParse("256Mi")
+
+// podSecurity is a load pod's: not root, the runtime's default seccomp
+// profile, and its files' group its user's, so that it reads its token.
+func podSecurity() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot: ptrTo(true), RunAsUser: ptrTo[int64](loadUser), RunAsGroup: ptrTo[int64](loadUser),
+		FSGroup:        ptrTo[int64](loadUser),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// containerSecurity is a load pod's container's: no capability, no way to
+// gain privileges, a read-only root file system.
+func containerSecurity() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptrTo(false), ReadOnlyRootFilesystem: ptrTo(true), RunAsNonRoot: ptrTo(true),
+		Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
 // job returns the Job of lp.
 func (lp *LoadPod) job() *batchv1.Job {
 	backoff, completions := int32(0), int32(1)
@@ -85,6 +123,11 @@ func (lp *LoadPod) job() *batchv1.Job {
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
+					// The agent talks to no API server: no credentials
+					// of the namespace's service account in its pod.
+					AutomountServiceAccountToken:  new(bool),
+					SecurityContext:               podSecurity(),
+					Volumes:                       []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &tmpLimit}}}},
 					RestartPolicy:                 corev1.RestartPolicyNever,
 					TerminationGracePeriodSeconds: &grace,
 					EnableServiceLinks:            new(bool),
@@ -96,6 +139,10 @@ func (lp *LoadPod) job() *batchv1.Job {
 						Args:      lp.Args,
 						Ports:     []corev1.ContainerPort{{Name: "agent", ContainerPort: int32(lp.Port), Protocol: corev1.ProtocolTCP}},
 						Resources: lp.Resources,
+						// The agent writes a trial's files under /tmp, and
+						// nothing else anywhere.
+						VolumeMounts:    []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+						SecurityContext: containerSecurity(),
 						ReadinessProbe: &corev1.Probe{
 							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
 								Path: lp.ReadyPath, Port: intstr.FromInt32(int32(lp.Port)),
@@ -106,6 +153,16 @@ func (lp *LoadPod) job() *batchv1.Job {
 				},
 			},
 		},
+	}
+	if lp.Token != "" {
+		mode := int32(0o440) // the pod's user and, through FSGroup, its group
+		ps := &j.Spec.Template.Spec
+		ps.Volumes = append(ps.Volumes, corev1.Volume{Name: "token", VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: lp.Name, DefaultMode: &mode,
+				Items: []corev1.KeyToPath{{Key: tokenKey, Path: path.Base(TokenPath)}}},
+		}})
+		ps.Containers[0].VolumeMounts = append(ps.Containers[0].VolumeMounts,
+			corev1.VolumeMount{Name: "token", MountPath: path.Dir(TokenPath), ReadOnly: true})
 	}
 	if n := int32(lp.Shards); n > 1 {
 		indexed := batchv1.IndexedCompletion
@@ -127,14 +184,45 @@ type Running struct {
 	Pod string // the pod's name, once WaitRunning has found it
 }
 
-// StartLoad creates lp's Job. Stop deletes it.
+// StartLoad creates lp's Job, and with a Token its Secret, owned by the
+// Job. Stop deletes the Job, and the cluster the Secret with it.
 func (c *Cluster) StartLoad(ctx context.Context, lp LoadPod) (*Running, error) {
 	j := lp.job()
-	if _, err := c.Client.BatchV1().Jobs(lp.Namespace).Create(ctx, j, metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+	made, err := c.Client.BatchV1().Jobs(lp.Namespace).Create(ctx, j, metav1.CreateOptions{FieldManager: FieldManager})
+	if err != nil {
 		return nil, fmt.Errorf("creating load job %s in %s: %w", lp.Name, lp.Namespace, err)
 	}
-	return &Running{c: c, lp: lp}, nil
+	r := &Running{c: c, lp: lp}
+	if lp.Token == "" {
+		return r, nil
+	}
+	// The pod waits for its Secret to mount it: made after the Job, the
+	// Secret can name it as its owner.
+	if _, err := c.Client.CoreV1().Secrets(lp.Namespace).Create(ctx, lp.secret(made.UID), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+		_ = r.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("creating the token secret of load job %s in %s: %w", lp.Name, lp.Namespace, err)
+	}
+	return r, nil
 }
+
+// tokenKey is the key of the token in a load pod's Secret.
+const tokenKey = "token"
+
+// secret returns the Secret of lp's token, owned by its Job of uid.
+func (lp *LoadPod) secret(uid types.UID) *corev1.Secret {
+	labels := maps.Clone(lp.Labels)
+	labels[LabelRole] = RoleLoad
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: lp.Name, Namespace: lp.Namespace, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: lp.Name, UID: uid}}},
+		Type:      corev1.SecretTypeOpaque,
+		Immutable: ptrTo(true),
+		Data:      map[string][]byte{tokenKey: []byte(lp.Token)},
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // WaitReady waits until the load pod is ready, fails (a *PodFailure), or
 // timeout passes (a *PodFailure too: its reason is the pod's state then).

@@ -41,6 +41,10 @@ const maxBundleBody = maxBundleData/3*4 + 1<<20
 // never lingers: it ends after Idle without a request, after Lifetime
 // whatever it does, or once told to exit.
 type Agent struct {
+	// Token is what every request but GET /healthz must carry (see
+	// TokenHeader): the agent refuses to serve without one.
+	Token string
+
 	Idle     time.Duration // end after this long without a request; 0 means DefaultAgentIdle
 	Lifetime time.Duration // end this long after Serve starts; 0 means DefaultAgentLifetime
 	Log      io.Writer     // one line per trial and at the end; nil discards
@@ -59,6 +63,9 @@ type Agent struct {
 	ctx    context.Context         // Serve's: trials stop when it ends
 	exit   context.CancelCauseFunc // ends Serve
 	touch  chan struct{}           // a request came
+	// reading holds a token while a bundle is read and decoded: one at
+	// a time.
+	reading chan struct{}
 
 	mu    sync.Mutex
 	trial *agentTrial // the latest; nil before the first
@@ -90,13 +97,17 @@ func (a *Agent) logf(format string, args ...any) {
 // serves, and returns at once if it cannot. Serve closes ln; an Agent
 // serves once.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
+	if _, err := checkToken("the agent's token", []byte(a.Token)); err != nil {
+		ln.Close()
+		return err
+	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	if err := a.receiveTraces(ctx); err != nil {
 		ln.Close()
 		return err
 	}
-	a.ctx, a.exit, a.touch = ctx, stop, make(chan struct{}, 1)
+	a.ctx, a.exit, a.touch, a.reading = ctx, stop, make(chan struct{}, 1), make(chan struct{}, 1)
 	srv := &http.Server{
 		Handler:           a.handler(),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -188,8 +199,10 @@ func (a *Agent) poke() {
 	}
 }
 
-// handler routes the agent's API; every request, as it starts and as it
-// ends, puts off the idle end.
+// handler routes the agent's API. A request without the agent's token
+// is refused before anything else (see authentic); every other request
+// but GET /healthz, which a kubelet asks every second, puts off the idle
+// end as it starts and as it ends.
 func (a *Agent) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -212,6 +225,14 @@ func (a *Agent) handler() http.Handler {
 		a.exit(errAgentExit)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/healthz" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		if !a.authentic(r) {
+			refuse(w)
+			return
+		}
 		a.poke()
 		defer a.poke()
 		mux.ServeHTTP(w, r)
@@ -232,9 +253,30 @@ func (a *Agent) current() *agentTrial {
 }
 
 // postTrial starts the trial of the bundle posted: 202 and its status,
-// 400 for a bundle it cannot run, 409 while another trial runs.
+// 400 for a bundle it cannot run, 409 while another trial runs or
+// another bundle is read, 413 for one past the bound. Each refusal but
+// the last comes before the body is read, and the bound stops the read
+// there: one bundle at most is in memory.
 func (a *Agent) postTrial(w http.ResponseWriter, r *http.Request) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBundleBody))
+	if r.ContentLength > maxBundleBody {
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusRequestEntityTooLarge, "bundle larger than %d MiB", maxBundleBody>>20)
+		return
+	}
+	if tr := a.current(); tr != nil && !tr.finished() {
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusConflict, "trial %d (variant %s) is running: stop it (POST /trial/stop) or wait for it", tr.t.Position, tr.t.Variant)
+		return
+	}
+	select {
+	case a.reading <- struct{}{}:
+		defer func() { <-a.reading }()
+	default:
+		w.Header().Set("Connection", "close")
+		httpError(w, http.StatusConflict, "another bundle is being read: one at a time")
+		return
+	}
+	data, err := readBody(w, r)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -274,6 +316,20 @@ func (a *Agent) postTrial(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	writeJSON(w, http.StatusAccepted, tr.status())
+}
+
+// readBody reads r's body, at most maxBundleBody, into a buffer of the
+// length it announces, rather than one that grows by doubling.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, maxBundleBody)
+	if r.ContentLength <= 0 {
+		return io.ReadAll(body)
+	}
+	data := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(body, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // getTrial answers the latest trial's status: idle before the first.

@@ -23,6 +23,9 @@ import (
 // at most two minutes for it.
 func startAgent(t *testing.T, a *Agent) (url string, stop func(), wait func() error) {
 	t.Helper()
+	if a.Token == "" {
+		a.Token = testToken
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,12 +52,25 @@ func startAgent(t *testing.T, a *Agent) (url string, stop func(), wait func() er
 	return "http://" + ln.Addr().String(), cancel, wait
 }
 
-// agentCall makes a request to an agent and returns its status and body.
+// testToken is the token of the agents tests start.
+const testToken = "0123456789abcdef0123456789abcdef-test"
+
+// agentCall makes a request to an agent, as its controller, and returns
+// its status and body.
 func agentCall(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	return agentCallAs(t, testToken, method, url, body)
+}
+
+// agentCallAs makes a request carrying token ("" carries none).
+func agentCallAs(t *testing.T, token, method, url, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set(TokenHeader, token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -175,7 +191,12 @@ func TestAgentAPI(t *testing.T) {
 // agentResult fetches and decodes GET /result.
 func agentResult(t *testing.T, url string) (warm, res *record.Result, errText string) {
 	t.Helper()
-	resp, err := http.Get(url + "/result")
+	req, err := http.NewRequest(http.MethodGet, url+"/result", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(TokenHeader, testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +278,7 @@ func TestAgentEnds(t *testing.T) {
 				}
 				return
 			case <-time.After(50 * time.Millisecond):
-				if resp, err := http.Get(url + "/healthz"); err == nil { // keeps it from idling
-					resp.Body.Close()
-				}
+				agentCall(t, http.MethodGet, url+"/trial", "") // keeps it from idling
 			}
 		}
 	})

@@ -128,7 +128,7 @@ warmup: {duration: 200ms}
 	a := &Agent{OTLPHTTP: otlp, OTLPGRPC: "127.0.0.1:0", Log: &log}
 	url, _, wait := startAgent(t, a)
 	ctx := context.Background()
-	rm := &Remote{URL: url, Poll: 20 * time.Millisecond, Keep: true}
+	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Keep: true}
 
 	s := spec("traces", "probes: {traces: true}\n")
 	b, err := s.Bundle(s.Plan(1)[0], "", 0)
@@ -204,7 +204,7 @@ func TestAgentNoReceiver(t *testing.T) {
 	}
 	var log lockedBuffer
 	url, _, wait := startAgent(t, &Agent{Log: &log})
-	run, err := (&Remote{URL: url, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
+	run, err := (&Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
 	if err != nil || run.Result == nil || run.Result.Requests != 5 || run.Points != nil {
 		t.Fatalf("Run = %+v, %v; want 5 requests and no points", run, err)
 	}
@@ -229,7 +229,7 @@ func TestAgentReceiverBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = (&Agent{OTLPGRPC: busy.Addr().String()}).Serve(context.Background(), ln)
+	err = (&Agent{Token: testToken, OTLPGRPC: busy.Addr().String()}).Serve(context.Background(), ln)
 	if err == nil || !strings.HasPrefix(err.Error(), "starting the trace receiver: trace receiver (gRPC): listening on "+busy.Addr().String()+": ") {
 		t.Errorf("Serve = %v; want the trace receiver's error", err)
 	}

@@ -1,14 +1,15 @@
 package experiment
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,14 +74,15 @@ func (b *Bundle) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes, strictly: an unknown
 // field or another format is an error.
 func (b *Bundle) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var j bundleJSON
-	if err := dec.Decode(&j); err != nil {
+	// json.Unmarshal reads data where it lies, where a json.Decoder would
+	// copy it into a buffer of its own, growing by doubling: a bundle of
+	// 80 MiB then took 250 MB.
+	if err := strictFields(data); err != nil {
 		return fmt.Errorf("reading bundle: %w", err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("reading bundle: data after its JSON object")
+	var j bundleJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("reading bundle: %w", err)
 	}
 	switch {
 	case j.Format == 0:
@@ -104,6 +106,58 @@ func (b *Bundle) UnmarshalJSON(data []byte) error {
 		b.Files[i] = BundleFile(f)
 	}
 	return nil
+}
+
+// skipJSON takes any JSON value, and keeps nothing of it.
+type skipJSON struct{}
+
+func (*skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// strictFields refuses a field that a bundle's JSON has no place for, as
+// a json.Decoder that disallows unknown fields does, without decoding
+// (and copying) the values.
+func strictFields(data []byte) error {
+	var top map[string]skipJSON
+	if err := json.Unmarshal(data, &top); err != nil {
+		return err
+	}
+	var nested struct {
+		Files []map[string]skipJSON `json:"files"`
+		Trial map[string]skipJSON   `json:"trial"`
+		Shard map[string]skipJSON   `json:"shard"`
+	}
+	if err := json.Unmarshal(data, &nested); err != nil {
+		return err
+	}
+	check := func(keys map[string]skipJSON, of any) error {
+		known := jsonFields(reflect.TypeOf(of))
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if !slices.Contains(known, k) {
+				return fmt.Errorf("json: unknown field %q", k)
+			}
+		}
+		return nil
+	}
+	errs := []error{check(top, bundleJSON{}), check(nested.Trial, trialJSON{}), check(nested.Shard, shardJSON{})}
+	for _, f := range nested.Files {
+		errs = append(errs, check(f, bundleFileJSON{}))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonFields lists the JSON names of struct type t's fields.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
 }
 
 // check refuses a bundle an agent cannot run, naming every problem.
@@ -163,7 +217,7 @@ func (b *Bundle) open(dir string) (*Spec, error) {
 			spec = f.Data
 		}
 	}
-	return parseSpec(b.Spec, spec, filepath.Join(dir, filepath.Dir(filepath.FromSlash(b.Spec))), true)
+	return parseConfined(b.Spec, spec, filepath.Join(dir, filepath.Dir(filepath.FromSlash(b.Spec))), true, dir)
 }
 
 // Loads writes b's files under dir, parses its spec there and returns

@@ -92,6 +92,11 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			want: "spec.yaml:7: load.realtime: only open mode takes realtime",
 		},
 		{
+			name: "realtime in a load pod",
+			spec: "version: 1\nname: t\nkubernetes: {image: latlab}\nvariants: [{name: a, target: 'http://web.bench.svc/'}]\nload:\n  on: kubernetes\n  rates: [10]\n  realtime: true\n",
+			want: "spec.yaml:8: load.realtime: a load pod runs without capabilities, and real-time threads need CAP_SYS_NICE: drop it, or run the load here",
+		},
+		{
 			name: "realtime over HTTP/2",
 			spec: loadBase + "  h2c: true\n  realtime: true\n",
 			want: "spec.yaml:9: load.realtime: makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none",

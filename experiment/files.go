@@ -40,6 +40,10 @@ func (d *decoder) file(n *yaml.Node, field string) (written, resolved string, f 
 		return "", "", nil, false
 	}
 	resolved = d.out.Path(written)
+	if err := d.outside(written, resolved); err != nil {
+		d.errorf(n, field, "%v", err)
+		return "", "", nil, false
+	}
 	f = d.read(resolved)
 	if f.err != nil {
 		d.errorf(n, field, "%v", f.err)
@@ -107,6 +111,9 @@ func (d *decoder) nested(n *yaml.Node, field, written, dir string) func(string) 
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
+		if err := d.outside(name, p); err != nil {
+			return nil, err
+		}
 		data, err := readFile(p)
 		if err == nil {
 			d.sums[written+" "+name] = sum(data)
@@ -133,9 +140,29 @@ func (d *decoder) trialFile(n *yaml.Node, field string) (string, bool) {
 	written, ok := d.text(n, field)
 	p := d.out.Path(written)
 	if ok {
+		if err := d.outside(written, p); err != nil {
+			d.errorf(n, field, "%v", err)
+			return "", false
+		}
 		d.refs = append(d.refs, fileRef{written: written, resolved: p, line: n.Line, field: field})
 	}
 	return p, ok
+}
+
+// outside refuses a file that a bundle's spec names, as written and as
+// resolved, where it lies outside the bundle: an agent reads only the
+// files its controller sent, never one of its own machine. The error
+// names the path, never what the file holds. Outside a bundle it is nil.
+func (d *decoder) outside(written, resolved string) error {
+	switch {
+	case d.root == "":
+		return nil
+	case filepath.IsAbs(written):
+		return fmt.Errorf("%s is an absolute path: an agent reads only the files its bundle carries", written)
+	case !within(d.root, resolved):
+		return fmt.Errorf("%s leaves the bundle's folder: an agent reads only the files its bundle carries", written)
+	}
+	return nil
 }
 
 // parsedFile decodes the scalar n as a file and parses it, the first time

@@ -63,7 +63,7 @@ func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bu
 	if err != nil {
 		return RemoteRun{}, err
 	}
-	rm := &Remote{URL: u.String(), Client: c.HTTPClient(), Lost: loadPodLost, Poll: loadPodPoll, Progress: o.Progress}
+	rm := &Remote{URL: u.String(), Client: c.HTTPClient(), Token: lp.Token, Lost: loadPodLost, Poll: loadPodPoll, Progress: o.Progress}
 	rr, err := rm.Run(ctx, b)
 	if o.Ran != nil {
 		o.Ran()
@@ -86,7 +86,7 @@ func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bu
 // latlab agent, named after the experiment and the trial, unique, so that
 // one a killed latlab left behind is in nobody's way, labelled with the
 // experiment and t's variant, and image, node selector, tolerations and
-// resources the spec's load pod's. It lives
+// resources the spec's load pod's. Its agent's token is fresh. It lives
 // as long as the trial's warm-up and load and 10 minutes more, or an hour
 // and 10 minutes for a trial that ends at a request count. s must run its
 // load on a cluster (LoadPod set).
@@ -102,11 +102,13 @@ func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
 		}
 	}
 	lifetime := span + 10*time.Minute
-	args := []string{"agent", "--listen", ":" + strconv.Itoa(agentPort), "--idle", "10m", "--lifetime", lifetime.String()}
+	args := []string{"agent", "--listen", ":" + strconv.Itoa(agentPort), "--token-file", cluster.TokenPath,
+		"--idle", "10m", "--lifetime", lifetime.String()}
 	if s.Probes.Traces {
 		args = append(args, "--otlp-http", ":"+strconv.Itoa(otlpHTTPPort))
 	}
-	lp := cluster.LoadPod{Namespace: namespace, Name: name, Image: s.LoadPod.Image, Args: args,
+	token, _ := NewToken() // crypto/rand does not fail
+	lp := cluster.LoadPod{Namespace: namespace, Name: name, Image: s.LoadPod.Image, Args: args, Token: token,
 		Port: agentPort, ReadyPath: "/healthz", Labels: cluster.Labels(s.Name, t.Variant), Lifetime: lifetime}
 	s.LoadPod.place(&lp)
 	return lp
@@ -145,7 +147,7 @@ func RunShardsInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod
 		if err != nil {
 			return ShardRun{}, err
 		}
-		members[i] = ShardMember{Remote: &Remote{URL: u.String(), Client: c.HTTPClient(), Poll: loadPodPoll},
+		members[i] = ShardMember{Remote: &Remote{URL: u.String(), Client: c.HTTPClient(), Token: lp.Token, Poll: loadPodPoll},
 			Name: p.Name, Node: p.Spec.NodeName, Gone: run.Watch(wctx, p.Name)}
 	}
 	return RunShards(ctx, members, b, o)

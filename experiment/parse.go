@@ -40,13 +40,20 @@ func ParseSpec(name string, data []byte, dir string) (*Spec, error) {
 // parseSpec is ParseSpec; unrun leaves the commands unchecked, for an
 // agent, which runs none of them (see Agent).
 func parseSpec(name string, data []byte, dir string, unrun bool) (*Spec, error) {
+	return parseConfined(name, data, dir, unrun, "")
+}
+
+// parseConfined parses as parseSpec does; with root set, as an agent
+// parses the spec of a bundle written under root: a file it names must lie
+// there (see decoder.outside).
+func parseConfined(name string, data []byte, dir string, unrun bool, root string) (*Spec, error) {
 	d := newDecoder(name, data, dir)
-	d.unrun = unrun
-	root, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
+	d.unrun, d.root = unrun, root
+	doc, err := yamlfile.Document(name, data, "empty spec: give version, name, variants and load")
 	if err != nil {
 		return nil, err
 	}
-	s := d.spec(root)
+	s := d.spec(doc)
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
@@ -59,7 +66,8 @@ func parseSpec(name string, data []byte, dir string, unrun bool) (*Spec, error) 
 type decoder struct {
 	*yamlfile.Decoder
 	dir   string
-	lines int // the number of the last line
+	root  string // a bundle's folder, which every file it names lies in; "" outside a bundle
+	lines int    // the number of the last line
 
 	cache   map[string]*fileData // files read, by resolved path
 	sums    map[string]string    // sha256 of the files read, by path as written

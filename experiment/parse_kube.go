@@ -90,6 +90,11 @@ func (d *decoder) loadPod(n *yaml.Node) (*LoadPod, *yaml.Node) {
 		}
 		return nil, nil
 	}
+	for i := 0; i+1 < len(kept); i += 2 {
+		if kept[i].Value == "realtime" && yamlfile.Deref(kept[i+1]).Value == "true" {
+			d.errorf(kept[i+1], "load.realtime", "a load pod runs without capabilities, and real-time threads need CAP_SYS_NICE: drop it, or run the load here")
+		}
+	}
 	lp := &LoadPod{}
 	if v := given["image"]; v != nil {
 		lp.Image, _ = d.image(v, "load.image")

@@ -43,6 +43,7 @@ type Remote struct {
 	// https://API-SERVER/api/v1/namespaces/NS/pods/NAME:7070/proxy.
 	URL    string
 	Client *http.Client // nil means http.DefaultClient
+	Token  string       // the agent's (see TokenHeader)
 
 	Ready   time.Duration // how long the agent may take to answer /healthz (DefaultRemoteReady)
 	Timeout time.Duration // bound of each request but the transfers of the bundle and the result (DefaultRemoteTimeout)
@@ -121,6 +122,9 @@ func (r *Remote) call(ctx context.Context, method, path string, body []byte, tim
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		req.Header.Set(TokenHeader, r.Token)
 	}
 	resp, err := r.client().Do(req)
 	if err != nil {

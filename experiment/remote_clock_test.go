@@ -11,7 +11,7 @@ import (
 // within the bound the exchanges give, whatever their round trips.
 func TestRemoteClock(t *testing.T) {
 	url, _, _ := startAgent(t, &Agent{})
-	rm := &Remote{URL: url}
+	rm := &Remote{Token: testToken, URL: url}
 	var samples []shard.ClockSample
 	for range 5 {
 		s, err := rm.Clock(context.Background())
@@ -27,7 +27,7 @@ func TestRemoteClock(t *testing.T) {
 	if !ok || off < -bound || off > bound {
 		t.Errorf("offset %s ± %s, %t; want within its bound of 0", off, bound, ok)
 	}
-	if _, err := (&Remote{URL: url + "/nowhere"}).Clock(context.Background()); err == nil {
+	if _, err := (&Remote{Token: testToken, URL: url + "/nowhere"}).Clock(context.Background()); err == nil {
 		t.Error("a clock from a URL that has none: no error")
 	}
 }

@@ -82,7 +82,7 @@ warmup: {duration: 200ms}
 	url, _, wait := startAgent(t, a)
 	var mu sync.Mutex
 	var states []AgentState
-	rm := &Remote{URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
+	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
 		mu.Lock()
 		states = append(states, st.State)
 		mu.Unlock()
@@ -205,7 +205,7 @@ func TestRemoteInterrupted(t *testing.T) {
 	url, _, wait := startAgent(t, &Agent{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rm := &Remote{URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
+	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
 		if st.Progress != nil && st.Progress.Sent > 0 {
 			cancel() // as Ctrl-C would
 		}
@@ -235,7 +235,7 @@ func TestRemoteErrors(t *testing.T) {
 
 	t.Run("not ready", func(t *testing.T) {
 		url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-		_, err := (&Remote{URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
+		_, err := (&Remote{Token: testToken, URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
 		if err == nil || !strings.Contains(err.Error(), "agent "+url+": not ready after 300ms: ") {
 			t.Errorf("Run = %v", err)
 		}
@@ -244,7 +244,7 @@ func TestRemoteErrors(t *testing.T) {
 		url, _, wait := startAgent(t, &Agent{})
 		bad := *b
 		bad.Trial.Variant = "nope"
-		_, err := (&Remote{URL: url}).Run(ctx, &bad)
+		_, err := (&Remote{Token: testToken, URL: url}).Run(ctx, &bad)
 		var ae *AgentError
 		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || ae.Request != "POST /trial" || !strings.Contains(ae.Msg, `no variant called "nope"`) {
 			t.Errorf("Run = %v, want the agent's 400 naming the variant", err)
@@ -256,7 +256,7 @@ func TestRemoteErrors(t *testing.T) {
 	t.Run("lost", func(t *testing.T) {
 		url, stop, _ := startAgent(t, &Agent{})
 		var once sync.Once
-		rm := &Remote{URL: url, Poll: 20 * time.Millisecond, Lost: 300 * time.Millisecond, Progress: func(st AgentStatus) {
+		rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Lost: 300 * time.Millisecond, Progress: func(st AgentStatus) {
 			if st.State == AgentMeasuring {
 				once.Do(stop) // the agent goes away mid-trial
 			}

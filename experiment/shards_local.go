@@ -32,8 +32,9 @@ type LocalShardOptions struct {
 
 // StartLocalShards starts n latlab agent processes on 127.0.0.1, shard i
 // pinned to o.CPUs[i] when given, each on a listening socket made here
-// and handed down, so that no port is taken between. They die with this
-// process, even when it is killed with SIGKILL. Each member's Gone
+// and handed down, so that no port is taken between, and each with a token
+// of its own handed down a pipe, so that only this process drives it. They
+// die with this process, even when it is killed with SIGKILL. Each member's Gone
 // delivers how its process ended, should it end before Stop.
 func StartLocalShards(n int, o LocalShardOptions) (*LocalShards, error) {
 	if n < 1 {
@@ -77,11 +78,22 @@ func (ls *LocalShards) start(i int, o LocalShardOptions) (ShardMember, error) {
 		return ShardMember{}, err
 	}
 	defer f.Close()
-	args := []string{"agent", "--listen", addr, "--listen-fd", "3", "--idle", cmpOr(o.Idle, DefaultAgentIdle).String()}
+	token, err := NewToken()
+	if err != nil {
+		return ShardMember{}, err
+	}
+	tr, tw, err := os.Pipe()
+	if err != nil {
+		return ShardMember{}, err
+	}
+	defer tr.Close()
+	defer tw.Close()
+	args := []string{"agent", "--listen", addr, "--listen-fd", "3", "--token-file", "/dev/fd/4",
+		"--idle", cmpOr(o.Idle, DefaultAgentIdle).String()}
 	cmd := exec.Command(o.Binary, args...)
 	out := graph.Prefixed(o.Output, "shard "+strconv.Itoa(i))
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.ExtraFiles = []*os.File{f}
+	cmd.ExtraFiles = []*os.File{f, tr}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	var cpus []int
 	if len(o.CPUs) > 0 {
@@ -90,6 +102,14 @@ func (ls *LocalShards) start(i int, o LocalShardOptions) (ShardMember, error) {
 	if err := graph.SpawnOn(cmd, cpus); err != nil {
 		return ShardMember{}, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
+	// The pipe holds far more than a token: the write does not wait for
+	// the agent to read.
+	if _, err := io.WriteString(tw, token); err != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return ShardMember{}, fmt.Errorf("handing shard %d its token: %w", i, err)
+	}
+	tw.Close()
 	done := make(chan struct{})
 	gone := make(chan string, 1)
 	go func() {
@@ -102,7 +122,7 @@ func (ls *LocalShards) start(i int, o LocalShardOptions) (ShardMember, error) {
 		gone <- fmt.Sprintf("process %d %s", cmd.Process.Pid, why)
 	}()
 	ls.procs, ls.done = append(ls.procs, cmd), append(ls.done, done)
-	return ShardMember{Remote: &Remote{URL: "http://" + addr, Ready: 30 * time.Second}, Name: "pid " + strconv.Itoa(cmd.Process.Pid), Gone: gone}, nil
+	return ShardMember{Remote: &Remote{URL: "http://" + addr, Token: token, Ready: 30 * time.Second}, Name: "pid " + strconv.Itoa(cmd.Process.Pid), Gone: gone}, nil
 }
 
 // Stop kills every shard's process group and waits for them.

@@ -26,7 +26,7 @@ func TestRunShards(t *testing.T) {
 	var waits []func() error
 	for range 3 {
 		url, _, wait := startAgent(t, &Agent{})
-		members = append(members, ShardMember{Remote: &Remote{URL: url}, Name: url})
+		members = append(members, ShardMember{Remote: &Remote{Token: testToken, URL: url}, Name: url})
 		waits = append(waits, wait)
 	}
 	run, err := RunShards(context.Background(), members, b, ShardOptions{})
@@ -74,7 +74,7 @@ func TestRunShardsLost(t *testing.T) {
 	var stops []func()
 	for range 2 {
 		url, stop, _ := startAgent(t, &Agent{})
-		members = append(members, ShardMember{Remote: &Remote{URL: url, Poll: 100 * time.Millisecond}, Name: url})
+		members = append(members, ShardMember{Remote: &Remote{Token: testToken, URL: url, Poll: 100 * time.Millisecond}, Name: url})
 		stops = append(stops, stop)
 	}
 	go func() {

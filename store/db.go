@@ -320,10 +320,18 @@ func version(ctx context.Context, q querier) (int, error) {
 	return n, nil
 }
 
-// Close closes the database and lets its writer lock go. The write-ahead
-// log is checkpointed into the file when the last connection to it closes.
+// Close closes the database and lets its writer lock go. A writer folds
+// the write-ahead log back into the file first (a checkpoint), and Close
+// fails when it could not, a full disk say: the file alone then lacks
+// results the log holds, and the error names both, which must stay
+// together (SQLite folds the log in when it next opens them). Another
+// process that reads the database meanwhile keeps the log until it is
+// done with it, and folds it in itself: no error.
 func (db *DB) Close() error {
 	var errs []error
+	if db.w != nil {
+		errs = append(errs, db.checkpoint())
+	}
 	for _, c := range []*sql.DB{db.r, db.w} {
 		if c != nil {
 			errs = append(errs, c.Close())
@@ -332,6 +340,17 @@ func (db *DB) Close() error {
 	errs = append(errs, db.lock.release())
 	db.lock = nil
 	return wrap(db.path, "closing results database", errors.Join(errs...))
+}
+
+// checkpoint folds the write-ahead log back into the database file and
+// empties it.
+func (db *DB) checkpoint() error {
+	var busy, logged, folded int
+	err := db.w.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logged, &folded)
+	if err != nil {
+		return fmt.Errorf("folding the write-ahead log %s-wal back into it: %w; keep the two files together: %s alone lacks what the log holds", db.path, err, filepath.Base(db.path))
+	}
+	return nil
 }
 
 // writer returns the writing connection, or ErrReadOnly.

@@ -20,6 +20,7 @@ func newAgent(stderr io.Writer) *cobra.Command {
 		otlpHTTP, otlpGRPC string
 		idle, lifetime     time.Duration
 		listenFD           int
+		tokenFile          string
 	)
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -30,6 +31,13 @@ runs: in a pod, the network path is the cluster's. Only the controller makes
 requests, directly or through the Kubernetes API server's pod proxy; the
 results come back exact, histograms and raw samples included, and are stored
 as if the trial had run on the controller's machine.
+
+It acts only for its controller: every request but GET /healthz must carry
+the token of --token-file in a Latlab-Agent-Token header, and one that does
+not is answered 401 before its body is read. latlab run and latlab attack
+make a token per load pod, in a Secret only that pod mounts, and hand one
+to a local shard down a pipe; to run an agent by hand, put at least 32
+random characters in a file only you can read (openssl rand -hex 32).
 
 The API:
 
@@ -55,13 +63,14 @@ It runs one trial at a time, never runs a spec's commands, and never lingers:
 it exits 1 after --idle without a request and after --lifetime whatever it
 does.`,
 		Example: `  # on this machine, for a controller here
-  latlab agent --listen 127.0.0.1:7070
+  (umask 077; openssl rand -hex 32 >token)
+  latlab agent --listen 127.0.0.1:7070 --token-file token
 
   # in a pod, reached through the API server's pod proxy
-  latlab agent --listen :7070 --idle 5m --lifetime 2h
+  latlab agent --listen :7070 --token-file /var/run/latlab/token --idle 5m --lifetime 2h
 
   # in a pod that receives the cluster's spans
-  latlab agent --listen :7070 --otlp-http :4318 --otlp-grpc :4317`,
+  latlab agent --listen :7070 --token-file /var/run/latlab/token --otlp-http :4318 --otlp-grpc :4317`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("agent takes no arguments, got %q", args[0])
@@ -69,6 +78,13 @@ does.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tokenFile == "" {
+				return usagef("--token-file: give the file of the token this agent's controller presents (at least 32 characters)")
+			}
+			token, err := experiment.ReadToken(tokenFile)
+			if err != nil {
+				return usagef("--token-file: %v", err)
+			}
 			if idle <= 0 || lifetime <= 0 {
 				return usagef("--idle and --lifetime: want positive durations, got %s and %s", idle, lifetime)
 			}
@@ -81,7 +97,6 @@ does.`,
 				}
 			}
 			var ln net.Listener
-			var err error
 			if listenFD > 0 {
 				file := os.NewFile(uintptr(listenFD), "listener")
 				if ln, err = net.FileListener(file); err != nil {
@@ -91,7 +106,7 @@ does.`,
 			} else if ln, err = net.Listen("tcp", listen); err != nil {
 				return usagef("--listen: %v", err)
 			}
-			a := &experiment.Agent{Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
+			a := &experiment.Agent{Token: token, Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
 			err = a.Serve(cmd.Context(), ln)
 			if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
 				return errInterrupted
@@ -105,6 +120,7 @@ does.`,
 	fl := cmd.Flags()
 	fl.SortFlags = false
 	fl.StringVar(&listen, "listen", "127.0.0.1:7070", "address to listen on; :7070 in a pod")
+	fl.StringVar(&tokenFile, "token-file", "", "the file of the token every request must carry (required)")
 	fl.IntVar(&listenFD, "listen-fd", 0, "serve on this inherited listening socket")
 	_ = fl.MarkHidden("listen-fd")
 	fl.DurationVar(&idle, "idle", experiment.DefaultAgentIdle, "exit after this long without a request")

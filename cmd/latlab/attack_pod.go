@@ -37,7 +37,8 @@ pod, on the connections the measured load then takes. A pod that
 cannot start within 2 minutes (its image, no node for it), is evicted, runs
 out of memory or dies ends the attack with exit 1, naming the pod and why.
 What a pod cannot take is refused before anything is created: --unix-socket,
---cert and --key (a scenario's users may carry theirs), --cpus, --stages, a
+--cert and --key (a scenario's users may carry theirs), --cpus, --stages,
+--realtime (a load pod has no capabilities), a
 header given twice, and --targets or --scenario requests to more than one
 scheme and host. The Job is labelled as latlab run's are: latlab ls
 --kubernetes lists one a killed attack left, latlab clean --kubernetes
@@ -73,6 +74,7 @@ var podRefused = []struct{ flag, why string }{
 	{"key", "a client certificate is not carried to a pod: drop --cert and --key with --kubernetes, or give a scenario's users cert: and key:"},
 	{"cpus", "pins latlab on this machine, and with --kubernetes the load runs in a pod: drop it"},
 	{"stages", "a pod runs the load of an experiment's trial, which has no stages: drop it with --kubernetes and give -r"},
+	{"realtime", "a load pod runs without capabilities, and real-time threads need CAP_SYS_NICE: drop it with --kubernetes"},
 }
 
 // check refuses the flags of a pod without --kubernetes, --kubernetes

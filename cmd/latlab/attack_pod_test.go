@@ -40,6 +40,7 @@ func TestAttackPodFlags(t *testing.T) {
 		{"cert", append([]string{"https://svc/", "--cert", "c.pem", "--key", "k.pem"}, pod...), "--cert: a client certificate is not carried"},
 		{"cpus", append([]string{url, "--cpus", "0"}, pod...), "--cpus: pins latlab on this machine"},
 		{"stages", append([]string{url, "--stages", "10s:100"}, pod...), "--stages: a pod runs the load of an experiment's trial"},
+		{"realtime", append([]string{url, "-r", "10", "--realtime"}, pod...), "--realtime: a load pod runs without capabilities"},
 		{"header twice", append([]string{url, "-H", "X-A: 1", "-H", "x-a: 2"}, pod...), `-H "x-a: 2": X-A is given twice`},
 		{"targets to two hosts", append([]string{"--targets", twoHosts, "-n", "1"}, pod...), "--targets " + twoHosts + ": its requests go to http://a.example/ and to http://b.example/"},
 		{"targets with a user", append([]string{"--targets", withUser, "-n", "1"}, pod...), "has user information"},

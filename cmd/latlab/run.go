@@ -107,7 +107,7 @@ median itself. An interrupted run still exits 130.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (rerr error) {
 			spec, err := experiment.ReadSpec(args[0])
 			if err != nil {
 				return usageError{err}
@@ -131,7 +131,13 @@ median itself. An interrupted run still exits 130.`,
 			if err != nil {
 				return usageError{err}
 			}
-			defer db.Close()
+			// A database whose last write cannot reach its file is a
+			// failed run, whatever else went well.
+			defer func() {
+				if cerr := db.Close(); cerr != nil && rerr == nil {
+					rerr = cerr
+				}
+			}()
 			bin, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("finding the latlab executable: %w", err)

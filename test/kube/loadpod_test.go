@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +43,12 @@ load: {mode: closed, concurrency: [2], requests: 200}
 		t.Fatal(err)
 	}
 	labels := cluster.Labels("podload", "self")
-	run, err := c.StartLoad(ctx, cluster.LoadPod{Namespace: ns, Name: "load-1", Image: image,
-		Args: []string{"agent", "--listen", ":7070"}, Port: 7070, ReadyPath: "/healthz", Labels: labels, Lifetime: 5 * time.Minute})
+	token, err := experiment.NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := c.StartLoad(ctx, cluster.LoadPod{Namespace: ns, Name: "load-1", Image: image, Token: token,
+		Args: []string{"agent", "--listen", ":7070", "--token-file", cluster.TokenPath}, Port: 7070, ReadyPath: "/healthz", Labels: labels, Lifetime: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +60,12 @@ load: {mode: closed, concurrency: [2], requests: 200}
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &experiment.Remote{URL: u.String(), Client: c.HTTPClient()}
+	// Through the pod proxy, a request without the token is refused.
+	if _, err := (&experiment.Remote{URL: u.String(), Client: c.HTTPClient(), Keep: true}).Run(ctx, b); err == nil ||
+		!strings.Contains(err.Error(), "401") {
+		t.Errorf("a trial posted without the token: %v, want 401", err)
+	}
+	r := &experiment.Remote{URL: u.String(), Client: c.HTTPClient(), Token: token}
 	got, err := r.Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)

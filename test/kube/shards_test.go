@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/latlab/latlab/cluster"
+	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -256,7 +257,8 @@ func agentProcesses() []int {
 }
 
 // measuring counts the load pods whose agent measures now, asked
-// through the API server's pod proxy.
+// through the API server's pod proxy with the token of the pod's Job
+// (the admin reads Secrets).
 func (c *testCluster) measuring(ctx context.Context) int {
 	pods, err := c.cs.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: cluster.LabelRole + "=" + cluster.RoleLoad})
 	if err != nil {
@@ -264,7 +266,12 @@ func (c *testCluster) measuring(ctx context.Context) int {
 	}
 	n := 0
 	for _, p := range pods.Items {
-		b, err := c.cs.CoreV1().Pods("default").ProxyGet("http", p.Name, "7070", "trial", nil).DoRaw(ctx)
+		sec, err := c.cs.CoreV1().Secrets("default").Get(ctx, p.Labels["job-name"], metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		b, err := c.cs.CoreV1().RESTClient().Get().Namespace("default").Resource("pods").Name(p.Name+":7070").
+			SubResource("proxy").Suffix("trial").SetHeader(experiment.TokenHeader, string(sec.Data["token"])).DoRaw(ctx)
 		if err == nil && strings.Contains(string(b), `"state":"measuring"`) {
 			n++
 		}

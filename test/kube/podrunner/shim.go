@@ -53,6 +53,16 @@ func shim(args []string) int {
 	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
 		return fail("shim: %v", err)
 	}
+	// The program is the image's, which no volume covers: a path of the
+	// host's, opened before the mounts, which may cover it (a volume at
+	// /tmp, the binary in /tmp).
+	if strings.Contains(spec.Path, "/") {
+		fd, err := unix.Open(spec.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail("exec %s: %v", spec.Path, err)
+		}
+		spec.Path = fmt.Sprintf("/proc/self/fd/%d", fd)
+	}
 	// Every source is opened before the first mount, which may cover
 	// the others (a volume at /tmp when the pod's files are in /tmp), and
 	// the mounts go shallowest first, so that a volume inside another
