@@ -343,3 +343,40 @@ func interruptSecondTrial(first <-chan struct{}, seen *atomic.Int64, cancel cont
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestStartRefusesALeftover: a variant whose start command would start a
+// server where something already listens — what an earlier, killed run
+// left — fails its trial saying so, rather than measuring the leftover.
+func TestStartRefusesALeftover(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dir := t.TempDir()
+	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+name: leftover
+variants:
+  - {name: again, target: "http://%s/", start: "sleep 30"}
+load: {mode: open, rates: [10], duration: 1s}
+`, ln.Addr()))
+	db := openDB(t, filepath.Join(dir, "results.db"))
+	out, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := db.Runs(context.Background(), out.Experiment.ID)
+	want := ln.Addr().String() + " already accepts connections before its start command ran"
+	if len(runs) != 1 || runs[0].Status != store.Failed || !strings.Contains(runs[0].Error, want) {
+		t.Errorf("runs %+v; want one failed, saying %q", runs, want)
+	}
+}

@@ -1,13 +1,17 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -88,6 +92,9 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		}
 	}
 	if v.Start != "" {
+		if addr := listening(cmp.Or(v.Ready, v.Target)); addr != "" {
+			return nil, fmt.Errorf("variant %s: %s already accepts connections before its start command ran: a server an earlier run left, or another program, would be measured in its place; stop it first", v.Name, addr)
+		}
 		if err := r.start(l); err != nil {
 			r.tearDown(l)
 			return nil, fmt.Errorf("variant %s: start %q: %w", v.Name, v.Start, err)
@@ -122,30 +129,78 @@ func (r *Runner) configure(ctx context.Context, l *live) (*live, error) {
 // start runs the variant's start command in its own process group, from
 // the thread graph.Spawn keeps, so that it dies with latlab even when
 // latlab is killed. The shell execs the command, so the parent-death signal
-// reaches the command itself.
+// reaches the command itself. Run by latlab (Binary set), the command
+// starts under a reaper (see graph.Reap), which ends every process the
+// command leaves, however deep and in whatever group, when latlab dies or
+// stops it: a resumed run never finds the last one's server still there.
 func (r *Runner) start(l *live) error {
-	cmd := exec.Command("sh", "-c", "exec "+l.v.Start)
+	argv := []string{"sh", "-c", "exec " + l.v.Start}
+	var cmd *exec.Cmd
+	var pidr *os.File
+	if r.Binary != "" {
+		cmd = graph.ReapCmd(r.Binary, argv...)
+		var pidw *os.File
+		var err error
+		if pidr, pidw, err = os.Pipe(); err != nil {
+			return err
+		}
+		defer pidr.Close()
+		defer pidw.Close()
+		cmd.ExtraFiles = []*os.File{pidw}
+	} else {
+		cmd = exec.Command(argv[0], argv[1:]...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	}
 	cmd.Dir, cmd.Env = r.Spec.Dir, r.commandEnv()
 	out := r.NodeOutput
 	if out == nil {
 		out = io.Discard
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := graph.SpawnOn(cmd, r.targetCPUs); err != nil {
 		return err
 	}
 	l.started, l.exited = cmd, make(chan struct{})
-	l.pids = append(l.pids, cmd.Process.Pid) // sh execs the command: this is its process
 	go func() {
 		_ = cmd.Wait()
 		close(l.exited)
 	}()
+	pid := cmd.Process.Pid // sh execs the command: this is its process
+	if pidr != nil {
+		// The reaper names the command's process, the one to watch.
+		cmd.ExtraFiles[0].Close()
+		b, _ := io.ReadAll(io.LimitReader(pidr, 32))
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pid = p
+		}
+	}
+	l.pids = append(l.pids, pid)
 	return nil
 }
 
+// listening returns the host:port of url when something accepts a TCP
+// connection there, else "".
+func listening(url string) string {
+	u, err := neturl.Parse(url)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	c, err := net.DialTimeout("tcp", addr, 500*time.Millisecond)
+	if err != nil {
+		return ""
+	}
+	c.Close()
+	return addr
+}
+
 // stop ends the start command's process group: SIGTERM, then SIGKILL to
-// whatever of the group is left after 5 s. It returns when the whole group
+// whatever of the group is left after 5 s (a reaper ends its tree within
+// graph.ReapGrace, before that). It returns when the whole group
 // is gone, not only the command: a script's children may take their time
 // to shut down, and one still exiting would be measured by the next
 // trial's process probe, or hold the port its successor is to listen on.

@@ -27,6 +27,12 @@ import (
 const nodeProcEnv = "LATLAB_GRAPH_TEST_NODE"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ReapCommand {
+		os.Exit(Reap(os.Args[2:])) // this test binary as latlab's reaper
+	}
+	if len(os.Args) > 1 && os.Args[1] == reapParent {
+		os.Exit(parentOfReaper(os.Args[2:]))
+	}
 	if spec, ok := os.LookupEnv(nodeProcEnv); ok {
 		if err := serveNodeProc(spec); err != nil {
 			fmt.Fprintln(os.Stderr, err)

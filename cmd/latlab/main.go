@@ -8,9 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/latlab/latlab/graph"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == graph.ReapCommand {
+		os.Exit(graph.Reap(os.Args[2:])) // a start command's reaper (see graph.Reap)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
