@@ -7,11 +7,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/latlab/latlab/probe"
 )
 
 // A command's whole tree. A spec's start command may fork: a script that
@@ -140,49 +141,9 @@ func endTree(gone <-chan struct{}) {
 // signalTree sends sig to every descendant of this process, once each
 // signal round: found from /proc, since they may have left every group.
 func signalTree(sig syscall.Signal) {
-	for _, pid := range Descendants(os.Getpid()) {
+	for _, pid := range probe.Descendants(os.Getpid()) {
 		_ = syscall.Kill(pid, sig)
 	}
-}
-
-// Descendants returns the processes below pid, read from /proc.
-func Descendants(pid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	kids := map[int][]int{}
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			kids[pp] = append(kids[pp], p)
-		}
-	}
-	var out []int
-	for queue := kids[pid]; len(queue) > 0; {
-		p := queue[0]
-		queue = queue[1:]
-		out = append(out, p)
-		queue = append(queue, kids[p]...)
-	}
-	return out
 }
 
 // exitStatus is a shell's reading of ws: the code, or 128 + the signal.

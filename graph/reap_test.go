@@ -68,6 +68,23 @@ func waitMarked(mark string, n int, limit time.Duration) int {
 	}
 }
 
+// started starts cmd, whose sleepers hold mark, and waits for tree's four
+// of them; whatever of them is left goes when the test ends.
+func started(t *testing.T, cmd *exec.Cmd, start func(*exec.Cmd) error, mark string) {
+	t.Helper()
+	if err := start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, p := range marked(mark) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	if got := waitMarked(mark, 4, time.Minute); got != 4 {
+		t.Fatalf("%d of the tree's 4 sleepers started", got)
+	}
+}
+
 // tree is a start command that leaves three sleepers, two of them out of
 // its process group, one of those in a session of its own, and sleeps
 // itself; mark tells them apart from any other process.
@@ -87,17 +104,7 @@ func TestReapOnParentDeath(t *testing.T) {
 	}
 	parent := exec.Command(self, append([]string{reapParent}, tree(mark)...)...)
 	parent.Stderr = os.Stderr
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, p := range marked(mark) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	if got := waitMarked(mark, 4, time.Minute); got != 4 {
-		t.Fatalf("%d of the tree's 4 sleepers started", got)
-	}
+	started(t, parent, (*exec.Cmd).Start, mark)
 	_ = parent.Process.Kill()
 	_ = parent.Wait()
 	if left := waitMarked(mark, 0, ReapGrace+10*time.Second); left != 0 {
@@ -116,17 +123,7 @@ func TestReapOnStop(t *testing.T) {
 	}
 	mark := strconv.Itoa(rand.IntN(1e9))
 	cmd := ReapCmd(self, tree(mark)...)
-	if err := Spawn(cmd); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, p := range marked(mark) {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	if got := waitMarked(mark, 4, time.Minute); got != 4 {
-		t.Fatalf("%d of the tree's 4 sleepers started", got)
-	}
+	started(t, cmd, Spawn, mark)
 	_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
 	err = cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(syscall.SIGTERM) {

@@ -128,6 +128,10 @@ func descendants(roots []int) map[int][]int {
 	return out
 }
 
+// Descendants returns, in ascending order, every process below pid now:
+// its children, theirs, and so on.
+func Descendants(pid int) []int { return descendants([]int{pid})[pid] }
+
 // FindPIDs returns, in ascending order, the processes named name: those whose
 // /proc/PID/comm is name (or its first 15 bytes, where the kernel cuts it),
 // or whose command line starts with a program called name. Processes that
