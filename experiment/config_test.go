@@ -131,7 +131,11 @@ func TestLoadForModels(t *testing.T) {
 		want  load.Config
 	}{
 		{"open", "{rates: [100], duration: 5s, max_in_flight: 50, interval: 2s, success: 200-299, pool: 8, realtime: true}", Trial{Level: record.Level{Rate: 100}},
-			load.Config{Model: load.Open{Pacer: load.Constant{Rate: 100}, MaxInFlight: 50}, Duration: 5 * time.Second, Interval: 2 * time.Second, Success: &codes, Pool: 8, Realtime: true}},
+			load.Config{Model: load.Open{Pacer: load.Constant{Rate: 100}, MaxInFlight: 50}, Duration: 5 * time.Second, Interval: 2 * time.Second, Success: &codes, Pool: 8, Realtime: load.RealtimeOn}},
+		{"open, never real-time", "{rates: [100], realtime: false}", Trial{Level: record.Level{Rate: 100}},
+			load.Config{Model: load.Open{Pacer: load.Constant{Rate: 100}}, Duration: DefaultDuration, Interval: time.Second, Realtime: load.RealtimeOff}},
+		{"open, real-time by default", "{rates: [100], realtime: auto}", Trial{Level: record.Level{Rate: 100}},
+			load.Config{Model: load.Open{Pacer: load.Constant{Rate: 100}}, Duration: DefaultDuration, Interval: time.Second}},
 		{"poisson", "{rates: [100], arrivals: poisson}", Trial{Level: record.Level{Rate: 100}, Position: 9},
 			load.Config{Model: load.Open{Pacer: &load.Poisson{Of: load.Constant{Rate: 100}, Seed: 9}}, Duration: DefaultDuration, Interval: time.Second}},
 		{"closed", "{mode: closed, concurrency: [300], requests: 1000000}", Trial{Level: record.Level{Concurrency: 300}},

@@ -97,6 +97,11 @@ func TestParseSpecLoadErrors(t *testing.T) {
 			want: "spec.yaml:8: load.realtime: a load pod runs without capabilities, and real-time threads need CAP_SYS_NICE: drop it, or run the load here",
 		},
 		{
+			name: "realtime neither true, false nor auto",
+			spec: loadBase + "  realtime: sometimes\n",
+			want: `spec.yaml:8: load.realtime: want true, false or auto, got "sometimes"`,
+		},
+		{
 			name: "realtime over HTTP/2",
 			spec: loadBase + "  h2c: true\n  realtime: true\n",
 			want: "spec.yaml:9: load.realtime: makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none",

@@ -204,7 +204,13 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 			l.Pool, dec.explicit = int(n), append(dec.explicit, e.key)
 		}
 	case "realtime":
-		l.Realtime, _ = d.boolean(v, f)
+		if t, ok := d.text(v, f); ok {
+			if r, err := load.ParseRealtime(t); err != nil {
+				d.errorf(v, f, "%v", err)
+			} else {
+				l.Realtime = r
+			}
+		}
 	case "duration":
 		if t, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Duration, dec.explicit = t, append(dec.explicit, e.key)

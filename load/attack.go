@@ -46,13 +46,12 @@ type Config struct {
 	// a warm-up the pool holds what the warm-up opened, at least twice
 	// its peak in flight.
 	Pool int
-	// Realtime runs an open loop's event loops as real-time threads
-	// (SCHED_FIFO), ahead of everything else this machine runs, so that a
-	// loop sends on time however busy the machine. It needs CAP_SYS_NICE
-	// or an RLIMIT_RTPRIO of 1 or more (see CheckRealtime), and changes
-	// nothing for a closed loop, a ramp or net/http. Without it, a loop's
-	// thread asks only for the fair scheduler's shortest slice.
-	Realtime bool
+	// Realtime says when an open loop's event loops run as real-time
+	// threads (SCHED_FIFO), ahead of everything else this machine runs,
+	// so that a loop sends on time however busy the machine: by default
+	// while a loop uses under half a CPU, where this process may. It
+	// changes nothing for a closed loop, a ramp or net/http.
+	Realtime Realtime
 	// Started, if set, is called with the recorder of Attack's measured
 	// phase as it starts, for live progress.
 	Started func(*record.Recorder)

@@ -44,7 +44,7 @@ func NewAttacker(cfg Config) (*Attacker, error) {
 			return nil, errors.New("attack: give a duration or a request count")
 		}
 	}
-	if cfg.Realtime {
+	if cfg.Realtime == RealtimeOn {
 		if err := CheckRealtime(); err != nil {
 			return nil, fmt.Errorf("attack: %w", err)
 		}

@@ -28,8 +28,8 @@ type engine struct {
 	timeout time.Duration
 	loops   []*evloop
 	pool    int64 // connections opened before the load started
-	// realtime runs the loops' threads SCHED_FIFO (Config.Realtime).
-	realtime bool
+	// realtime says when the loops' threads run SCHED_FIFO (Config.Realtime).
+	realtime Realtime
 }
 
 // newEngine readies the event loops for cfg's open loop and opens its pool
@@ -105,8 +105,8 @@ func (e *engine) run(r *runner, m Open, ready func()) {
 			defer precise()()
 			// CheckRealtime ran when the attacker was made: a failure
 			// here leaves the thread as it was.
-			undo, _ := prompt(e.realtime)
-			defer undo()
+			l.sched, _ = prompt(e.realtime)
+			defer l.sched.undo()
 			set.Done()
 			<-gate
 			l.run(r, p, int64(i), int64(len(e.loops)))

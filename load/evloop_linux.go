@@ -81,7 +81,8 @@ type evloop struct {
 	rate     float64       // the loop's share of the schedule at its peak, per second
 	// deaf: the loop batches, and sleeps through arrivals between its
 	// batches while reads carry stamps.
-	deaf bool
+	deaf  bool
+	sched *loopSched // how the kernel runs the loop's thread (sched_linux.go)
 }
 
 // maxEarly bounds how much earlier than a request is due a loop wakes, to
@@ -214,6 +215,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 // wake-ups late at a low rate never makes it batch: batching would not
 // help it keep up, only add lag.
 func (l *evloop) adapt() {
+	l.sched.weigh(l.now)
 	if l.wakes > 0 {
 		late := float64(l.lateOnes) / float64(l.wakes)
 		switch {

@@ -105,6 +105,9 @@ func (s *Settings) Validate(given ...string) error {
 	default:
 		bad("client", 0, "want lean or nethttp, got %q", s.Client)
 	}
+	if _, err := ParseRealtime(s.Realtime.String()); err != nil {
+		bad("realtime", 0, "%v", err)
+	}
 	if s.Samples < 0 {
 		bad("samples", 0, "want 0 or more, got %d", s.Samples)
 	}
@@ -135,7 +138,7 @@ func (s *Settings) Conflicts(given ...string) error {
 	if s.NoKeepAlive && h2 {
 		bad("no_keepalive", "HTTP/2 multiplexes requests on connections it keeps; drop %s", Ref{Option: "no_keepalive"})
 	}
-	if s.Realtime && (h2 || s.Client == NetHTTPClient) {
+	if s.Realtime == RealtimeOn && (h2 || s.Client == NetHTTPClient) {
 		bad("realtime", "makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none")
 	}
 	if slices.Contains(given, "connections") && s.Mode == ModeSequential {

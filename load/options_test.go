@@ -233,9 +233,9 @@ func TestSettingsConflicts(t *testing.T) {
 		{func(s *Settings) { s.Mode = ModeClosed }, []string{"connections"}, nil},
 		{func(s *Settings) { s.Arrivals = PoissonArrivals }, []string{"seed"}, nil},
 		{func(s *Settings) { s.Arrivals = ConstantArrivals }, []string{"seed"}, []string{"seed"}},
-		{func(s *Settings) { s.Realtime = true }, nil, nil},
-		{func(s *Settings) { s.Realtime, s.H2C = true, true }, nil, []string{"realtime"}},
-		{func(s *Settings) { s.Realtime, s.Client = true, NetHTTPClient }, nil, []string{"realtime"}},
+		{func(s *Settings) { s.Realtime = RealtimeOn }, nil, nil},
+		{func(s *Settings) { s.Realtime, s.H2C = RealtimeOn, true }, nil, []string{"realtime"}},
+		{func(s *Settings) { s.Realtime, s.Client = RealtimeOn, NetHTTPClient }, nil, []string{"realtime"}},
 		{func(s *Settings) { s.Mode, s.HTTP2, s.NoKeepAlive = ModeSequential, true, true },
 			[]string{"seed", "connections", "client", "streams"}, []string{"client", "no_keepalive", "connections", "seed"}},
 	}

@@ -42,7 +42,7 @@ func TestPromptSlice(t *testing.T) {
 		if before.Policy != unix.SCHED_NORMAL {
 			t.Skipf("this thread runs policy %d, which prompt leaves alone", before.Policy)
 		}
-		undo, err := prompt(false)
+		ls, err := prompt(RealtimeOff)
 		if err != nil {
 			t.Fatalf("prompt: %v", err)
 		}
@@ -56,7 +56,7 @@ func TestPromptSlice(t *testing.T) {
 		if a.Runtime != uint64(shortSlice) {
 			t.Logf("slice %d ns: this kernel (before Linux 6.12) keeps no slice of a thread's own", a.Runtime)
 		}
-		undo()
+		ls.undo()
 		if after := schedAttr(t); after.Policy != before.Policy || after.Runtime != before.Runtime ||
 			after.Nice != before.Nice || after.Flags != before.Flags {
 			t.Errorf("after undo: %+v, want %+v", *after, *before)
@@ -78,64 +78,118 @@ func TestPromptRealtime(t *testing.T) {
 	}
 	onThread(func() {
 		before := schedAttr(t)
-		undo, err := prompt(true)
+		ls, err := prompt(RealtimeOn)
 		if err != nil {
 			t.Fatalf("prompt: %v", err)
 		}
 		if a := schedAttr(t); a.Policy != unix.SCHED_FIFO || a.Priority != 1 || a.Flags&unix.SCHED_FLAG_RESET_ON_FORK == 0 {
 			t.Errorf("policy %d priority %d flags %#x, want SCHED_FIFO at 1, reset on fork", a.Policy, a.Priority, a.Flags)
 		}
-		undo()
+		ls.undo()
 		if after := schedAttr(t); after.Policy != before.Policy || after.Nice != before.Nice || after.Priority != before.Priority {
 			t.Errorf("after undo: %+v, want %+v", *after, *before)
 		}
 	})
 }
 
-// TestAttackRealtime runs an open loop on real-time loops: the same
-// schedule, every request answered, and the process's threads back on
-// the fair scheduler after.
+// TestPromptAuto holds that a loop left to choose runs real-time where
+// allowed, goes back to the fair scheduler once it used over half a CPU,
+// stays there for fairHold, and comes back once light again.
+func TestPromptAuto(t *testing.T) {
+	onThread(func() {
+		before := schedAttr(t)
+		if before.Policy != unix.SCHED_NORMAL {
+			t.Skipf("this thread runs policy %d, which prompt leaves alone", before.Policy)
+		}
+		ls, err := prompt(RealtimeAuto)
+		if err != nil {
+			t.Fatalf("prompt: %v", err)
+		}
+		defer ls.undo()
+		if CheckRealtime() != nil {
+			if a := schedAttr(t); a.Policy != unix.SCHED_NORMAL || ls.auto {
+				t.Errorf("policy %d auto %v where real-time is not allowed; want the fair policy", a.Policy, ls.auto)
+			}
+			t.Skip("real-time threads not allowed here")
+		}
+		policy := func() uint32 { return schedAttr(t).Policy }
+		if p := policy(); p != unix.SCHED_FIFO || !ls.fifo {
+			t.Fatalf("policy %d, want SCHED_FIFO", p)
+		}
+		// The weighs' clocks are made up: 0.9 ms of CPU in 1 ms of wall
+		// time, then next to none in a second.
+		now := Now()
+		ls.cpu, ls.at = threadCPU()-900*time.Microsecond, now-time.Millisecond
+		ls.weigh(now)
+		if p := policy(); p != unix.SCHED_NORMAL || ls.fifo {
+			t.Fatalf("after 90%% of a CPU: policy %d, want the fair policy", p)
+		}
+		if a := schedAttr(t); a.Runtime != uint64(shortSlice) && a.Runtime != 0 {
+			t.Errorf("slice %d ns, want the shortest", a.Runtime)
+		}
+		ls.weigh(now + fairHold/2)
+		if p := policy(); p != unix.SCHED_NORMAL {
+			t.Errorf("light again within fairHold: policy %d, want the fair policy still", p)
+		}
+		ls.weigh(now + 2*fairHold)
+		if p := policy(); p != unix.SCHED_FIFO || !ls.fifo {
+			t.Errorf("light after fairHold: policy %d, want SCHED_FIFO", p)
+		}
+		ls.undo()
+		if after := schedAttr(t); after.Policy != before.Policy || after.Priority != before.Priority || after.Nice != before.Nice {
+			t.Errorf("after undo: %+v, want %+v", *after, *before)
+		}
+	})
+}
+
+// TestAttackRealtime runs an open loop on real-time loops, asked for and
+// by default (a light loop): the same schedule, every request answered,
+// and the process's threads back on the fair scheduler after.
 func TestAttackRealtime(t *testing.T) {
 	if err := CheckRealtime(); err != nil {
 		t.Skipf("real-time threads not allowed here: %v", err)
 	}
-	withProcs(t, 2)
-	srv := newCountingServer(t, 0)
-	// A look at the threads every few milliseconds while the load runs.
-	stop, seen := make(chan struct{}), make(chan bool, 1)
-	go func() {
-		fifo := false
-		for {
-			select {
-			case <-stop:
-				seen <- fifo
-				return
-			case <-time.After(2 * time.Millisecond):
+	for _, mode := range []Realtime{RealtimeOn, RealtimeAuto} {
+		t.Run(mode.String(), func(t *testing.T) {
+			withProcs(t, 2)
+			srv := newCountingServer(t, 0)
+			// A look at the threads every few milliseconds while the load runs.
+			stop, seen := make(chan struct{}), make(chan bool, 1)
+			go func() {
+				fifo := false
+				for {
+					select {
+					case <-stop:
+						seen <- fifo
+						return
+					case <-time.After(2 * time.Millisecond):
+					}
+					ps, _ := threadPolicies()
+					for _, p := range ps {
+						fifo = fifo || p == unix.SCHED_FIFO
+					}
+				}
+			}()
+			res := attack(t, context.Background(), Config{
+				Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 1000}}, Count: 300, Realtime: mode,
+			})
+			close(stop)
+			if !<-seen {
+				t.Error("no thread ran SCHED_FIFO while the load ran")
 			}
-			ps, _ := threadPolicies()
-			for _, p := range ps {
-				fifo = fifo || p == unix.SCHED_FIFO
+			if res.Requests != 300 || res.Successes() != 300 {
+				t.Errorf("%d requests, %d answered; want 300 and 300", res.Requests, res.Successes())
 			}
-		}
-	}()
-	res := attack(t, context.Background(), Config{
-		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 1000}}, Count: 300, Realtime: true,
-	})
-	close(stop)
-	if !<-seen {
-		t.Error("no thread ran SCHED_FIFO while the load ran")
-	}
-	if res.Requests != 300 || res.Successes() != 300 {
-		t.Errorf("%d requests, %d answered; want 300 and 300", res.Requests, res.Successes())
-	}
-	tasks, err := threadPolicies()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for tid, p := range tasks {
-		if p == unix.SCHED_FIFO {
-			t.Errorf("thread %d still runs SCHED_FIFO after the attack", tid)
-		}
+			tasks, err := threadPolicies()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for tid, p := range tasks {
+				if p == unix.SCHED_FIFO {
+					t.Errorf("thread %d still runs SCHED_FIFO after the attack", tid)
+				}
+			}
+		})
 	}
 }
 

@@ -4,8 +4,6 @@ package load
 
 import "errors"
 
-func prompt(bool) (func(), error) { return func() {}, nil }
-
 // CheckRealtime says whether this process may run its event loops as
 // real-time threads: only on Linux.
 func CheckRealtime() error {
