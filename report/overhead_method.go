@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/latlab/latlab/analysis"
 )
@@ -14,10 +15,13 @@ func overheadMethods(sep string) string {
 		"percentiles, with the Mann-Whitney U test's."
 }
 
-// comparedText is the marker of how d compared its runs: "10 pairs" or
-// "unpaired".
+// comparedText is the marker of how d compared its runs: "10 pairs",
+// "unpaired", or "-" when nothing was compared.
 func comparedText(d analysis.Diff) string {
-	if d.Method == analysis.MethodPaired {
+	switch {
+	case math.IsNaN(d.Abs):
+		return "-"
+	case d.Method == analysis.MethodPaired:
 		return fmt.Sprintf("%d pairs", d.Pairs)
 	}
 	return "unpaired"

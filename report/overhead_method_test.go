@@ -2,7 +2,7 @@ package report
 
 import (
 	"bytes"
-	"strings"
+	"regexp"
 	"testing"
 	"time"
 
@@ -16,16 +16,19 @@ func TestOverheadMethodEveryForm(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		grouped bool
+		flagged int // of the baseline's runs
 		marker  string
 		method  string
 		pairs   int
 	}{
-		{"interleaved", false, "10 pairs", "paired", 10},
-		{"grouped", true, "unpaired", "unpaired", 0},
+		{"interleaved", false, 0, "10 pairs", "paired", 10},
+		{"a flagged run drops its pair", false, 1, "9 pairs", "paired", 9},
+		{"grouped", true, 0, "unpaired", "unpaired", 0},
+		{"nothing to compare", false, 10, "-", "unpaired", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var id int64
-			runs := append(reasonRuns("plain", 9*time.Millisecond, 10, 0, &id), reasonRuns("filter", 19*time.Millisecond, 10, 0, &id)...)
+			runs := append(reasonRuns("plain", 9*time.Millisecond, 10, tc.flagged, &id), reasonRuns("filter", 19*time.Millisecond, 10, 0, &id)...)
 			exp := &analysis.Experiment{Runs: runs, Design: analysis.Design{Grouped: tc.grouped}}
 			r, err := NewExperiment(exp, ExperimentOptions{Baseline: "plain"})
 			if err != nil {
@@ -35,8 +38,8 @@ func TestOverheadMethodEveryForm(t *testing.T) {
 			if err := r.WriteText(&text); err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.Count(text.String(), "p50    9.005ms  "+tc.marker+"  "); got != 1 {
-				t.Errorf("text: the p50 row marked %q %d times; want once:\n%s", tc.marker, got, text.String())
+			if got := regexp.MustCompile(`(?m)^filter +100/s +p50 +\S+ +`+regexp.QuoteMeta(tc.marker)+`  `).FindAllString(text.String(), -1); len(got) != 1 {
+				t.Errorf("text: the p50 row marked %q %d times; want once:\n%s", tc.marker, len(got), text.String())
 			}
 			for _, row := range r.overheadSection().Tables[0].Rows {
 				if row[4].Text != tc.marker {
