@@ -60,10 +60,15 @@ func (r Run) Counts(opt Options) bool {
 // closed loop, or both when open loop caps requests in flight.
 type Level = record.Level
 
-// Options choose which runs an aggregate counts. The zero value counts
-// valid runs only.
+// Options choose which runs an aggregate counts, and whether overheads
+// may pair them. The zero value counts valid runs only and pairs them
+// where their repetitions match.
 type Options struct {
 	IncludeFlagged bool // count flagged and unfinished runs too
+	// Unpaired leaves the repetitions out of the cells (Cell.Reps), so
+	// that Overheads compares every variant unpaired: for plans that did
+	// not run a repetition's trials side by side (order: grouped).
+	Unpaired bool
 }
 
 // A Cell aggregates one quantile over the runs of a variant at a level.
@@ -77,6 +82,9 @@ type Cell struct {
 	// Values are the counted runs' values, in plan order; none when the
 	// quantile is n/a in any of them (NA says in how many).
 	Values []float64
+	// Reps are the repetitions of Values' runs, one each; nil under
+	// Options.Unpaired. Overheads pairs runs of one repetition by them.
+	Reps []int
 	// Median is the median of Values (NaN without any), Lo and Hi its
 	// distribution-free 95% interval (see MedianCI); CIOK is false when
 	// there are too few runs for one (fewer than 6), and the interval is
@@ -174,8 +182,8 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 		errs, rates = append(errs, r.ErrorRatio), append(rates, r.Achieved)
 	}
 	lr.ErrorRatios, lr.ErrorRatio, lr.Achieved = errs, Median(errs), Median(rates)
-	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency })
-	lr.Service = cells(counted, func(r Run) []Value { return r.Service })
+	lr.Latency = cells(counted, func(r Run) []Value { return r.Latency }, !opt.Unpaired)
+	lr.Service = cells(counted, func(r Run) []Value { return r.Service }, !opt.Unpaired)
 	name := variant + " " + level.String()
 	if lr.Excluded > 0 {
 		lr.Warnings = append(lr.Warnings, fmt.Sprintf("%s: %d flagged run(s) left out", name, lr.Excluded))
@@ -193,7 +201,8 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 	return lr
 }
 
-func cells(runs []Run, values func(Run) []Value) []Cell {
+// cells aggregates each Stat over runs, with their repetitions when reps.
+func cells(runs []Run, values func(Run) []Value, reps bool) []Cell {
 	out := make([]Cell, len(Stats))
 	for i, s := range Stats {
 		c := Cell{Stat: s, Runs: len(runs)}
@@ -207,9 +216,12 @@ func cells(runs []Run, values func(Run) []Value) []Cell {
 				c.LowConfidence++
 			}
 			c.Values = append(c.Values, v.Latency.Seconds())
+			if reps {
+				c.Reps = append(c.Reps, r.Rep)
+			}
 		}
 		if c.NA > 0 {
-			c.Values = nil
+			c.Values, c.Reps = nil, nil
 		}
 		c.Median, c.Lo, c.Hi, c.CIOK = MedianCI(c.Values)
 		out[i] = c

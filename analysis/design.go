@@ -13,6 +13,11 @@ type Design struct {
 	Baseline string          // the spec's baseline, else its first variant; "" for none
 	Variants []VariantDesign // in the spec's order
 	Runs     int             // repetitions of each variant × level; 0 when unknown
+	// Grouped is true when the plan ran each variant × level's
+	// repetitions together (order: grouped) rather than one of every
+	// pair per repetition: runs of one repetition were then far apart,
+	// and overheads compare them unpaired (Options.Unpaired).
+	Grouped bool
 	// CPUBudget is the share of its allowed CPUs a target may use; 0 when
 	// unknown (see Budget).
 	CPUBudget float64

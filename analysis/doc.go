@@ -23,7 +23,16 @@
 //   - an overhead is the Hodges–Lehmann shift between the variant's and the
 //     baseline's per-run values, with the interval that inverts the exact
 //     Mann-Whitney test (normal approximation beyond 40,000 pairs); its
-//     p-value is benchmath's AssumeNothing U test, the one benchstat uses.
+//     p-value is benchmath's AssumeNothing U test, the one benchstat uses;
+//   - paired, where each variant run has the baseline's run of the same
+//     repetition beside it, an overhead is the Hodges–Lehmann centre of
+//     the pairs' differences (the median of their Walsh averages) with the
+//     interval that inverts the exact signed-rank test (normal
+//     approximation beyond 200 pairs), and that test's p-value, exact
+//     given ties; zero differences are ranked but signed neither way
+//     (Pratt). Overheads pairs whenever the pairs suffice for a 95%
+//     interval and, after Holm, a test able to reject: a slow repetition
+//     then moves both runs of a pair and cancels out of the difference.
 //
 // Latencies are float64 seconds once aggregated, like record.Summary.
 //

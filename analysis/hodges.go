@@ -41,14 +41,22 @@ func uLowerTail(m, n, limit int) []float64 {
 // interpolating towards d(k+1) to reach 95% (w = 1: no interpolation). k
 // is 0 when the samples are too small for any interval at that level.
 func shiftRank(m, n int) (k int, w float64) {
-	tail := (1 - confidence) / 2
 	mn := m * n
 	if mn > exactU {
 		sd := math.Sqrt(float64(mn) * float64(m+n+1) / 12)
 		k = int(math.Floor(float64(mn)/2 - 1.959963984540054*sd))
 		return max(k, 0), 1
 	}
-	cdf := uLowerTail(m, n, mn/2)
+	return straddle(uLowerTail(m, n, mn/2), mn)
+}
+
+// straddle returns, from cdf[s] = P(S ≤ s) of a rank statistic S
+// symmetric on 0..total, the rank k (1-based) of the order statistics
+// [x(k), x(total+1−k)] that bound a 95% interval, and the weight of x(k)
+// against x(k+1) that interpolates to 95%; k is 0 when no rank reaches
+// 95%.
+func straddle(cdf []float64, total int) (k int, w float64) {
+	tail := (1 - confidence) / 2
 	for k < len(cdf) && cdf[k] <= tail {
 		k++
 	}
@@ -57,11 +65,18 @@ func shiftRank(m, n int) (k int, w float64) {
 	}
 	// The exact levels of ranks k and k+1 straddle 95%: 1−2·cdf[k−1] ≥ 95%
 	// > 1−2·cdf[k]. Interpolate between them linearly in the level.
-	if k >= len(cdf) || 2*k >= mn {
+	if k >= len(cdf) || 2*k >= total {
 		return k, 1
 	}
 	above, below := 1-2*cdf[k-1], 1-2*cdf[k]
 	return k, (confidence - below) / (above - below)
+}
+
+// bounds returns the interval of rank k and weight w (from straddle) in
+// the sorted values s.
+func bounds(s []float64, k int, w float64) (lo, hi float64) {
+	last := len(s) - 1
+	return w*s[k-1] + (1-w)*s[k], w*s[last-k+1] + (1-w)*s[last-k]
 }
 
 // HodgesLehmann returns the Hodges–Lehmann estimate of the shift of x
@@ -95,8 +110,6 @@ func HodgesLehmann(x, y []float64) (shift, lo, hi float64, ok bool) {
 	if k == 0 {
 		return shift, 0, 0, false
 	}
-	last := len(d) - 1
-	lo = w*d[k-1] + (1-w)*d[k]
-	hi = w*d[last-k+1] + (1-w)*d[last-k]
+	lo, hi = bounds(d, k, w)
 	return shift, lo, hi, true
 }

@@ -32,19 +32,20 @@ func Holm(ps []float64) []float64 {
 
 // HolmReach warns when the runs are too few for any comparison of cs to
 // come out significant: the smallest p-value an exact U test can give n
-// against m runs is 2/C(n+m, n) (minRankP), and Holm multiplies the
-// smallest of a quantile's k p-values by k. It returns "" when some
-// comparison can reach α.
+// against m runs is 2/C(n+m, n) (minRankP), a signed-rank test of n
+// pairs 2/2ⁿ (minSignedP), and Holm multiplies the smallest of a
+// quantile's k p-values by k. It returns "" when some comparison can
+// reach α.
 func HolmReach(cs []Comparison) string {
 	family := map[string]int{}
-	best, n, m := math.Inf(1), 0, 0
+	best, bestAt := math.Inf(1), Diff{}
 	for _, c := range cs {
 		if math.IsNaN(c.P) {
 			continue
 		}
 		family[c.Name]++
-		if p := minRankP(c.N, c.BaselineN); p < best {
-			best, n, m = p, c.N, c.BaselineN
+		if p := c.leastP(); p < best {
+			best, bestAt = p, c.Diff
 		}
 	}
 	k := 0
@@ -54,6 +55,19 @@ func HolmReach(cs []Comparison) string {
 	if k == 0 || best*float64(k) < Alpha {
 		return ""
 	}
-	return fmt.Sprintf("%d against %d runs: no U test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
-		"no overhead can come out significant; run more repetitions", n, m, best, k, Alpha/float64(k))
+	test := "U"
+	if bestAt.Method == MethodPaired {
+		test = "signed-rank"
+	}
+	return fmt.Sprintf("%s: no %s test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
+		"no overhead can come out significant; run more repetitions", bestAt.compared(), test, best, k, Alpha/float64(k))
+}
+
+// leastP is the smallest p-value, before Holm, that d's test could give
+// with its runs whatever they measured.
+func (d Diff) leastP() float64 {
+	if d.Method == MethodPaired {
+		return minSignedP(d.Pairs)
+	}
+	return minRankP(d.N, d.BaselineN)
 }

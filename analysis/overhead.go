@@ -22,29 +22,41 @@ const MinRuns = 5
 const Floor = 1e-6
 
 // A Diff is the overhead of a variant against a baseline: the shift of
-// the variant's per-run values against the baseline's. Values are in the
-// units given to Overhead (seconds for latency).
+// the variant's per-run values against the baseline's, or, paired, the
+// centre of the differences between runs of one repetition. Values are in
+// the units given to Overhead (seconds for latency).
 type Diff struct {
 	N, BaselineN int     // runs of the variant and of the baseline
 	Baseline     float64 // median of the baseline's runs
+	// Method is how the runs were compared: MethodPaired or
+	// MethodUnpaired.
+	Method Method
+	// Pairs is how many pairs of runs, one of each side from the same
+	// repetition, the comparison found; a paired Diff stands on them
+	// alone. 0 when the runs carry no repetitions that pair.
+	Pairs int
 	// Abs is the Hodges–Lehmann shift (the median of every variant −
 	// baseline difference) and [AbsLo, AbsHi] its exact Mann-Whitney 95%
-	// interval (see HodgesLehmann).
+	// interval (see HodgesLehmann); paired, the median of the Walsh
+	// averages of the pairs' differences and its exact signed-rank
+	// interval (see SignedRank).
 	Abs, AbsLo, AbsHi float64
 	// Rel is the relative change of the variant against the baseline
 	// (0.1 is +10%), RelLo and RelHi its 95% interval: the Hodges–Lehmann
 	// shift of the logarithms, the median of every variant / baseline
-	// ratio, less one. A ratio of latencies is positive, so none of them
-	// can pass −100%, and the baseline's own spread is carried into them.
-	// RelOK is false when a value is not positive.
+	// ratio (paired: the centre of the pairs' log ratios), less one. A
+	// ratio of latencies is positive, so none of them can pass −100%, and
+	// the baseline's own spread is carried into them. RelOK is false when
+	// a value is not positive.
 	Rel, RelLo, RelHi float64
 	RelOK             bool
 	// CIOK is false when there are too few runs for a 95% interval (fewer
-	// than 4 a side); the interval fields are then 0.
+	// than 4 a side, or MinPairs pairs); the interval fields are then 0.
 	CIOK bool
 	// P is the two-sided Mann-Whitney U p-value of benchmath's
-	// AssumeNothing comparison (exact for small samples, ties included);
-	// PAdj the Holm-adjusted one once a table is corrected, else P.
+	// AssumeNothing comparison (exact for small samples, ties included),
+	// or paired the signed-rank test's (see SignedRank); PAdj the
+	// Holm-adjusted one once a table is corrected, else P.
 	P, PAdj float64
 	// Significant is PAdj < Alpha.
 	Significant bool
@@ -83,9 +95,24 @@ const (
 	ReasonFewRuns Reason = "too_few_runs"
 )
 
+// A Method is how a Diff compares its runs. Its text is what the JSON
+// report gives.
+type Method string
+
+// The methods of a Diff.
+const (
+	// MethodUnpaired: every variant run against every baseline run
+	// (Hodges–Lehmann shift, Mann-Whitney interval and test).
+	MethodUnpaired Method = "unpaired"
+	// MethodPaired: each variant run against the baseline's run of the
+	// same repetition (Walsh-average centre, signed-rank interval and
+	// test), so that what a repetition shares cancels out.
+	MethodPaired Method = "paired"
+)
+
 // Overhead compares variant's per-run values of one quantile at one level
-// with baseline's. It warns when either side has fewer than MinRuns runs
-// and when the difference is below Floor.
+// with baseline's, unpaired. It warns when either side has fewer than
+// MinRuns runs and when the difference is below Floor.
 func Overhead(variant, baseline []float64) Diff {
 	return overhead(variant, baseline, Floor)
 }
@@ -93,7 +120,7 @@ func Overhead(variant, baseline []float64) Diff {
 // overhead is Overhead with a measurement floor: differences smaller in
 // magnitude than floor are flagged as below it.
 func overhead(variant, baseline []float64, floor float64) Diff {
-	d := Diff{N: len(variant), BaselineN: len(baseline), P: math.NaN(), PAdj: math.NaN(), MinP: math.NaN()}
+	d := Diff{N: len(variant), BaselineN: len(baseline), Method: MethodUnpaired, P: math.NaN(), PAdj: math.NaN(), MinP: math.NaN()}
 	d.Baseline = Median(baseline)
 	if d.N == 0 || d.BaselineN == 0 {
 		d.Abs, d.Rel, d.Reason = math.NaN(), math.NaN(), ReasonNoRuns
@@ -123,6 +150,16 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 	if d.N < MinRuns || d.BaselineN < MinRuns {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("%d against %d runs, fewer than %d a side: the test is exact but weak and the interval wide", d.N, d.BaselineN, MinRuns))
 	}
+	for _, err := range c.Warnings {
+		d.Warnings = append(d.Warnings, err.Error())
+	}
+	d.check(floor)
+	return d
+}
+
+// check warns when d's interval and test disagree, and when d is below
+// floor.
+func (d *Diff) check(floor float64) {
 	if excludes0 := d.AbsLo > 0 || d.AbsHi < 0; d.CIOK && excludes0 != (d.P < Alpha) {
 		// The interval is interpolated to 95% between two exact levels; the
 		// test is exact at its own: near the edge the two can disagree.
@@ -130,15 +167,24 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 		if !excludes0 {
 			verdict = "includes 0 while the exact test rejects"
 		}
-		d.Warnings = append(d.Warnings, fmt.Sprintf("the 95%% interval %s (p=%.3g): a borderline difference, interpolated between the exact levels %d against %d runs allow", verdict, d.P, d.N, d.BaselineN))
-	}
-	for _, err := range c.Warnings {
-		d.Warnings = append(d.Warnings, err.Error())
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the 95%% interval %s (p=%.3g): a borderline difference, interpolated between the exact levels %s allow", verdict, d.P, d.compared()))
 	}
 	if math.Abs(d.Abs) < floor {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", units.Seconds(d.Abs), units.Seconds(floor)))
 	}
-	return d
+}
+
+// compared says what d stands on: "5 against 5 runs", or paired "10
+// pairs".
+func (d Diff) compared() string {
+	switch {
+	case d.Method != MethodPaired:
+	case d.Pairs == 1:
+		return "1 pair"
+	default:
+		return fmt.Sprintf("%d pairs", d.Pairs)
+	}
+	return fmt.Sprintf("%d against %d runs", d.N, d.BaselineN)
 }
 
 // String states the verdict in one sentence: "+12.3µs (+4.1%), 95% CI

@@ -21,18 +21,22 @@ func (d Diff) Why() string {
 		return fmt.Sprintf("no runs to compare (%d against %d)", d.N, d.BaselineN)
 	case ReasonFewRuns:
 		ci, test := d.Needed()
+		unit := "a side"
+		if d.Method == MethodPaired {
+			unit = "pairs"
+		}
 		var needs []string
 		if !d.CIOK {
-			needs = append(needs, fmt.Sprintf("a 95%% CI needs %d a side", ci))
+			needs = append(needs, fmt.Sprintf("a 95%% CI needs %d %s", ci, unit))
 		}
 		if !(d.MinP < Alpha) {
 			holm := ""
 			if d.Family > 1 {
 				holm = fmt.Sprintf(" after Holm over %d comparisons", d.Family)
 			}
-			needs = append(needs, fmt.Sprintf("a test able to reject at %g%%%s needs %d a side", 100*Alpha, holm, test))
+			needs = append(needs, fmt.Sprintf("a test able to reject at %g%%%s needs %d %s", 100*Alpha, holm, test, unit))
 		}
-		return fmt.Sprintf("with %d against %d runs: %s%s", d.N, d.BaselineN, strings.Join(needs, ", "), d.leftOut())
+		return fmt.Sprintf("with %s: %s%s", d.compared(), strings.Join(needs, ", "), d.leftOut())
 	}
 	return ""
 }
@@ -74,8 +78,12 @@ func perSide(format string, variant, baseline int) []string {
 
 // Needed returns how many runs a side a comparison needs for a 95%
 // interval, and for a test able to reject at Alpha once Holm-adjusted
-// over d.Family comparisons with as many runs each.
+// over d.Family comparisons with as many runs each; paired, how many
+// pairs.
 func (d Diff) Needed() (ci, test int) {
+	if d.Method == MethodPaired {
+		return MinPairs, pairsNeeded(d.Family)
+	}
 	k := float64(max(d.Family, 1))
 	for n := 1; ci == 0 || test == 0; n++ {
 		if r, _ := shiftRank(n, n); ci == 0 && r > 0 {
@@ -86,6 +94,17 @@ func (d Diff) Needed() (ci, test int) {
 		}
 	}
 	return ci, test
+}
+
+// pairsNeeded is how many pairs a paired comparison needs for a 95%
+// interval and for a signed-rank test able to reject at Alpha once
+// Holm-adjusted over family comparisons (one when family is 0).
+func pairsNeeded(family int) int {
+	n := MinPairs
+	for float64(max(family, 1))*minSignedP(n) >= Alpha {
+		n++
+	}
+	return n
 }
 
 // limit records the runs each side left out and lacks the percentile in

@@ -141,6 +141,9 @@ func TestHolmReach(t *testing.T) {
 	row := func(name string, n, m int) Comparison {
 		return Comparison{Stat: Stat{Name: name}, Diff: Diff{N: n, BaselineN: m, P: 0.5}}
 	}
+	paired := func(name string, pairs int) Comparison {
+		return Comparison{Stat: Stat{Name: name}, Diff: Diff{N: 10, BaselineN: 10, Method: MethodPaired, Pairs: pairs, P: 0.5}}
+	}
 	for _, tc := range []struct {
 		name string
 		cs   []Comparison
@@ -160,6 +163,11 @@ func TestHolmReach(t *testing.T) {
 				"no overhead can come out significant; run more repetitions"},
 		// The best-placed row decides.
 		{"one row can", []Comparison{row("p50", 3, 3), row("p50", 8, 8)}, ""},
+		// 6 pairs: 2/2⁶ = 0.031, above 0.05/2; 10 a side unpaired would reach.
+		{"paired, 6 pairs, 2 rows", slices.Repeat([]Comparison{paired("p50", 6)}, 2),
+			"6 pairs: no signed-rank test can give p below 0.0312, and Holm across a quantile's 2 comparisons needs below 0.025: " +
+				"no overhead can come out significant; run more repetitions"},
+		{"paired, 7 pairs, 2 rows", slices.Repeat([]Comparison{paired("p50", 7)}, 2), ""},
 	} {
 		if got := HolmReach(tc.cs); got != tc.want {
 			t.Errorf("%s: HolmReach = %q; want %q", tc.name, got, tc.want)

@@ -15,7 +15,8 @@ type Comparison struct {
 }
 
 // Overheads compares every other variant of levels (from Aggregate) with
-// baseline at each level both have, for each of CompareStats, and corrects
+// baseline at each level both have, for each of CompareStats, paired by
+// repetition where the runs allow it (see compare), and corrects
 // the p-values with Holm within each quantile: the p50 rows of every
 // variant and level are one family, the p99 rows another. A reader asks
 // "does any variant shift the median?" and "does any variant shift the
@@ -33,7 +34,14 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 			base[l.Level] = l
 		}
 	}
-	var out []Comparison
+	type row struct {
+		l, b   LevelResult
+		name   string
+		vc, bc Cell
+		floor  float64
+	}
+	var rows []row
+	family := map[string]int{} // per quantile: the rows with values on both sides
 	for _, l := range levels {
 		b, ok := base[l.Level]
 		if l.Variant == baseline || !ok {
@@ -46,13 +54,21 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 		for _, name := range CompareStats {
 			vc, _ := l.Cell(name)
 			bc, _ := b.Cell(name)
-			d := overhead(vc.Values, bc.Values, floor)
-			d.limit(l, b, vc, bc)
-			for i, w := range d.Warnings {
-				d.Warnings[i] = fmt.Sprintf("%s vs %s %s %s: %s", l.Variant, baseline, l.Level, name, w)
+			rows = append(rows, row{l, b, name, vc, bc, floor})
+			if len(vc.Values) > 0 && len(bc.Values) > 0 {
+				family[name]++
 			}
-			out = append(out, Comparison{Variant: l.Variant, Baseline: baseline, Level: l.Level, Stat: vc.Stat, Diff: d})
 		}
+	}
+	var out []Comparison
+	for _, r := range rows {
+		name := r.name
+		d := compare(r.vc, r.bc, r.floor, family[name])
+		d.limit(r.l, r.b, r.vc, r.bc)
+		for i, w := range d.Warnings {
+			d.Warnings[i] = fmt.Sprintf("%s vs %s %s %s: %s", r.l.Variant, baseline, r.l.Level, name, w)
+		}
+		out = append(out, Comparison{Variant: r.l.Variant, Baseline: baseline, Level: r.l.Level, Stat: r.vc.Stat, Diff: d})
 	}
 	for _, name := range CompareStats {
 		var family []*Comparison

@@ -27,8 +27,8 @@ var levelKeys = []string{"mode", "rates", "concurrency"}
 
 // SpecDesign returns what a report needs of spec, a spec as an experiment
 // stores it: its baseline, its variants in order with the levels Plan
-// gives each and their expect: fields, its runs, its CPU budget and the
-// window of its metrics probe. It reads them as ParseSpec does, variants'
+// gives each and their expect: fields, its runs and order, its CPU budget
+// and the window of its metrics probe. It reads them as ParseSpec does, variants'
 // loads merged with the spec's, but leniently, as SpecSLO reads the slo:
 // the spec was checked when it ran, so the other fields are neither read
 // nor checked, nor the files they name, a field that does not decode is
@@ -65,6 +65,10 @@ func SpecDesign(spec string) analysis.Design {
 		out.Baseline = out.Variants[0].Name
 	}
 	opts := map[string][2]*yaml.Node{}
+	if kv, ok := nodes["order"]; ok {
+		o, _ := d.oneOf(kv[1], "order", string(Interleaved), string(Grouped))
+		out.Grouped = Order(o) == Grouped
+	}
 	for _, key := range []string{"runs", "validity", "probes"} {
 		if kv, ok := nodes[key]; ok {
 			opts[key] = kv

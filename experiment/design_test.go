@@ -74,8 +74,11 @@ runs: 4
 		// process.cpu_budget is the same setting as validity's.
 		{"process budget", "variants: [{name: a}]\nprobes: {process: {cpu_budget: 0.5}}\n",
 			analysis.Design{Baseline: "a", Variants: plain("a"), Runs: 1, CPUBudget: 0.5, MetricsWindow: time.Minute}},
-		{"bad options keep their defaults", "variants: [{name: a}]\nruns: many\nvalidity: {cpu_budget: lots}\nprobes: {metrics: {window: -1s}}\n",
+		{"bad options keep their defaults", "variants: [{name: a}]\nruns: many\nvalidity: {cpu_budget: lots}\nprobes: {metrics: {window: -1s}}\norder: random\n",
 			design("a", plain("a")...)},
+		{"grouped", "variants: [{name: a}]\norder: grouped\n",
+			analysis.Design{Baseline: "a", Variants: plain("a"), Runs: 1, Grouped: true, CPUBudget: 0.75, MetricsWindow: time.Minute}},
+		{"interleaved", "variants: [{name: a}]\norder: interleaved\n", design("a", plain("a")...)},
 		{"an attack's command line", "latlab attack http://127.0.0.1:8080/ -c 50", analysis.Design{}},
 		{"empty", "", analysis.Design{}},
 		{"not YAML", "variants: [", analysis.Design{}},

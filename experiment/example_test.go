@@ -33,13 +33,13 @@ runs: 2
 	}
 	// Output:
 	// 1 plain 100/s rep 1
-	// 2 plain 200/s rep 1
-	// 3 proxy 200/s rep 1
-	// 4 proxy 100/s rep 1
-	// 5 plain 100/s rep 2
-	// 6 proxy 100/s rep 2
-	// 7 proxy 200/s rep 2
-	// 8 plain 200/s rep 2
+	// 2 proxy 100/s rep 1
+	// 3 plain 200/s rep 1
+	// 4 proxy 200/s rep 1
+	// 5 proxy 200/s rep 2
+	// 6 plain 200/s rep 2
+	// 7 plain 100/s rep 2
+	// 8 proxy 100/s rep 2
 }
 
 func ExampleParseSpec_errors() {

@@ -26,28 +26,50 @@ type cell struct {
 // cell returns the cell t repeats.
 func (t Trial) cell() cell { return cell{t.Variant, t.Level} }
 
+// PlanVersion is the version of the interleaved order Plan draws, stored
+// with every new experiment: latlab run resumes an experiment by drawing
+// its plan again from its stored seed, so an order once drawn must never
+// change, and a better one comes as a new version beside it (see PlanOf).
+const PlanVersion = 2
+
 // Plan returns the trials of s: every variant at every level of its load
 // (rates, concurrencies, or one sequential level), Spec.Runs times, in
-// Spec.Order. Interleaved, each repetition runs every (variant, level) pair
-// once, in an order drawn from seed; the same seed gives the same plan, on
-// any platform and Go version. Grouped, the trials run variant by variant,
-// level by level, with the repetitions of a level together; seed is
-// unused. When the spec gives no seed the caller picks one, and stores it
-// to make the plan again.
+// Spec.Order, drawn as PlanVersion draws it. Interleaved, each repetition
+// runs every (variant, level) pair once, in an order drawn from seed; the
+// same seed gives the same plan, on any platform and Go version. Grouped,
+// the trials run variant by variant, level by level, with the
+// repetitions of a level together; seed is unused. When the spec gives
+// no seed the caller picks one, and stores it to make the plan again.
 func (s *Spec) Plan(seed int64) []Trial {
+	return s.PlanOf(seed, PlanVersion)
+}
+
+// PlanOf is Plan as version (1 to PlanVersion) of the interleaved order
+// draws it; grouped plans are the same in every version.
+//
+// Version 1 shuffles each repetition's trials as one: a variant's run and
+// its baseline's at the same level can be a whole repetition apart.
+// Version 2 shuffles a repetition's levels, then the variants of each
+// level, so that the runs a paired comparison sets against each other run
+// side by side, at most as many trials apart as there are variants: what
+// changes on the machine between them is only what changes within a few
+// runs. It also sets up each level once per repetition, which restart:
+// per-rate needs.
+func (s *Spec) PlanOf(seed int64, version int) []Trial {
 	var pairs []Trial
 	for _, v := range s.Variants {
 		pairs = append(pairs, v.Load.levels(v.Name)...)
 	}
 	trials := make([]Trial, 0, len(pairs)*s.Runs)
-	if s.Order == Grouped {
+	switch {
+	case s.Order == Grouped:
 		for _, p := range pairs {
 			for rep := 1; rep <= s.Runs; rep++ {
 				p.Rep = rep
 				trials = append(trials, p)
 			}
 		}
-	} else {
+	case version == 1:
 		rng := splitmix(uint64(seed))
 		for rep := 1; rep <= s.Runs; rep++ {
 			start := len(trials)
@@ -55,13 +77,44 @@ func (s *Spec) Plan(seed int64) []Trial {
 				p.Rep = rep
 				trials = append(trials, p)
 			}
-			rng.shuffle(trials[start:])
+			shuffleTrials(&rng, trials[start:])
+		}
+	default:
+		byLevel := levelGroups(pairs)
+		rng := splitmix(uint64(seed))
+		for rep := 1; rep <= s.Runs; rep++ {
+			rng.shuffle(len(byLevel), func(i, j int) { byLevel[i], byLevel[j] = byLevel[j], byLevel[i] })
+			for _, g := range byLevel {
+				start := len(trials)
+				for _, p := range g {
+					p.Rep = rep
+					trials = append(trials, p)
+				}
+				shuffleTrials(&rng, trials[start:])
+			}
 		}
 	}
 	for i := range trials {
 		trials[i].Position = i + 1
 	}
 	return trials
+}
+
+// levelGroups returns pairs grouped by level: levels in the order they
+// first come, the variants of each in pairs' order.
+func levelGroups(pairs []Trial) [][]Trial {
+	var out [][]Trial
+	at := map[record.Level]int{}
+	for _, p := range pairs {
+		i, ok := at[p.Level]
+		if !ok {
+			i = len(out)
+			at[p.Level] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], p)
+	}
+	return out
 }
 
 // levels returns the points of l's sweep as trials of variant, without
@@ -96,12 +149,17 @@ func (s *splitmix) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-// shuffle puts t in a random order (Fisher–Yates). The draw of each
-// index is the high word of a 128-bit product, whose bias is below 2⁻⁵⁰
-// for any plan.
-func (s *splitmix) shuffle(t []Trial) {
-	for i := len(t) - 1; i > 0; i-- {
+// shuffle puts n things in a random order (Fisher–Yates), swap swapping
+// two of them. The draw of each index is the high word of a 128-bit
+// product, whose bias is below 2⁻⁵⁰ for any plan.
+func (s *splitmix) shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
 		j, _ := bits.Mul64(s.next(), uint64(i+1))
-		t[i], t[j] = t[j], t[i]
+		swap(i, int(j))
 	}
+}
+
+// shuffleTrials puts t in a random order drawn from s.
+func shuffleTrials(s *splitmix, t []Trial) {
+	s.shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
 }

@@ -77,18 +77,89 @@ func TestPlanInterleaved(t *testing.T) {
 }
 
 func TestPlanInterleavedFixed(t *testing.T) {
-	// The order a seed gives must never change: latlab run makes the plan
-	// again from the stored seed to resume it.
-	var got []string
-	for _, tr := range planSpec(t, 2, "interleaved").Plan(1) {
-		got = append(got, pair(tr))
+	// The order a seed gives must never change in any version: latlab run
+	// makes the plan again from the stored seed and version to resume it.
+	for _, tc := range []struct {
+		version int
+		want    []string
+	}{
+		{1, []string{
+			"plain@100/0", "plain@200/0", "proxy@200/0", "proxy@100/0", "filter@200/0", "plain@400/0", "filter@100/0", "filter@400/0", "proxy@400/0",
+			"proxy@400/0", "plain@100/0", "plain@200/0", "proxy@200/0", "filter@200/0", "proxy@100/0", "filter@400/0", "filter@100/0", "plain@400/0",
+		}},
+		{2, []string{
+			"proxy@100/0", "plain@100/0", "filter@100/0", "plain@400/0", "filter@400/0", "proxy@400/0", "plain@200/0", "proxy@200/0", "filter@200/0",
+			"plain@200/0", "filter@200/0", "proxy@200/0", "plain@400/0", "filter@400/0", "proxy@400/0", "filter@100/0", "plain@100/0", "proxy@100/0",
+		}},
+	} {
+		var got []string
+		for _, tr := range planSpec(t, 2, "interleaved").PlanOf(1, tc.version) {
+			got = append(got, pair(tr))
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("version %d, plan of seed 1 (-want +got):\n%s", tc.version, diff)
+		}
 	}
-	want := []string{
-		"plain@100/0", "plain@200/0", "proxy@200/0", "proxy@100/0", "filter@200/0", "plain@400/0", "filter@100/0", "filter@400/0", "proxy@400/0",
-		"proxy@400/0", "plain@100/0", "plain@200/0", "proxy@200/0", "filter@200/0", "proxy@100/0", "filter@400/0", "filter@100/0", "plain@400/0",
+	if !cmp.Equal(planSpec(t, 2, "interleaved").Plan(1), planSpec(t, 2, "interleaved").PlanOf(1, PlanVersion)) {
+		t.Error("Plan is not PlanOf the current version")
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("plan of seed 1 (-want +got):\n%s", diff)
+}
+
+// TestPlanLevelsTogether checks that a repetition runs every variant at
+// a level before the next level, so that a variant's run and its
+// baseline's are at most the variants apart, with the levels' order and
+// each level's variants both drawn afresh in each repetition. Variants
+// whose loads give other levels make levels of their own.
+func TestPlanLevelsTogether(t *testing.T) {
+	s := mustParse(t, `version: 1
+name: t
+variants:
+  - {name: a, target: 'http://127.0.0.1:9000/'}
+  - {name: b, target: 'http://127.0.0.1:9001/'}
+  - {name: c, target: 'http://127.0.0.1:9002/'}
+  - {name: d, target: 'http://127.0.0.1:9003/', load: {rates: [20, 40]}}
+  - {name: e, target: 'http://127.0.0.1:9004/', load: {mode: closed, concurrency: [8]}}
+load: {rates: [10, 20]}
+runs: 20
+`)
+	plan := s.Plan(7)
+	if len(plan) != 9*20 {
+		t.Fatalf("%d trials, want %d", len(plan), 9*20)
+	}
+	levelOrders, variantOrders := map[string]bool{}, map[string]bool{}
+	for rep := 1; rep <= 20; rep++ {
+		block := plan[(rep-1)*9 : rep*9]
+		var levels []string
+		done := map[record.Level]bool{}
+		for i, tr := range block {
+			if tr.Rep != rep {
+				t.Fatalf("trial %d of repetition %d has rep %d", i, rep, tr.Rep)
+			}
+			if i > 0 && block[i-1].Level == tr.Level {
+				continue
+			}
+			if done[tr.Level] {
+				t.Errorf("repetition %d: level %v comes back after another: %v", rep, tr.Level, block)
+			}
+			done[tr.Level] = true
+			levels = append(levels, tr.Level.String())
+		}
+		if len(levels) != 4 {
+			t.Errorf("repetition %d: %d levels, want 4 (10/s, 20/s, 40/s, c=8)", rep, len(levels))
+		}
+		levelOrders[fmt.Sprint(levels)] = true
+		var at20 []string
+		for _, tr := range block {
+			if tr.Rate == 20 {
+				at20 = append(at20, tr.Variant)
+			}
+		}
+		variantOrders[fmt.Sprint(at20)] = true
+	}
+	// 24 orders of 4 levels and 24 of the 4 variants at 20/s: 20
+	// repetitions draw many of each.
+	if len(levelOrders) < 8 || len(variantOrders) < 8 {
+		t.Errorf("%d orders of the levels and %d of the variants at 20/s in 20 repetitions; want more", len(levelOrders), len(variantOrders))
 	}
 }
 

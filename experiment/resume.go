@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/latlab/latlab/store"
 )
@@ -122,9 +123,15 @@ func (r *Runner) checkSeed(exp *store.Experiment) error {
 	return nil
 }
 
-// pending returns exp's plan and its trials not yet done, in plan order.
+// pending returns exp's plan, drawn again from its stored seed in the
+// version of the order it began with, and its trials not yet done, in
+// plan order.
 func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo []Trial, err error) {
-	plan = r.Spec.Plan(exp.Provenance.Seed)
+	version, err := planVersion(exp)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan = r.Spec.PlanOf(exp.Provenance.Seed, version)
 	done, err := r.DB.CompletedTrials(ctx, exp.ID)
 	if err != nil {
 		return nil, nil, err
@@ -139,6 +146,26 @@ func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo 
 		}
 	}
 	return plan, todo, nil
+}
+
+// planKey is the provenance entry (Provenance.Extra) that holds the
+// version of the order an experiment's plan was drawn in (PlanVersion).
+const planKey = "plan_version"
+
+// planVersion returns the version of the order exp's plan was drawn in:
+// its stored one, else 1, the order of every experiment stored before
+// versions were.
+func planVersion(exp store.Experiment) (int, error) {
+	s, ok := exp.Provenance.Extra[planKey]
+	if !ok {
+		return 1, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > PlanVersion {
+		return 0, fmt.Errorf("experiment %d: provenance extra.%s is %q, an order this latlab cannot draw again (it draws versions 1 to %d): "+
+			"resume it with the latlab that began it, or start another with --new", exp.ID, planKey, s, PlanVersion)
+	}
+	return v, nil
 }
 
 // resumable returns the experiment Run resumes, nil when it starts a new

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -220,6 +221,7 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 		prov.Extra = map[string]string{}
 	}
 	prov.Extra["canonical"] = canon
+	prov.Extra[planKey] = strconv.Itoa(PlanVersion)
 	prov.Commands = map[string][]string{}
 	for _, v := range r.Spec.Variants {
 		switch {

@@ -211,7 +211,7 @@ type Order string
 
 // The orders.
 const (
-	Interleaved Order = "interleaved" // each repetition runs every variant and rate in a seeded random order
+	Interleaved Order = "interleaved" // each repetition runs every level in a seeded random order, a level's variants side by side in one
 	Grouped     Order = "grouped"     // variant by variant, rate by rate, repetitions together
 )
 

@@ -136,7 +136,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 			}
 		}
 	}
-	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged})
+	// A grouped plan ran a repetition's runs far apart: nothing pairs them.
+	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged, Unpaired: exp.Design.Grouped})
 	slices.SortStableFunc(r.Levels, func(a, b analysis.LevelResult) int {
 		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
 	})
@@ -151,6 +152,9 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		r.Warnings = append(r.Warnings, c.Warnings...)
 	}
 	if w := analysis.HolmReach(r.Overheads); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
+	if w := analysis.PairingReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if r.Runs.NoResult > 0 {

@@ -119,7 +119,8 @@ type FlagJSON struct {
 
 // OverheadJSON is one row of the overhead table, in seconds: the
 // Hodges–Lehmann shift of the variant's per-run values against the
-// baseline's, its 95% CI, and the p-value before and after Holm.
+// baseline's (paired: the centre of the differences between runs of one
+// repetition), its 95% CI, and the p-value before and after Holm.
 type OverheadJSON struct {
 	Variant         string   `json:"variant"`
 	Baseline        string   `json:"baseline"`
@@ -139,13 +140,22 @@ type OverheadJSON struct {
 	PHolm           *float64 `json:"p_holm"`
 	Significant     bool     `json:"significant"`
 	Verdict         string   `json:"verdict"` // the sentence the text report prints
+	// Method is "paired" when the row compares each variant run with the
+	// baseline's run of the same repetition (signed-rank interval and
+	// test), "unpaired" when it compares all runs with all (Mann-Whitney).
+	// Pairs counts the pairs of runs of one repetition found, whichever
+	// the method: too few, and the row is unpaired (see
+	// analysis.PairingReach).
+	Method string `json:"method"`
+	Pairs  int    `json:"pairs"`
 	// Reason says why the difference or its interval is null, or why no
 	// test could reject at 5% with these runs: no_runs,
 	// all_runs_flagged, percentile_na or too_few_runs (see
 	// analysis.Reason); null when none of these holds.
 	Reason *string `json:"reason"`
 	// RunsNeededForCI and RunsNeededForTest are the runs a side an
-	// interval needs, and a test able to reject at 5% after Holm.
+	// interval needs, and a test able to reject at 5% after Holm; paired,
+	// the pairs.
 	RunsNeededForCI   int `json:"runs_needed_for_ci"`
 	RunsNeededForTest int `json:"runs_needed_for_test"`
 	// LeftOut and BaselineLeftOut count each side's runs left out as
@@ -252,7 +262,7 @@ func (r *Experiment) JSON() ExperimentJSON {
 	for _, o := range r.Overheads {
 		d := o.Diff
 		oj := OverheadJSON{Variant: o.Variant, Baseline: o.Baseline, Rate: o.Rate, Concurrency: o.Concurrency,
-			Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, BaselineSeconds: num(d.Baseline),
+			Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, Method: string(d.Method), Pairs: d.Pairs, BaselineSeconds: num(d.Baseline),
 			DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String(),
 			LeftOut: d.LeftOut, BaselineLeftOut: d.BaselineLeftOut, NARuns: d.NA, BaselineNARuns: d.BaselineNA}
 		oj.RunsNeededForCI, oj.RunsNeededForTest = d.Needed()

@@ -138,16 +138,16 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 		fmt.Fprintf(b, "\nOverhead: no variant to compare with the baseline %s\n", r.Baseline)
 		return
 	}
-	fmt.Fprintf(b, "\nOverhead against %s: Hodges–Lehmann shift of the per-run percentiles with its 95%% CI;\n"+
-		"p from the Mann-Whitney U test, Holm-adjusted within each quantile (%d comparisons each).\n\n", r.Baseline, len(r.Overheads)/len(analysis.CompareStats))
+	fmt.Fprintf(b, "\nOverhead against %s, p Holm-adjusted within each quantile (%d comparisons each).\n%s\n\n",
+		r.Baseline, len(r.Overheads)/len(analysis.CompareStats), overheadMethods("\n"))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\toverhead\n", r.Baseline)
+	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\tcompared\toverhead\n", r.Baseline)
 	for _, c := range r.Overheads {
 		base := "n/a"
 		if c.BaselineN > 0 {
 			base = units.Seconds(c.Diff.Baseline)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Variant, c.Level, c.Name, base, c.Diff)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Variant, c.Level, c.Name, base, comparedText(c.Diff), c.Diff)
 	}
 	tw.Flush()
 }

@@ -104,7 +104,7 @@ func (r *Experiment) overheadBars(lv analysis.Level) *plot.Bars {
 	b := &plot.Bars{ID: "overhead-vs-rate", Title: "Overhead against " + r.Baseline + " at " + lv.String() + ": p50 and p99",
 		Value:  plot.Axis{Label: "overhead", Unit: plot.Seconds, ZeroBased: true},
 		Series: []plot.BarSeries{{Name: "p50", Color: 0}, {Name: "p99", Color: 1}},
-		Note:   "Hodges–Lehmann shift of the per-run percentiles; whisker: its 95% CI"}
+		Note:   "Hodges–Lehmann overhead, paired by repetition where the table says so; whisker: its 95% CI"}
 	for _, v := range r.variants {
 		if v == r.Baseline {
 			continue

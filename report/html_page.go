@@ -145,9 +145,9 @@ func (r *Experiment) overheadSection() htmlSection {
 		s.Intro = []string{"No variant to compare with the baseline " + r.Baseline + "."}
 		return s
 	}
-	s.Intro = []string{fmt.Sprintf("Hodges–Lehmann shift of the per-run percentiles with its 95%% CI; p from the Mann-Whitney U test, "+
-		"Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold.", len(r.Overheads)/len(analysis.CompareStats))}
-	t := htmlTable{Head: []string{"variant", "level", "stat", r.Baseline, "overhead", "relative CI", "p", "p (Holm)"}}
+	s.Intro = []string{fmt.Sprintf("%s p is Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold.",
+		overheadMethods(" "), len(r.Overheads)/len(analysis.CompareStats))}
+	t := htmlTable{Head: []string{"variant", "level", "stat", r.Baseline, "compared", "overhead", "relative CI", "p", "p (Holm)"}}
 	for _, c := range r.Overheads {
 		base := "n/a"
 		if c.BaselineN > 0 {
@@ -162,10 +162,10 @@ func (r *Experiment) overheadSection() htmlSection {
 			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*c.RelLo, 100*c.RelHi)
 		}
 		row := []htmlCell{{Text: c.Variant}, {Text: c.Level.String(), Class: "num"}, {Text: c.Name},
-			{Text: base, Class: "num"}, {Text: c.Diff.String(), Class: class}, {Text: rel, Class: "num"},
+			{Text: base, Class: "num"}, {Text: comparedText(c.Diff)}, {Text: c.Diff.String(), Class: class}, {Text: rel, Class: "num"},
 			{Text: pText(c.P), Class: "num"}, {Text: pText(c.PAdj), Class: "num"}}
 		if len(c.Warnings) > 0 {
-			row[4].Title = strings.Join(c.Warnings, "\n")
+			row[5].Title = strings.Join(c.Warnings, "\n")
 		}
 		t.Rows = append(t.Rows, row)
 	}

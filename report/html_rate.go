@@ -115,7 +115,7 @@ func (r *Experiment) expectMarkers(v string, i int, x plot.Axis) []plot.Series {
 func (r *Experiment) overheadChart(x plot.Axis) *plot.Chart {
 	c := &plot.Chart{ID: "overhead-vs-rate", Title: "Overhead against " + r.Baseline + ": p50 (solid) and p99 (dashed)", X: x,
 		Y:    plot.Axis{Label: "overhead", Unit: plot.Seconds},
-		Note: "Hodges–Lehmann shift of the per-run percentiles; band: its 95% CI"}
+		Note: "Hodges–Lehmann overhead, paired by repetition where the table says so; band: its 95% CI"}
 	for i, v := range r.variants {
 		if v == r.Baseline {
 			continue

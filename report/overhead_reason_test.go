@@ -60,7 +60,7 @@ func TestOverheadReasonEveryForm(t *testing.T) {
 			forms["text"] = text.String()
 			var html []string
 			for _, row := range r.overheadSection().Tables[0].Rows {
-				html = append(html, row[4].Text)
+				html = append(html, row[5].Text)
 			}
 			forms["html"] = strings.Join(html, "\n")
 			if err := r.WriteOverheadCSV(&c); err != nil {

@@ -50,7 +50,9 @@ name), and writes:
     the spec's, else its first variant) at each level and at p50, p90, p99
     and p99.9: the Hodges–Lehmann shift with its 95% CI, and the
     Mann-Whitney p-value Holm-adjusted within each quantile (the p50 rows
-    are one family, the p99 rows another);
+    are one family, the p99 rows another); paired by repetition ("N
+    pairs": the centre of the runs' differences, signed-rank CI and p)
+    where the plan interleaved them and the pairs suffice;
   - with --slo, each variant's knee (the highest level meeting the SLO)
     and the rows that break it;
   - for each variant whose spec gives expect: (such as p50: 30ms), the
