@@ -24,6 +24,9 @@ type Design struct {
 	// MetricsWindow is the window of the metrics probe; 0 when unknown
 	// (see Window).
 	MetricsWindow time.Duration
+	// LoadCPUs is the spec's cpus: {load: ...}, the CPUs latlab ran on,
+	// as a CPU list; "" when it was not pinned.
+	LoadCPUs string
 }
 
 // A VariantDesign is one variant of a Design.

@@ -75,6 +75,11 @@ func SpecDesign(spec string) analysis.Design {
 		}
 	}
 	d.options(s, opts)
+	if kv, ok := nodes["cpus"]; ok {
+		var c CPUs
+		d.cpus(&c, kv[1])
+		out.LoadCPUs = c.Load
+	}
 	out.Runs, out.CPUBudget, out.MetricsWindow = s.Runs, s.Validity.CPUBudget, DefaultMetricsWindow
 	if m := s.Probes.Metrics; m != nil {
 		out.MetricsWindow = m.Window

@@ -79,6 +79,8 @@ runs: 4
 		{"grouped", "variants: [{name: a}]\norder: grouped\n",
 			analysis.Design{Baseline: "a", Variants: plain("a"), Runs: 1, Grouped: true, CPUBudget: 0.75, MetricsWindow: time.Minute}},
 		{"interleaved", "variants: [{name: a}]\norder: interleaved\n", design("a", plain("a")...)},
+		{"latlab pinned", "variants: [{name: a}]\ncpus: {load: '0,1', targets: 2-3}\n",
+			analysis.Design{Baseline: "a", Variants: plain("a"), Runs: 1, CPUBudget: 0.75, MetricsWindow: time.Minute, LoadCPUs: "0-1"}},
 		{"an attack's command line", "latlab attack http://127.0.0.1:8080/ -c 50", analysis.Design{}},
 		{"empty", "", analysis.Design{}},
 		{"not YAML", "variants: [", analysis.Design{}},

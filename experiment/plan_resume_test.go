@@ -40,6 +40,9 @@ seed: 5
 	if got := created.Provenance.Extra[planKey]; got != "2" {
 		t.Errorf("a new experiment stores plan version %q; want \"2\"", got)
 	}
+	if got := created.Provenance.Extra[SpecPathKey]; got != spec.File || got == "" {
+		t.Errorf("a new experiment stores its spec's file as %q; want %q", got, spec.File)
+	}
 	for _, tc := range []struct {
 		name, version string // "" stores none
 		want          []Trial

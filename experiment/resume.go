@@ -152,6 +152,11 @@ func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo 
 // version of the order an experiment's plan was drawn in (PlanVersion).
 const planKey = "plan_version"
 
+// SpecPathKey is the provenance extra holding the spec's file as latlab
+// run was given it, so that a report can name the command that runs the
+// study again.
+const SpecPathKey = "spec_path"
+
 // planVersion returns the version of the order exp's plan was drawn in:
 // its stored one, else 1, the order of every experiment stored before
 // versions were.

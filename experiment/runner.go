@@ -222,6 +222,10 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 	}
 	prov.Extra["canonical"] = canon
 	prov.Extra[planKey] = strconv.Itoa(PlanVersion)
+	if r.Spec.File != "" {
+		// For the report's advice: the command that runs the study again.
+		prov.Extra[SpecPathKey] = r.Spec.File
+	}
 	prov.Commands = map[string][]string{}
 	for _, v := range r.Spec.Variants {
 		switch {

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -41,24 +43,60 @@ func (r *Experiment) FlaggedNote(ctx context.Context, db *store.DB, dbPath, spec
 	if err != nil {
 		return "", err
 	}
-	m := analysis.SummarizeMachine(points)
-	return flaggedText(len(flagged), r.Runs.Done, r.IncludeFlagged, byName, m, dbPath, specPath), nil
+	if specPath == "" {
+		specPath = r.Exp.Provenance.Extra[specPathKey]
+	}
+	return flaggedText(flaggedFacts{
+		flagged: len(flagged), done: r.Runs.Done, counted: r.IncludeFlagged, byName: byName,
+		m: analysis.SummarizeMachine(points), dbPath: dbPath, specPath: specPath, loadCPUs: r.Exp.Design.LoadCPUs,
+	}), nil
 }
 
-// flaggedText says that flagged of done runs were flagged, byName, and
-// left out unless counted, what the machine probe measured during them,
-// m, and what to do.
-func flaggedText(flagged, done int, counted bool, byName map[string]int, m analysis.MachineLoad, dbPath, specPath string) string {
+// specPathKey is the provenance extra that latlab run stores the spec's
+// file in (experiment.SpecPathKey; report does not import experiment).
+const specPathKey = "spec_path"
+
+// flaggedFacts is what flaggedText says of an experiment's flagged runs.
+type flaggedFacts struct {
+	flagged, done int
+	counted       bool           // flagged runs counted (--include-flagged), not left out
+	byName        map[string]int // flagged runs by flag
+	m             analysis.MachineLoad
+	dbPath        string // the results database
+	specPath      string // the spec's file; "" when unknown
+	loadCPUs      string // the spec's cpus: {load: ...}; "" when latlab was not pinned
+}
+
+// boundAdvice says, for a flag that most flagged runs carry, what would
+// avoid it and which of the spec's bounds decides it.
+var boundAdvice = map[string]string{
+	"generator_saturated": "latlab fell behind its schedule: lower the rate, give latlab more CPUs, or, where a later send is part of what you measure, raise validity: {max_lag_p99: ...} (default 5ms) or lower validity: {min_achieved: ...} (default 99%)",
+	"trend":               "the target's service time rose over the run: if a drift that large is part of what you measure, raise validity: {max_trend: ...} (default 10%)",
+	"target_cpu_high":     "the target used more than its CPU budget: give it more CPUs (cpus: {targets: ...}) or raise validity: {cpu_budget: ...} (default 75%)",
+	"errors":              "too many requests failed: if failures are part of what you measure, raise validity: {max_error_ratio: ...} (default 1%)",
+	"too_few_samples":     "too few requests for the highest percentile: run longer (load: {duration: ...}) or judge a lower one (validity: {samples_for: ...})",
+}
+
+// flaggedText says that f.flagged of f.done runs were flagged, by flag,
+// and left out unless counted, what the machine probe measured during
+// them, and what to do: the advice of the flag most of them carry, if
+// one does, and the commands that run the study again and count them.
+func flaggedText(f flaggedFacts) string {
 	var names []string
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		names = append(names, fmt.Sprintf("%s %d", name, byName[name]))
+	most, top := "", 0
+	for _, name := range slices.Sorted(maps.Keys(f.byName)) {
+		names = append(names, fmt.Sprintf("%s %d", name, f.byName[name]))
+		if f.byName[name] > top {
+			most, top = name, f.byName[name]
+		}
 	}
 	var b strings.Builder
 	fate := "left out"
-	if counted {
+	if f.counted {
 		fate = "counted, as --include-flagged asks"
 	}
-	fmt.Fprintf(&b, "%d of %d runs were flagged and %s (%s).", flagged, done, fate, strings.Join(names, ", "))
+	fmt.Fprintf(&b, "%d of %d runs were flagged and %s (%s).", f.flagged, f.done, fate, strings.Join(names, ", "))
+	m := f.m
 	stolen := ""
 	if m.Steal >= 0.5 {
 		stolen = fmt.Sprintf(" and other virtual machines %.0f%%", m.Steal)
@@ -78,17 +116,34 @@ func flaggedText(flagged, done int, counted bool, byName map[string]int, m analy
 		fmt.Fprintf(&b, " during the flagged runs the load average reached %.1f on %g CPUs, other processes used %.0f%% of the CPU time%s.",
 			m.Load1, m.CPUs, m.Other, stolen)
 	}
-	if m.Busy {
-		b.WriteString(" Close other work, or give latlab CPUs of its own (the spec's cpus: field), and run the study again: ")
-	} else {
+	if advice, ok := boundAdvice[most]; ok && 2*top >= f.flagged {
+		fmt.Fprintf(&b, " Most were flagged %s: %s.", most, advice)
+	}
+	switch {
+	case m.Busy && f.loadCPUs == "":
+		b.WriteString(" Close other work, or give latlab CPUs of its own (the spec's cpus: {load: ...}), and run the study again: ")
+	case m.Busy:
+		fmt.Fprintf(&b, " latlab ran on CPU %s (cpus: {load: %s}), but other work still ran there: close it, or keep it off those CPUs (taskset, a cpuset), and run the study again: ", f.loadCPUs, f.loadCPUs)
+	default:
 		b.WriteString(" The flags' reasons are in the report's summary. To run the study again: ")
 	}
-	if specPath == "" {
-		specPath = "SPEC"
+	spec := f.specPath
+	if spec == "" {
+		spec = "SPEC" // a database from before latlab run stored its spec's file
 	}
-	fmt.Fprintf(&b, "latlab run %s -o again.db.", specPath)
-	if !counted {
-		fmt.Fprintf(&b, " latlab report %s --include-flagged counts the flagged runs.", dbPath)
+	fmt.Fprintf(&b, "latlab run %s -o %s.", spec, againPath(f.dbPath))
+	if !f.counted {
+		fmt.Fprintf(&b, " latlab report %s --include-flagged counts the flagged runs.", f.dbPath)
 	}
 	return b.String()
+}
+
+// againPath names a database beside dbPath for a study run again:
+// results.db gives results-again.db.
+func againPath(dbPath string) string {
+	if dbPath == "" {
+		return "again.db"
+	}
+	ext := filepath.Ext(dbPath)
+	return strings.TrimSuffix(dbPath, ext) + "-again" + cmp.Or(ext, ".db")
 }
