@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/units"
 )
 
@@ -19,15 +20,15 @@ import (
 // at a request count is timed by estimate, and the output says what that
 // assumes.
 func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
-		s.Name, plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, s.Baseline)
+		textsafe.Escape(s.Name), plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, textsafe.Escape(s.Baseline))
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")
 	for _, tr := range trials {
 		v := s.Variant(tr.Variant)
 		if v == nil {
-			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", tr.Position, tr.Variant, tr.Rep)
+			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", tr.Position, textsafe.Escape(tr.Variant), tr.Rep)
 			continue
 		}
 		l := &v.Load
@@ -35,7 +36,7 @@ func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 		if s.Warmup != nil {
 			wu = s.Warmup.Duration.String() + " at " + s.warmupLevel(l, tr)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", tr.Position, tr.Variant, l.level(tr), tr.Rep, l.lengthText(), wu)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", tr.Position, textsafe.Escape(tr.Variant), l.level(tr), tr.Rep, l.lengthText(), wu)
 	}
 	tw.Flush()
 	t := s.totals(trials)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -83,7 +84,7 @@ func (p *Preview) Write(w io.Writer) error {
 	if err := p.Spec.WritePlan(w, p.Trials); err != nil {
 		return err
 	}
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
 	switch {
 	case p.Resume != nil && len(p.Trials) == 0:

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
 )
@@ -298,14 +299,14 @@ func (r *Experiment) probeText(b *strings.Builder) {
 		"bucket its rank fell in, and the buckets tell nothing finer: the table after its family's names that\n" +
 		"bucket (the median over points and runs of its bounds). Rates and traces are in the JSON report.\n")
 	for _, t := range tables {
-		b.WriteString("\n" + t.caption + "\n")
+		b.WriteString("\n" + textsafe.Escape(t.caption) + "\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  "+strings.Join(t.head, "\t"))
+		fmt.Fprintln(tw, "  "+strings.Join(escapeCells(t.head), "\t"))
 		for _, row := range t.rows {
 			if t.bounds {
 				row = boundCells(t.head, row)
 			}
-			fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+			fmt.Fprintln(tw, "  "+strings.Join(escapeCells(row), "\t"))
 		}
 		tw.Flush()
 	}

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -63,11 +64,11 @@ func (r *Experiment) shardText(b *strings.Builder) {
 	fmt.Fprintln(tw, "variant\trun\t"+strings.Join(shardHead, "\t"))
 	for _, rs := range shown {
 		for _, row := range rs.rows {
-			fmt.Fprintf(tw, "%s\t%d\t%s\n", rs.run.Variant, rs.run.ID, strings.Join(row.textCells(), "\t"))
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", textsafe.Escape(rs.run.Variant), rs.run.ID, strings.Join(row.textCells(), "\t"))
 		}
 	}
 	tw.Flush()
 	for _, rs := range shown {
-		fmt.Fprintf(b, "  %s run %d, %d shards: %s\n", rs.run.Variant, rs.run.ID, len(rs.rows), spreadOf(rs.rows))
+		fmt.Fprintf(b, "  %s run %d, %d shards: %s\n", textsafe.Escape(rs.run.Variant), rs.run.ID, len(rs.rows), spreadOf(rs.rows))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
 )
@@ -211,15 +212,15 @@ func (f *lsFlags) list(ctx context.Context, db *store.DB, path string) ([]lsExpe
 // runs.
 func writeLs(w io.Writer, path string, exps []lsExperiment) error {
 	if len(exps) == 0 {
-		_, err := fmt.Fprintf(w, "%s holds no experiments\n", path)
+		_, err := fmt.Fprintf(w, "%s holds no experiments\n", textsafe.Escape(path))
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(textsafe.NewWriter(w), 0, 0, 2, ' ', 0)
 	for i, e := range exps {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "experiment %d  %s  created %s  spec %.12s  %d/%d runs done", e.ID, e.Name,
+		fmt.Fprintf(tw, "experiment %d  %s  created %s  spec %.12s  %d/%d runs done", e.ID, textsafe.Escape(e.Name),
 			e.CreatedAt.Format("2006-01-02 15:04:05Z"), e.SpecHash, e.RunsDone, e.RunsStored)
 		if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
 			fmt.Fprintf(tw, "  host %s  latlab %s", lsOrDash(p.Host), lsOrDash(p.LatlabVersion))
@@ -231,8 +232,8 @@ func writeLs(w io.Writer, path string, exps []lsExperiment) error {
 		}
 		fmt.Fprintln(tw, "  position\tvariant\trate\tconcurrency\trep\tstatus\trequests\tp50\tp99\tflags")
 		for _, r := range e.Runs {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", r.Position, r.Variant, lsRate(r),
-				r.Concurrency, r.Rep, r.Status, r.Requests, lsSeconds(r.P50), lsSeconds(r.P99), lsFlagNames(r.Flags))
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", r.Position, textsafe.Escape(r.Variant), lsRate(r),
+				r.Concurrency, r.Rep, textsafe.Escape(string(r.Status)), r.Requests, lsSeconds(r.P50), lsSeconds(r.P99), lsFlagNames(r.Flags))
 		}
 	}
 	return tw.Flush()
@@ -263,14 +264,15 @@ func lsFlagNames(flags []store.Flag) string {
 	}
 	names := make([]string, len(flags))
 	for i, f := range flags {
-		names[i] = f.Name
+		names[i] = textsafe.Escape(f.Name)
 	}
 	return strings.Join(names, ",")
 }
 
+// lsOrDash is s escaped for a terminal, or "-" for none.
 func lsOrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return textsafe.Escape(s)
 }

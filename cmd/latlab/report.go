@@ -14,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
@@ -297,7 +298,7 @@ func (f *reportFlags) pick(ctx context.Context, db *store.DB, path string) (int6
 	}
 	var have []string
 	for _, e := range exps {
-		have = append(have, fmt.Sprintf("%d %s", e.ID, e.Name))
+		have = append(have, fmt.Sprintf("%d %s", e.ID, textsafe.Escape(e.Name)))
 	}
 	return 0, usagef("--experiment %s: %s has no such experiment (it has %s)", f.experiment, path, strings.Join(have, ", "))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -166,7 +167,7 @@ median itself. An interrupted run still exits 130.`,
 				verb = "resumed"
 			}
 			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
-				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+				verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(output), out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
 			var broken error
 			if !slo.IsZero() {
 				// After a Ctrl-C too: judge what was measured.
