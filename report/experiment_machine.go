@@ -37,7 +37,7 @@ func (r *Experiment) FlaggedNote(ctx context.Context, db *store.DB, dbPath, spec
 	for _, run := range flagged {
 		ids = append(ids, run.ID)
 	}
-	points, err := readProbes(ctx, db, ids)
+	points, err := readProbes(ctx, db, ids, r.warnDamaged)
 	if err != nil {
 		return "", err
 	}

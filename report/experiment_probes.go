@@ -25,7 +25,7 @@ func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 	for _, l := range r.Levels {
 		ids = append(ids, l.RunIDs...)
 	}
-	points, err := readProbes(ctx, db, ids)
+	points, err := readProbes(ctx, db, ids, r.warnDamaged)
 	if err != nil {
 		return err
 	}
@@ -38,13 +38,18 @@ func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// readProbes reads the probe points of the runs ids from db, by run ID.
-func readProbes(ctx context.Context, db *store.DB, ids []int64) (map[int64][]store.ProbePoint, error) {
+// readProbes reads the probe points of the runs ids from db, by run ID,
+// and passes each point that does not decode, left out, to damaged.
+func readProbes(ctx context.Context, db *store.DB, ids []int64, damaged func(store.DamagedRow)) (map[int64][]store.ProbePoint, error) {
 	points := map[int64][]store.ProbePoint{}
 	for _, id := range ids {
 		ps, err := db.Probes(ctx, id)
-		if err != nil {
+		rows, ok := store.DamagedRows(err)
+		if !ok {
 			return nil, fmt.Errorf("reading the probes of run %d: %w", id, err)
+		}
+		for _, row := range rows {
+			damaged(row)
 		}
 		points[id] = ps
 	}

@@ -24,8 +24,12 @@ func (r *Experiment) LoadShards(ctx context.Context, db *store.DB) error {
 	r.shards = nil
 	for _, run := range r.Exp.Runs {
 		shards, err := db.Shards(ctx, run.ID)
-		if err != nil {
+		rows, ok := store.DamagedRows(err)
+		if !ok {
 			return err
+		}
+		for _, row := range rows {
+			r.warnDamaged(row)
 		}
 		if len(shards) > 0 {
 			r.shards = append(r.shards, runShards{run: run, rows: shardRows(shards)})

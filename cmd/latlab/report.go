@@ -211,6 +211,11 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return err
 	}
+	// Damaged rows are named in the report's warnings, and here, where
+	// they are seen whatever the format and wherever the report goes.
+	for _, d := range r.Damaged {
+		fmt.Fprintf(stderr, "latlab: warning: %s: %s: left out\n", textsafe.Escape(path), textsafe.Escape(d.Error()))
+	}
 	if f.output == "" {
 		_, err = stdout.Write(out.Bytes())
 	} else if err = os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
