@@ -14,8 +14,9 @@ import (
 )
 
 // WritePlan writes trials, a plan of s or what is left of one, as latlab run
-// --dry-run shows it: one line per trial with its position, variant, load,
-// repetition, length and warm-up, then the totals and the time they take
+// --dry-run shows it: every command the spec runs (Commands), one line per
+// trial with its position, variant, load, repetition, length and warm-up,
+// then the totals and the time they take
 // (graph start-up, readiness and teardown not counted). A trial that ends
 // at a request count is timed by estimate, and the output says what that
 // assumes.
@@ -23,6 +24,7 @@ func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
 		textsafe.Escape(s.Name), plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, textsafe.Escape(s.Baseline))
+	s.writeCommands(ew)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")
 	for _, tr := range trials {
