@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchunit"
+
+	"github.com/latlab/latlab/internal/textsafe"
 )
 
 // pString is benchstat's "(p=0.000 n=10)" cell, with the adjusted p.
@@ -96,14 +98,14 @@ func (c *BenchComparison) WriteText(w io.Writer) error {
 		}
 		for i, kv := range t.Config {
 			if prev == nil || i >= len(prev) || prev[i] != kv {
-				b.WriteString(kv + "\n")
+				b.WriteString(textsafe.Escape(kv) + "\n")
 			}
 		}
 		prev = t.Config
 		var g grid
 		for _, r := range t.Rows {
 			o, n := t.scaled(r)
-			cells := []string{r.Name, "", "", "", "", "", "", ""}
+			cells := []string{textsafe.Escape(r.Name), "", "", "", "", "", "", ""}
 			if r.Old != nil {
 				cells[1], cells[2] = o, "± "+r.Old.Range
 			}
@@ -119,20 +121,20 @@ func (c *BenchComparison) WriteText(w io.Writer) error {
 			o, n := t.scaledGeomean()
 			g = append(g, []string{"geomean", o, "", n, "", t.Geomean.delta(), "", ""})
 		}
-		g.write(&b, c.Old, c.New, t.Unit)
+		g.write(&b, textsafe.Escape(c.Old), textsafe.Escape(c.New), textsafe.Escape(t.Unit))
 		if note := t.geomeanNote(); note != "" {
-			fmt.Fprintf(&b, "note: %s\n", note)
+			fmt.Fprintf(&b, "note: %s\n", textsafe.Escape(note))
 		}
 		writeRowNotes(&b, t, c.Old, c.New)
 	}
 	for _, n := range c.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", textsafe.Escape(n))
 	}
 	if c.Holm {
 		b.WriteString("p-values Holm-corrected across all rows\n")
 	}
 	b.WriteString("delta CI: Hodges-Lehmann ratio interval (Mann-Whitney inversion)\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 
@@ -219,7 +221,7 @@ func (c *BenchComparison) WriteMarkdown(w io.Writer) error {
 		if ti > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s\n\n", strings.Join(append(append([]string(nil), t.Config...), "unit: "+t.Unit), " · "))
+		fmt.Fprintf(&b, "%s\n\n", textsafe.Escape(strings.Join(append(append([]string(nil), t.Config...), "unit: "+t.Unit), " · ")))
 		fmt.Fprintf(&b, "| benchmark | %s | %s | delta | p | delta 95%% CI |\n|---|--:|--:|--:|--:|--:|\n", mdEscape(c.Old), mdEscape(c.New))
 		for _, r := range t.Rows {
 			o, n := t.scaled(r)
@@ -246,11 +248,13 @@ func (c *BenchComparison) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "- note: %s\n", mdEscape(n))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// mdEscape escapes a cell of a Markdown table: its control characters,
+// and the bars that would end it.
+func mdEscape(s string) string { return strings.ReplaceAll(textsafe.Escape(s), "|", `\|`) }
 
 // benchNum is v for CSV, empty when v is infinite or NaN, as JSON's null.
 func benchNum(v float64) string {

@@ -57,6 +57,9 @@ type RunDetail struct {
 	// Shards are the generators of a sharded run, each with its own
 	// result; none for a run one generator sent.
 	Shards []store.Shard
+	// Damaged names the rows of the run's detail that do not decode and
+	// are left out of it: its intervals, probes, steps or shards.
+	Damaged []store.DamagedRow
 }
 
 // An IntervalPoint is one interval of a run's series. Latencies are
@@ -156,8 +159,18 @@ func markShort(ivs []IntervalPoint) {
 // loadRunDetail reads the details of one run.
 func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (RunDetail, error) {
 	d := RunDetail{Run: r}
+	// keep keeps what a read returned beside the damaged rows it skipped,
+	// naming them; any other error ends the run's detail.
+	keep := func(err error) error {
+		rows, ok := store.DamagedRows(err)
+		if !ok {
+			return err
+		}
+		d.Damaged = append(d.Damaged, rows...)
+		return nil
+	}
 	sr, err := db.Run(ctx, r.ID)
-	if err != nil {
+	if err := keep(err); err != nil {
 		return d, err
 	}
 	for _, phase := range []store.Phase{store.Warmup, store.Measure} {
@@ -168,7 +181,9 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 		for i, in := range ivs {
 			p, err := intervalPoint(in, phase == store.Warmup)
 			if err != nil {
-				return d, fmt.Errorf("run %d: %s interval %d: %w", r.ID, phase, i, err)
+				d.Damaged = append(d.Damaged, store.DamagedRow{Table: "intervals", RunID: r.ID,
+					Row: fmt.Sprintf("run %d, %s interval %d", r.ID, phase, i), Err: err})
+				continue
 			}
 			d.Intervals = append(d.Intervals, p)
 		}
@@ -179,16 +194,16 @@ func loadRunDetail(ctx context.Context, db *store.DB, r Run, maxPoints int) (Run
 			return d, err
 		}
 	}
-	if d.Probes, err = db.Probes(ctx, r.ID); err != nil {
+	if d.Probes, err = db.Probes(ctx, r.ID); keep(err) != nil {
 		return d, err
 	}
-	if d.Steps, err = db.Steps(ctx, r.ID); err != nil {
+	if d.Steps, err = db.Steps(ctx, r.ID); keep(err) != nil {
 		return d, err
 	}
 	if d.Profiles, err = db.Profiles(ctx, r.ID); err != nil {
 		return d, err
 	}
-	if d.Shards, err = db.Shards(ctx, r.ID); err != nil {
+	if d.Shards, err = db.Shards(ctx, r.ID); keep(err) != nil {
 		return d, err
 	}
 	return d, nil

@@ -63,10 +63,10 @@ func LoadDistributions(ctx context.Context, db *store.DB, exp *Experiment, opt O
 		merged := record.NewHistogram()
 		for _, id := range lr.RunIDs {
 			t, err := db.Totals(ctx, id, store.Measure)
-			if err != nil {
+			if _, ok := store.DamagedRows(err); !ok {
 				return nil, err
 			}
-			if t.Latency == nil {
+			if t.Latency == nil { // none, or damaged: Load named it
 				continue
 			}
 			if dropped := merged.Merge(t.Latency); dropped > 0 {

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -18,6 +20,10 @@ type Experiment struct {
 	// plan order: stored, but without a result or percentiles.
 	Unmeasured []Run
 	Warnings   []string // per run: quantiles n/a or low-confidence
+	// Damaged are the rows of runs and histograms that do not decode:
+	// their runs are read with Defects, or left out when the row does not
+	// even say its trial.
+	Damaged []store.DamagedRow
 	// Design is what the stored spec planned. Load leaves it zero: the
 	// experiment package, which parses specs, fills it.
 	Design Design
@@ -25,34 +31,56 @@ type Experiment struct {
 
 // Load reads experiment expID from db: every run with a result and the
 // percentiles of its total latency and service-time histograms. A run
-// whose histograms are missing, or disagree with the requests its result
-// counts, is read with its Defects and without percentiles.
+// whose histograms are missing, do not decode or disagree with the
+// requests its result counts, or whose row does not decode, is read with
+// its Defects and without percentiles; a row of runs that does not even
+// say its trial is left out with a warning naming it.
 func Load(ctx context.Context, db *store.DB, expID int64) (*Experiment, error) {
 	e, err := db.Experiment(ctx, expID)
 	if err != nil {
 		return nil, err
 	}
 	runs, err := db.Runs(ctx, expID)
-	if err != nil {
+	damaged, ok := store.DamagedRows(err)
+	if !ok {
 		return nil, err
 	}
-	out := &Experiment{Experiment: e}
+	out := &Experiment{Experiment: e, Damaged: damaged}
+	for _, d := range damaged {
+		if d.Run != nil {
+			runs = append(runs, *d.Run)
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b store.Run) int { return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID)) })
 	for _, sr := range runs {
 		r := Run{ID: sr.ID, Trial: sr.Trial, Position: sr.Position, Status: sr.Status, Flags: sr.Flags}
+		if d := damagedRun(damaged, sr.ID); d != nil {
+			r.Defects = []string{fmt.Sprintf("table runs: %v", d.Err)}
+			out.Runs = append(out.Runs, r)
+			continue
+		}
 		if sr.Summary == nil {
 			out.Unmeasured = append(out.Unmeasured, r)
 			continue
 		}
 		t, err := db.Totals(ctx, sr.ID, store.Measure)
-		if err != nil {
+		bad, ok := store.DamagedRows(err)
+		if !ok {
 			return nil, err
 		}
+		for _, d := range bad {
+			r.Defects = append(r.Defects, fmt.Sprintf("table histograms, %s: %v", d.Row, d.Err))
+		}
+		out.Damaged = append(out.Damaged, bad...)
 		r.Requests, r.Achieved = sr.Summary.Requests, sr.Summary.Rate
 		r.ErrorRatio = 1 - sr.Summary.SuccessRatio
 		if sr.Summary.Requests == 0 {
 			r.ErrorRatio = 0
 		}
-		if r.Defects = defects(t, r.Requests); len(r.Defects) > 0 {
+		if len(bad) == 0 {
+			r.Defects = defects(t, r.Requests)
+		}
+		if len(r.Defects) > 0 {
 			out.Runs = append(out.Runs, r)
 			continue
 		}
@@ -63,6 +91,16 @@ func Load(ctx context.Context, db *store.DB, expID int64) (*Experiment, error) {
 		out.Runs = append(out.Runs, r)
 	}
 	return out, nil
+}
+
+// damagedRun returns the damaged row of run id among rows, or nil.
+func damagedRun(rows []store.DamagedRow, id int64) *store.DamagedRow {
+	for i := range rows {
+		if rows[i].Run != nil && rows[i].RunID == id {
+			return &rows[i]
+		}
+	}
+	return nil
 }
 
 // defects says what of a run's stored totals is missing, or disagrees

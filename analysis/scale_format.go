@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/latlab/latlab/internal/textsafe"
 )
 
 // WriteScaleText writes each fit as a block: the models by AICc, the
@@ -16,7 +18,7 @@ func WriteScaleText(w io.Writer, fits []*ScaleFit) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s %s: %d points, n from %s to %s\n", f.Name, f.Unit, f.Points, g4(f.MinN), g4(f.MaxN))
+		fmt.Fprintf(&b, "%s %s: %d points, n from %s to %s\n", textsafe.Escape(f.Name), textsafe.Escape(f.Unit), f.Points, g4(f.MinN), g4(f.MaxN))
 		fmt.Fprintf(&b, "  %-10s %10s %8s  %s\n", "model", "AICc", "R²", "params (95% CI)")
 		for _, m := range f.Models {
 			var ps []string
@@ -29,11 +31,11 @@ func WriteScaleText(w io.Writer, fits []*ScaleFit) error {
 			}
 			fmt.Fprintf(&b, "  %-10s %10.2f %8.4f  %s%s\n", m.Name, m.AICc, m.R2, strings.Join(ps, " "), mark)
 		}
-		fmt.Fprintf(&b, "slope: %s %s per n, 95%% CI [%s, %s], R² %.4f\n", g4(f.Slope), f.Unit, g4(f.SlopeLo), g4(f.SlopeHi), f.R2)
+		fmt.Fprintf(&b, "slope: %s %s per n, 95%% CI [%s, %s], R² %.4f\n", g4(f.Slope), textsafe.Escape(f.Unit), g4(f.SlopeLo), g4(f.SlopeHi), f.R2)
 		fmt.Fprintf(&b, "why: %s\n", f.Reason)
 		fmt.Fprintf(&b, "verdict: %s\n", f.Verdict)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 

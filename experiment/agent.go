@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/probe"
 )
 
@@ -85,7 +86,7 @@ func cmpOr(d, def time.Duration) time.Duration {
 
 func (a *Agent) logf(format string, args ...any) {
 	if a.Log != nil {
-		fmt.Fprintf(a.Log, "latlab agent: "+format+"\n", args...)
+		fmt.Fprint(a.Log, "latlab agent: "+textsafe.Layout(fmt.Sprintf(format, args...))+"\n")
 	}
 }
 

@@ -82,6 +82,12 @@
 // spec's fields they exclude: concurrency drops rates, a scenario drops
 // path, method, headers and body.
 //
+// A spec is code, as a Makefile is: a Runner runs its setup, start,
+// configure and teardown commands with sh -c, and its graphs' nodes run
+// their commands and stress-ng jobs, all with the privileges of whoever
+// runs latlab. Spec.Commands lists every one, and WritePlan (latlab run
+// --dry-run) prints them, running none.
+//
 // ExampleSpec_LoadFor reads a spec, plans it and attacks each trial's
 // load; ExampleParseSpec_errors shows a spec's problems reported at once.
 //

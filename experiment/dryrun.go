@@ -9,25 +9,28 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/units"
 )
 
 // WritePlan writes trials, a plan of s or what is left of one, as latlab run
-// --dry-run shows it: one line per trial with its position, variant, load,
-// repetition, length and warm-up, then the totals and the time they take
+// --dry-run shows it: every command the spec runs (Commands), one line per
+// trial with its position, variant, load, repetition, length and warm-up,
+// then the totals and the time they take
 // (graph start-up, readiness and teardown not counted). A trial that ends
 // at a request count is timed by estimate, and the output says what that
 // assumes.
 func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
-		s.Name, plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, s.Baseline)
+		textsafe.Escape(s.Name), plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, textsafe.Escape(s.Baseline))
+	s.writeCommands(ew)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")
 	for _, tr := range trials {
 		v := s.Variant(tr.Variant)
 		if v == nil {
-			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", tr.Position, tr.Variant, tr.Rep)
+			fmt.Fprintf(tw, "%d\t%s\t?\t%d\t?\t?\n", tr.Position, textsafe.Escape(tr.Variant), tr.Rep)
 			continue
 		}
 		l := &v.Load
@@ -35,7 +38,7 @@ func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 		if s.Warmup != nil {
 			wu = s.Warmup.Duration.String() + " at " + s.warmupLevel(l, tr)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", tr.Position, tr.Variant, l.level(tr), tr.Rep, l.lengthText(), wu)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", tr.Position, textsafe.Escape(tr.Variant), l.level(tr), tr.Rep, l.lengthText(), wu)
 	}
 	tw.Flush()
 	t := s.totals(trials)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
 )
@@ -42,7 +43,7 @@ func (p Progress) String() string {
 	}
 	t := p.Trial
 	return fmt.Sprintf("trial %d of %d (%d to go%s): %s %s rep %d,%s rate %s, p99 %s, failed %d",
-		t.Position, p.Trials, p.ToGo, eta, t.Variant, t.Level, t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
+		t.Position, p.Trials, p.ToGo, eta, textsafe.Escape(t.Variant), t.Level, t.Rep, left, units.Rate(p.Rate), p99, p.Failed)
 }
 
 // showProgress shows the progress of trial t, the k-th of the n trials
@@ -101,7 +102,7 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 	case stored != nil:
 		status = fmt.Sprintf("measured (%s), not stored", f.info.Status)
 	}
-	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, t.Variant, t.Level, t.Rep, status)
+	line := fmt.Sprintf("trial %d: %s %s rep %d: %s", t.Position, textsafe.Escape(t.Variant), t.Level, t.Rep, status)
 	if f.res != nil {
 		if v, ok := record.Quantile(f.res.Latency, 0.99); ok {
 			line += fmt.Sprintf(", %d requests, p99 %s", f.res.Requests, units.Duration(v))
@@ -110,13 +111,13 @@ func (r *Runner) logTrial(f *finished, side string, stored error) {
 		}
 	}
 	for _, fl := range f.info.Flags {
-		line += fmt.Sprintf("; flag %s: %s", fl.Name, fl.Reason)
+		line += fmt.Sprintf("; flag %s: %s", fl.Name, textsafe.Escape(fl.Reason))
 	}
 	if f.err != nil {
-		line += ": " + f.err.Error()
+		line += ": " + textsafe.Layout(f.err.Error())
 	}
 	if stored != nil {
-		line += ": " + stored.Error()
+		line += ": " + textsafe.Layout(stored.Error())
 	}
 	r.lines.Lock()
 	defer r.lines.Unlock()

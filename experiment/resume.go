@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -84,7 +85,7 @@ func (p *Preview) Write(w io.Writer) error {
 	if err := p.Spec.WritePlan(w, p.Trials); err != nil {
 		return err
 	}
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
 	switch {
 	case p.Resume != nil && len(p.Trials) == 0:

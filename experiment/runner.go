@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/cluster"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
@@ -270,7 +271,7 @@ func (r *Runner) info(t Trial, start time.Time, status store.Status) store.RunIn
 
 func (r *Runner) logf(format string, args ...any) {
 	if r.Log != nil {
-		fmt.Fprintf(r.Log, format+"\n", args...)
+		fmt.Fprint(r.Log, textsafe.Layout(fmt.Sprintf(format, args...))+"\n")
 	}
 }
 

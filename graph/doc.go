@@ -24,6 +24,11 @@
 // is bounded by its caps at any concurrency. /healthz, /metrics and
 // /debug/pprof/ are the standard handlers and take what those take.
 //
+// Connections are bounded too: Serve keeps at most MaxConns open, closing
+// any other as it comes, and closes one that waits too long for a request
+// header or, while it reads a request body, for the body's next byte
+// (BodyTimeout): a stall, not a long upload.
+//
 // A Topology is read-only once parsed and safe to share. A Node serves
 // requests concurrently.
 //

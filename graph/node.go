@@ -72,7 +72,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	if n.tr, err = newTracing(context.Background(), &n.cfg); err != nil {
 		return nil, fmt.Errorf("node %s: %w", cfg.Name, err)
 	}
-	n.watch = newWatchdog(headerTimeout, idleTimeout, cfg.CallTimeout)
+	n.watch = newWatchdog(headerTimeout, idleTimeout, cfg.BodyTimeout, cfg.CallTimeout)
 	n.transport = newTransport()
 	n.hops = newHopTransport(n.transport, maxIdlePerHost, idleConnFor)
 	n.client = &http.Client{
@@ -142,11 +142,18 @@ func (n *Node) Registry() *prometheus.Registry { return n.reg }
 // load jobs are stopped, in-flight requests get ShutdownGrace to finish,
 // and traces are flushed. It closes ln and the node, and returns nil after
 // a clean shutdown. Call it once.
+//
+// ln is a plain listener, such as TCP's; NodeConfig.TLS serves HTTPS on
+// it. Serve keeps at most MaxConns connections open and closes one that
+// waits too long for a request header (10 s), for the next request (2 min
+// more) or for the next byte of a body (BodyTimeout).
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
+	ln = &watchedListener{Listener: ln, tls: n.cfg.TLS, max: int64(n.cfg.MaxConns), refused: n.m.refused}
 	srv := &http.Server{
-		Handler:   n.handler,
-		ConnState: n.watch.connState,
-		ErrorLog:  log.New(discard{}, "", 0),
+		Handler:     watchBodies(n.handler),
+		ConnState:   n.watch.connState,
+		ConnContext: connContext,
+		ErrorLog:    log.New(discard{}, "", 0),
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

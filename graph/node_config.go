@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -73,6 +74,24 @@ type NodeConfig struct {
 	// its context ends; 0 means 30 seconds.
 	ShutdownGrace time.Duration
 
+	// BodyTimeout is how long Serve lets a connection wait for the next
+	// byte of a request body it is reading before closing it; 0 means 30
+	// seconds. It bounds a stall, not a body: an upload that keeps coming
+	// takes as long as it needs, and a handler busy while the body waits
+	// unread is not waiting for it.
+	BodyTimeout time.Duration
+
+	// MaxConns caps the connections Serve keeps open: one beyond it is
+	// closed as it is accepted, and counted in
+	// latlab_server_connections_refused_total. 0 means 10,000, or three
+	// quarters of the process's limit on open files when that is lower.
+	MaxConns int
+
+	// TLS, when set, makes Serve serve HTTPS with it. Serve's listener is
+	// then the plain one beneath, so that the node counts each
+	// connection's bytes as the client sends them.
+	TLS *tls.Config
+
 	// Caps bound what a request may ask for.
 	Caps Caps
 
@@ -139,6 +158,14 @@ func (cfg NodeConfig) resolve() (NodeConfig, error) {
 	setDefault(&cfg.TraceRatio, 1)
 	setDefault(&cfg.CallTimeout, 2*time.Minute)
 	setDefault(&cfg.ShutdownGrace, 30*time.Second)
+	if cfg.BodyTimeout < 0 {
+		return cfg, fmt.Errorf("node %s: BodyTimeout %v is negative", cfg.Name, cfg.BodyTimeout)
+	}
+	setDefault(&cfg.BodyTimeout, 30*time.Second)
+	if cfg.MaxConns < 0 {
+		return cfg, fmt.Errorf("node %s: MaxConns %d is negative", cfg.Name, cfg.MaxConns)
+	}
+	setDefault(&cfg.MaxConns, defaultMaxConns())
 	if cfg.LoadFile == "" && cfg.Service != nil && cfg.Service.LoadJob != "" {
 		cfg.LoadFile = cfg.Service.Jobs[cfg.Service.LoadJob]
 		if cfg.LoadFile == "" {

@@ -43,6 +43,7 @@ type metrics struct {
 	work     prometheus.ObserverVec // kind
 	ratio    prometheus.ObserverVec // kind
 	inFlight prometheus.Gauge
+	refused  prometheus.Counter // connections over MaxConns
 }
 
 func histogram(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
@@ -75,7 +76,11 @@ func newMetrics(reg prometheus.Registerer, service string) (*metrics, error) {
 		Name: "latlab_server_in_flight_requests",
 		Help: "Requests the node is serving now.",
 	}, []string{"service"})
-	for _, c := range []prometheus.Collector{server, client, work, ratio, inFlight} {
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "latlab_server_connections_refused_total",
+		Help: "Connections the node closed as it accepted them, with MaxConns open already.",
+	}, []string{"service"})
+	for _, c := range []prometheus.Collector{server, client, work, ratio, inFlight, refused} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering metrics: %w", err)
 		}
@@ -87,6 +92,7 @@ func newMetrics(reg prometheus.Registerer, service string) (*metrics, error) {
 		work:     work.MustCurryWith(svc),
 		ratio:    ratio.MustCurryWith(svc),
 		inFlight: inFlight.WithLabelValues(service),
+		refused:  refused.WithLabelValues(service),
 	}, nil
 }
 

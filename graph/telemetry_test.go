@@ -205,7 +205,7 @@ func TestTelemetryTraceparent(t *testing.T) {
 }
 
 // metricCount returns the sample count of histogram name (or the value of
-// a gauge) over the series whose labels include want.
+// a gauge or counter) over the series whose labels include want.
 func metricCount(t testing.TB, reg prometheus.Gatherer, name string, want map[string]string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
@@ -226,6 +226,8 @@ func metricCount(t testing.TB, reg prometheus.Gatherer, name string, want map[st
 				sum += float64(m.Histogram.GetSampleCount())
 			case m.Gauge != nil:
 				sum += m.Gauge.GetValue()
+			case m.Counter != nil:
+				sum += m.Counter.GetValue()
 			}
 		}
 	}

@@ -10,8 +10,9 @@ import (
 
 // A watchdog enforces a node's timeouts — how long a connection may wait
 // for its first request's header, how long it may stay idle between
-// requests, how long a downstream call may take — from one goroutine that
-// looks every tick, instead of a timer per request.
+// requests, how long it may wait for the next byte of a request's body,
+// how long a downstream call may take — from one goroutine that looks
+// every tick, instead of a timer per request.
 //
 // Why: setting or moving a deadline in Go (context.WithTimeout, a
 // server's ReadHeaderTimeout and IdleTimeout, which move the connection's
@@ -19,17 +20,19 @@ import (
 // of the runtime to watch the new timer: the network poller, or an idle
 // P. strace counted 0.08–0.57 such wake-ups (writes to the poller's
 // eventfd) per request of a node before, 0.01 with the watchdog. Its price
-// is that a timeout fires up to one tick late.
+// is that a timeout fires up to one tick late (two for a body's, which it
+// notices from counters a tick apart: see connWatch).
 //
 // The goroutine starts at the first thing watched and ends at stop.
 type watchdog struct {
 	tick   time.Duration // between looks
 	header time.Duration // a new connection's wait for its first request header
 	idle   time.Duration // a connection's wait between requests, next header included
+	body   time.Duration // a request body's wait for its next byte
 
 	mu      sync.Mutex
 	calls   map[*watchedCall]struct{}
-	conns   map[net.Conn]time.Time // connections waiting for a request, and their deadline
+	conns   map[net.Conn]*connWatch // open connections
 	running bool
 	stopped bool
 	quit    chan struct{}
@@ -45,14 +48,15 @@ type watchedCall struct {
 
 // newWatchdog returns a watchdog closing connections that wait longer
 // than header for their first request or longer than idle+header between
-// requests, as net/http's ReadHeaderTimeout and IdleTimeout would, and
-// looking at most every second, or every eighth of the shortest limit it
-// enforces (call, of downstream calls, among them).
-func newWatchdog(header, idle, call time.Duration) *watchdog {
-	tick := min(time.Second, header/8, (idle+header)/8, call/8)
+// requests, as net/http's ReadHeaderTimeout and IdleTimeout would, or
+// longer than body for the next byte of a request's body, and looking at
+// most every second, or every eighth of the shortest limit it enforces
+// (call, of downstream calls, among them).
+func newWatchdog(header, idle, body, call time.Duration) *watchdog {
+	tick := min(time.Second, header/8, (idle+header)/8, body/8, call/8)
 	return &watchdog{
-		tick: max(tick, time.Millisecond), header: header, idle: idle,
-		calls: map[*watchedCall]struct{}{}, conns: map[net.Conn]time.Time{},
+		tick: max(tick, time.Millisecond), header: header, idle: idle, body: body,
+		calls: map[*watchedCall]struct{}{}, conns: map[net.Conn]*connWatch{},
 		quit: make(chan struct{}), done: make(chan struct{}),
 	}
 }
@@ -89,7 +93,8 @@ func (w *watchdog) release(c *watchedCall) {
 
 // connState is an http.Server's ConnState hook: a connection waiting for
 // a request (new or idle) gets a deadline, one serving a request has
-// none, a closed or hijacked one is forgotten.
+// none but is watched while it waits for its body, a closed or hijacked
+// one is forgotten.
 func (w *watchdog) connState(c net.Conn, s http.ConnState) {
 	var limit time.Duration
 	switch s {
@@ -101,13 +106,21 @@ func (w *watchdog) connState(c net.Conn, s http.ConnState) {
 	w.mu.Lock()
 	switch {
 	case limit > 0 && !w.stopped:
-		w.conns[c] = time.Now().Add(limit)
+		cw := w.conns[c]
+		if cw == nil {
+			if cw = watchOf(c); cw == nil {
+				cw = &connWatch{} // not from a node's listener: deadlines only
+			}
+			w.conns[c] = cw
+		}
+		cw.deadline, cw.since = time.Now().Add(limit), time.Time{}
+		cw.body.Store(bodyNone)
 		w.startLocked()
 	case s == http.StateActive:
 		// Kept in the map (without a deadline) so that the next
-		// StateIdle reuses its entry rather than growing the map.
-		if _, ok := w.conns[c]; ok {
-			w.conns[c] = time.Time{}
+		// StateIdle finds its entry, and the sweep its body.
+		if cw := w.conns[c]; cw != nil {
+			cw.deadline = time.Time{}
 		}
 	default:
 		delete(w.conns, c)
@@ -132,14 +145,17 @@ func (w *watchdog) loop() {
 		select {
 		case <-w.quit:
 			return
-		case now := <-t.C:
-			w.sweep(now)
+		case <-t.C:
+			// Not the tick's time: a sweep that runs late would take
+			// a wait it sees now to have begun then.
+			w.sweep(time.Now())
 		}
 	}
 }
 
 // sweep cancels the calls and closes the connections whose deadline is
-// not after now.
+// not after now, and those that have waited body or longer for a byte of
+// a request's body.
 func (w *watchdog) sweep(now time.Time) {
 	var late []net.Conn
 	w.mu.Lock()
@@ -149,8 +165,12 @@ func (w *watchdog) sweep(now time.Time) {
 			delete(w.calls, c)
 		}
 	}
-	for c, dl := range w.conns {
-		if !dl.IsZero() && !now.Before(dl) {
+	for c, cw := range w.conns {
+		over := !cw.deadline.IsZero() && !now.Before(cw.deadline)
+		if cw.deadline.IsZero() && w.body > 0 {
+			over = cw.stalled(now, w.body)
+		}
+		if over {
 			late = append(late, c)
 			delete(w.conns, c)
 		}

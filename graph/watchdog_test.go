@@ -14,7 +14,7 @@ import (
 )
 
 func TestWatchdogCalls(t *testing.T) {
-	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute)
+	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute, time.Minute)
 	defer w.stop()
 	start := time.Now()
 	late, lateCall := w.bound(context.Background(), time.Minute)
@@ -43,7 +43,7 @@ func TestWatchdogCalls(t *testing.T) {
 
 func TestWatchdogConns(t *testing.T) {
 	const header, idle = 10 * time.Second, 2 * time.Minute
-	w := newWatchdog(header, idle, time.Minute)
+	w := newWatchdog(header, idle, time.Minute, time.Minute)
 	defer w.stop()
 	conn := func() (net.Conn, net.Conn) {
 		a, b := net.Pipe()
@@ -99,7 +99,7 @@ func TestWatchdogConns(t *testing.T) {
 func TestServeClosesWaitingConnections(t *testing.T) {
 	n, ln := nodeAndListener(t, NodeConfig{Name: "solo"})
 	n.watch.stop()
-	n.watch = newWatchdog(100*time.Millisecond, 100*time.Millisecond, time.Minute)
+	n.watch = newWatchdog(100*time.Millisecond, 100*time.Millisecond, time.Minute, time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- n.Serve(ctx, ln) }()
@@ -173,7 +173,7 @@ func TestCallTimeout(t *testing.T) {
 // TestWatchdogStopped: a call bounded after the watchdog has stopped is
 // still bounded, by a timer.
 func TestWatchdogStopped(t *testing.T) {
-	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute)
+	w := newWatchdog(10*time.Second, 2*time.Minute, time.Minute, time.Minute)
 	w.stop()
 	ctx, c := w.bound(context.Background(), 20*time.Millisecond)
 	defer w.release(c)

@@ -13,6 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
 )
@@ -26,7 +27,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Target     %s\n", target)
+	fmt.Fprintf(&b, "Target     %s\n", textsafe.Escape(target))
 	fmt.Fprintf(&b, "Load       %s\n", loadLine(res))
 	if res.Interrupted {
 		b.WriteString("Status     interrupted: partial result\n")
@@ -69,7 +70,7 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 		fmt.Fprintln(tw, "step\trequests\tsuccess\tlatency p50\tp90\tp99\tmax\tservice p50\tp99\t")
 		for _, st := range res.StepStats {
 			ok := st.Requests - st.ErrorsTotal - st.Unsuccessful
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", st.Name, st.Requests, pct(ok, st.Requests),
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", textsafe.Escape(st.Name), st.Requests, pct(ok, st.Requests),
 				q(st.Latency, 0.5), q(st.Latency, 0.9), q(st.Latency, 0.99), q(st.Latency, 1),
 				q(st.Service, 0.5), q(st.Service, 0.99))
 		}
@@ -81,11 +82,11 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	}
 	if warns := warnings(res); len(warns) > 0 {
 		for _, warn := range warns {
-			fmt.Fprintf(&b, "\nwarning: %s", warn)
+			fmt.Fprintf(&b, "\nwarning: %s", textsafe.Escape(warn))
 		}
 		b.WriteString("\n")
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 
@@ -149,7 +150,7 @@ func errorsLine(res *record.Result) string {
 		}
 		s := fmt.Sprintf("%s %d", c, n)
 		if ex := res.ErrorExample[c.String()]; ex != "" {
-			s += fmt.Sprintf(" (first: %s)", ex)
+			s += fmt.Sprintf(" (first: %s)", textsafe.Escape(ex))
 		}
 		parts = append(parts, s)
 	}

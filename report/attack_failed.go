@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
 )
@@ -42,7 +43,7 @@ func failedWarning(res *record.Result) string {
 	}
 	ex := res.ErrorExample[top.String()]
 	if ex != "" {
-		ex = " (first: " + ex + ")"
+		ex = " (first: " + textsafe.Escape(ex) + ")"
 	}
 	return fmt.Sprintf("%s. %s are %s errors%s: %s", head, most(topN), top, ex, failedFix[top])
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -27,6 +28,6 @@ func WriteAttackShards(w io.Writer, shards []store.Shard) error {
 		fmt.Fprintln(tw, "  "+strings.Join(row.textCells(), "\t"))
 	}
 	tw.Flush()
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }

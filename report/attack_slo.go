@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -27,7 +28,7 @@ func WriteAttackSLO(w io.Writer, a *analysis.AttackSLO) error {
 	}
 	fmt.Fprintf(&b, "\nSLO        %s: %s, judged on %s\n", a.SLO, verdict, judged)
 	attackChecks(&b, a.Checks)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 
@@ -41,7 +42,7 @@ func WriteAttackViolations(w io.Writer, a *analysis.AttackSLO) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "SLO %s broken:\n", a.SLO)
 	attackChecks(&b, broken)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 

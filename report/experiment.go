@@ -48,6 +48,9 @@ type Experiment struct {
 	// Probes summarise the probes of every counted run per variant ×
 	// level; nil until LoadProbes reads them.
 	Probes []analysis.ProbeStat
+	// Damaged are the rows of the results database the report met that
+	// do not decode: each is left out, and named in Warnings.
+	Damaged []store.DamagedRow
 
 	shards   []runShards // of the sharded runs; none until LoadShards reads them
 	variants []string
@@ -145,6 +148,13 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	// What is missing from the database comes first: it says what the
 	// numbers below stand on.
 	r.Warnings = r.checkStored()
+	for _, d := range exp.Damaged {
+		if d.Run == nil && d.Table == "runs" { // else checkStored names it with its run's level
+			r.warnDamaged(d)
+		} else {
+			r.Damaged = append(r.Damaged, d)
+		}
+	}
 	for _, l := range r.Levels {
 		r.Warnings = append(r.Warnings, l.Warnings...)
 	}
@@ -218,4 +228,14 @@ func variantOrder(exp *analysis.Experiment) []string {
 		}
 	}
 	return out
+}
+
+// warnDamaged notes a row that does not decode, left out of the report,
+// in Damaged and Warnings, once.
+func (r *Experiment) warnDamaged(d store.DamagedRow) {
+	if slices.ContainsFunc(r.Damaged, func(o store.DamagedRow) bool { return o.Table == d.Table && o.Row == d.Row }) {
+		return
+	}
+	r.Damaged = append(r.Damaged, d)
+	r.Warnings = append(r.Warnings, fmt.Sprintf("%v: left out", d))
 }

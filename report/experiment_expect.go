@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/units"
 )
 
@@ -22,7 +23,7 @@ func (r *Experiment) expectText(b *strings.Builder) {
 	var notes []string
 	for _, e := range r.Expectations {
 		m := expectMeasured(e)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Variant, e.Level, e.Name, units.Seconds(e.Expected),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(e.Variant), e.Level, textsafe.Escape(e.Name), units.Seconds(e.Expected),
 			m.measured, orDash(m.interval), m.ratio, m.diff, e.Verdict)
 		if e.Note != "" && !slices.Contains(notes, e.Variant+" "+e.Name+": "+e.Note) {
 			notes = append(notes, e.Variant+" "+e.Name+": "+e.Note)
@@ -30,7 +31,7 @@ func (r *Experiment) expectText(b *strings.Builder) {
 	}
 	tw.Flush()
 	for _, n := range notes {
-		fmt.Fprintf(b, "  n/a: %s\n", n)
+		fmt.Fprintf(b, "  n/a: %s\n", textsafe.Escape(n))
 	}
 }
 

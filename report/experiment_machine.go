@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -39,7 +40,7 @@ func (r *Experiment) FlaggedNote(ctx context.Context, db *store.DB, dbPath, spec
 	for _, run := range flagged {
 		ids = append(ids, run.ID)
 	}
-	points, err := readProbes(ctx, db, ids)
+	points, err := readProbes(ctx, db, ids, r.warnDamaged)
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +132,7 @@ func flaggedText(f flaggedFacts) string {
 	if spec == "" {
 		spec = "SPEC" // a database from before latlab run stored its spec's file
 	}
-	fmt.Fprintf(&b, "latlab run %s -o %s.", spec, againPath(f.dbPath))
+	fmt.Fprintf(&b, "latlab run %s -o %s.", textsafe.Escape(spec), textsafe.Escape(againPath(f.dbPath)))
 	if !f.counted {
 		fmt.Fprintf(&b, " latlab report %s --include-flagged counts the flagged runs.", f.dbPath)
 	}

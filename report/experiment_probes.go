@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
 )
@@ -24,7 +25,7 @@ func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 	for _, l := range r.Levels {
 		ids = append(ids, l.RunIDs...)
 	}
-	points, err := readProbes(ctx, db, ids)
+	points, err := readProbes(ctx, db, ids, r.warnDamaged)
 	if err != nil {
 		return err
 	}
@@ -37,13 +38,18 @@ func (r *Experiment) LoadProbes(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// readProbes reads the probe points of the runs ids from db, by run ID.
-func readProbes(ctx context.Context, db *store.DB, ids []int64) (map[int64][]store.ProbePoint, error) {
+// readProbes reads the probe points of the runs ids from db, by run ID,
+// and passes each point that does not decode, left out, to damaged.
+func readProbes(ctx context.Context, db *store.DB, ids []int64, damaged func(store.DamagedRow)) (map[int64][]store.ProbePoint, error) {
 	points := map[int64][]store.ProbePoint{}
 	for _, id := range ids {
 		ps, err := db.Probes(ctx, id)
-		if err != nil {
+		rows, ok := store.DamagedRows(err)
+		if !ok {
 			return nil, fmt.Errorf("reading the probes of run %d: %w", id, err)
+		}
+		for _, row := range rows {
+			damaged(row)
 		}
 		points[id] = ps
 	}
@@ -298,14 +304,14 @@ func (r *Experiment) probeText(b *strings.Builder) {
 		"bucket its rank fell in, and the buckets tell nothing finer: the table after its family's names that\n" +
 		"bucket (the median over points and runs of its bounds). Rates and traces are in the JSON report.\n")
 	for _, t := range tables {
-		b.WriteString("\n" + t.caption + "\n")
+		b.WriteString("\n" + textsafe.Escape(t.caption) + "\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  "+strings.Join(t.head, "\t"))
+		fmt.Fprintln(tw, "  "+strings.Join(escapeCells(t.head), "\t"))
 		for _, row := range t.rows {
 			if t.bounds {
 				row = boundCells(t.head, row)
 			}
-			fmt.Fprintln(tw, "  "+strings.Join(row, "\t"))
+			fmt.Fprintln(tw, "  "+strings.Join(escapeCells(row), "\t"))
 		}
 		tw.Flush()
 	}

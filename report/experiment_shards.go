@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 )
 
@@ -23,8 +24,12 @@ func (r *Experiment) LoadShards(ctx context.Context, db *store.DB) error {
 	r.shards = nil
 	for _, run := range r.Exp.Runs {
 		shards, err := db.Shards(ctx, run.ID)
-		if err != nil {
+		rows, ok := store.DamagedRows(err)
+		if !ok {
 			return err
+		}
+		for _, row := range rows {
+			r.warnDamaged(row)
 		}
 		if len(shards) > 0 {
 			r.shards = append(r.shards, runShards{run: run, rows: shardRows(shards)})
@@ -63,11 +68,11 @@ func (r *Experiment) shardText(b *strings.Builder) {
 	fmt.Fprintln(tw, "variant\trun\t"+strings.Join(shardHead, "\t"))
 	for _, rs := range shown {
 		for _, row := range rs.rows {
-			fmt.Fprintf(tw, "%s\t%d\t%s\n", rs.run.Variant, rs.run.ID, strings.Join(row.textCells(), "\t"))
+			fmt.Fprintf(tw, "%s\t%d\t%s\n", textsafe.Escape(rs.run.Variant), rs.run.ID, strings.Join(row.textCells(), "\t"))
 		}
 	}
 	tw.Flush()
 	for _, rs := range shown {
-		fmt.Fprintf(b, "  %s run %d, %d shards: %s\n", rs.run.Variant, rs.run.ID, len(rs.rows), spreadOf(rs.rows))
+		fmt.Fprintf(b, "  %s run %d, %d shards: %s\n", textsafe.Escape(rs.run.Variant), rs.run.ID, len(rs.rows), spreadOf(rs.rows))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/units"
 )
 
@@ -16,14 +17,14 @@ func (r *Experiment) WriteViolations(w io.Writer) error {
 	if len(r.Verdict.Violations) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(textsafe.NewWriter(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "variant\tlevel\tlimit\tmedian\tjudged")
 	for _, v := range r.Verdict.Violations {
 		judged := v.Judged
 		if !math.IsNaN(v.Bound) {
 			judged += " " + sloValue(v.Bound, v.Limit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Variant, v.Level, v.Limit, sloValue(v.Value, v.Limit), judged)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(v.Variant), v.Level, v.Limit, sloValue(v.Value, v.Limit), judged)
 	}
 	return tw.Flush()
 }
@@ -34,7 +35,7 @@ func (r *Experiment) WriteViolations(w io.Writer) error {
 func (r *Experiment) WriteSLO(w io.Writer) error {
 	var b strings.Builder
 	r.sloText(&b)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/units"
 )
 
@@ -19,13 +20,13 @@ import (
 func (r *Experiment) WriteText(w io.Writer) error {
 	var b strings.Builder
 	e := r.Exp
-	fmt.Fprintf(&b, "Experiment  %s, id %d, created %s\n", e.Name, e.ID, e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
+	fmt.Fprintf(&b, "Experiment  %s, id %d, created %s\n", textsafe.Escape(e.Name), e.ID, e.CreatedAt.UTC().Format("2006-01-02 15:04:05Z"))
 	if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
-		fmt.Fprintf(&b, "Host        %s, latlab %s\n", orDash(p.Host), orDash(p.LatlabVersion))
+		fmt.Fprintf(&b, "Host        %s, latlab %s\n", textsafe.Escape(orDash(p.Host)), textsafe.Escape(orDash(p.LatlabVersion)))
 	}
 	fmt.Fprintf(&b, "Runs        %s\n", r.Runs)
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\nnote: %s\n", n)
+		fmt.Fprintf(&b, "\nnote: %s\n", textsafe.Escape(n))
 	}
 	if len(r.Levels) == 0 {
 		b.WriteString("\nNo run has a result yet.\n")
@@ -40,13 +41,22 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		r.shardText(&b)
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(&b, "\nwarning: %s", warn)
+		fmt.Fprintf(&b, "\nwarning: %s", textsafe.Escape(warn))
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, textsafe.Layout(b.String()))
 	return err
+}
+
+// escapeCells returns cells, each escaped for a terminal.
+func escapeCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = textsafe.Escape(c)
+	}
+	return out
 }
 
 // summaryIntro says what a cell of the summary table is, in lines.
@@ -70,13 +80,13 @@ func (r *Experiment) summaryText(b *strings.Builder) {
 	}
 	fmt.Fprintln(tw, "achieved\terrors\truns\texcluded\tflags")
 	for _, l := range r.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t", l.Variant, l.Level)
+		fmt.Fprintf(tw, "%s\t%s\t", textsafe.Escape(l.Variant), l.Level)
 		for _, c := range l.Latency {
 			fmt.Fprintf(tw, "%s\t", cellText(c))
 		}
 		var flags []string
 		for _, f := range r.Flags(l.Variant, l.Level) {
-			flags = append(flags, fmt.Sprintf("%s×%d", f.Name, f.Count))
+			flags = append(flags, fmt.Sprintf("%s×%d", textsafe.Escape(f.Name), f.Count))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", units.Rate(l.Achieved), errorsText(l), runsText(l), l.Excluded,
 			orDash(strings.Join(flags, ",")))
@@ -128,26 +138,26 @@ func (r *Experiment) flagsText(b *strings.Builder) {
 				b.WriteString("\nValidity flags\n")
 				first = false
 			}
-			fmt.Fprintf(b, "  %s %s: %s on %d run(s), e.g. run %d: %s\n", l.Variant, l.Level, f.Name, f.Count, f.RunID, f.Example)
+			fmt.Fprintf(b, "  %s %s: %s on %d run(s), e.g. run %d: %s\n", textsafe.Escape(l.Variant), l.Level, textsafe.Escape(f.Name), f.Count, f.RunID, textsafe.Escape(f.Example))
 		}
 	}
 }
 
 func (r *Experiment) overheadText(b *strings.Builder) {
 	if len(r.Overheads) == 0 {
-		fmt.Fprintf(b, "\nOverhead: no variant to compare with the baseline %s\n", r.Baseline)
+		fmt.Fprintf(b, "\nOverhead: no variant to compare with the baseline %s\n", textsafe.Escape(r.Baseline))
 		return
 	}
 	fmt.Fprintf(b, "\nOverhead against %s, p Holm-adjusted within each quantile (%d comparisons each).\n%s\n\n",
-		r.Baseline, len(r.Overheads)/len(analysis.CompareStats), overheadMethods("\n"))
+		textsafe.Escape(r.Baseline), len(r.Overheads)/len(analysis.CompareStats), overheadMethods("\n"))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\tcompared\toverhead\n", r.Baseline)
+	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\tcompared\toverhead\n", textsafe.Escape(r.Baseline))
 	for _, c := range r.Overheads {
 		base := "n/a"
 		if c.BaselineN > 0 {
 			base = units.Seconds(c.Diff.Baseline)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Variant, c.Level, c.Name, base, comparedText(c.Diff), c.Diff)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(c.Variant), c.Level, c.Name, base, comparedText(c.Diff), c.Diff)
 	}
 	tw.Flush()
 }
@@ -163,6 +173,7 @@ func (r *Experiment) sloText(b *strings.Builder) {
 	fmt.Fprintf(b, "\nSLO %s, judged on %s\n", r.Verdict.SLO.String(), judged)
 	b.WriteString("Knee: the highest level meeting it on medians, counting up from the lowest\n")
 	for _, k := range r.Verdict.Knees {
+		k.Variant = textsafe.Escape(k.Variant)
 		switch {
 		case !k.Met && k.Failed != nil:
 			fmt.Fprintf(b, "  %s: fails at the lowest level, %s\n", k.Variant, k.Failed)

@@ -59,6 +59,11 @@ func LoadDetail(ctx context.Context, db *store.DB, r *Experiment, opt HTMLOption
 	if err != nil {
 		return nil, err
 	}
+	for _, run := range d.Runs {
+		for _, row := range run.Damaged {
+			r.warnDamaged(row)
+		}
+	}
 	d.Distributions, err = analysis.LoadDistributions(ctx, db, r.Exp, analysis.Options{IncludeFlagged: r.IncludeFlagged})
 	if err != nil {
 		return nil, err

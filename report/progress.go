@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
 )
@@ -27,7 +28,7 @@ func NewLine[T fmt.Stringer](w io.Writer) *Line[T] { return &Line[T]{w: w} }
 func (l *Line[T]) Show(s T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "\r%s\x1b[K", s)
+	fmt.Fprintf(l.w, "\r%s\x1b[K", textsafe.Escape(s.String()))
 }
 
 // Clear erases the line, leaving the cursor at its start.

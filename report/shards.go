@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
@@ -81,11 +82,12 @@ func (s shardRow) cells() []string {
 	return append(out, units.Duration(s.Offset)+" ± "+units.Duration(s.Bound), start)
 }
 
-// textCells are cells for a terminal, a dash where a cell is empty.
+// textCells are cells for a terminal, escaped, a dash where a cell is
+// empty.
 func (s shardRow) textCells() []string {
 	out := s.cells()
 	for i, c := range out {
-		out[i] = orDash(c)
+		out[i] = textsafe.Escape(orDash(c))
 	}
 	return out
 }

@@ -89,7 +89,13 @@
 // process leaves them, and the next open recovers from them. A full disk or a read-only file or directory fails the write
 // with ErrFull or ErrReadOnly and rolls it back. Open refuses a file that
 // is not a latlab database (ErrNotDatabase) or is in a newer format
-// (ErrTooNew), without changing it.
+// (ErrTooNew), without changing it. A row that does not decode — a JSON
+// column that is not JSON, a histogram that is not one, a value of the
+// wrong type, as a failing disk or a hand edit leaves — does not fail a
+// read of many: Runs, Totals, Probes, Steps and Shards return the rows that
+// decode with a *Damaged error naming each other one (its table, its run,
+// what is wrong), which a caller that can do without them tells apart with
+// DamagedRows.
 //
 // # Formats and migrations
 //

@@ -84,7 +84,8 @@ func insertProfiles(ctx context.Context, tx *sql.Tx, runID int64, profiles []Pro
 }
 
 // Probes returns the probe series of a run, ordered by probe, series and
-// time.
+// time. A point whose row does not decode is left out and named in a
+// *Damaged error, returned with the rest.
 func (db *DB) Probes(ctx context.Context, runID int64) ([]ProbePoint, error) {
 	op := fmt.Sprintf("reading probes of run %d from", runID)
 	origin, err := db.origin(ctx, runID)
@@ -98,6 +99,7 @@ func (db *DB) Probes(ctx context.Context, runID int64) ([]ProbePoint, error) {
 	}
 	defer discard(rows)
 	var out []ProbePoint
+	damaged := &Damaged{Path: db.path}
 	for rows.Next() {
 		var p ProbePoint
 		var labels string
@@ -107,13 +109,18 @@ func (db *DB) Probes(ctx context.Context, runID int64) ([]ProbePoint, error) {
 		}
 		if labels != "{}" {
 			if err := json.Unmarshal([]byte(labels), &p.Labels); err != nil {
-				return nil, wrap(db.path, op, fmt.Errorf("labels: %w", err))
+				damaged.add(DamagedRow{Table: "probes", Row: fmt.Sprintf("run %d, %s %s at %s", runID, p.Probe, p.Series, time.Duration(t)),
+					RunID: runID, Err: fmt.Errorf("labels: %w", err)})
+				continue
 			}
 		}
 		p.Time = origin.Add(time.Duration(t))
 		out = append(out, p)
 	}
-	return out, wrap(db.path, op, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrap(db.path, op, err)
+	}
+	return out, damaged.err()
 }
 
 // Profiles returns the profiles taken during a run, in the order written.

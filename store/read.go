@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -31,7 +33,9 @@ const runColumns = `id, experiment_id, variant, rate, concurrency, rep, position
 	started_at, ended_at, origin_unix_ns, interval_ns, samples, samples_dropped, flags, summary,
 	warmup, error`
 
-// Runs returns the runs of experiment expID in plan order.
+// Runs returns the runs of experiment expID in plan order. A row that does
+// not decode is left out and named in a *Damaged error, returned with the
+// runs that do.
 func (db *DB) Runs(ctx context.Context, expID int64) ([]Run, error) {
 	op := fmt.Sprintf("reading runs of experiment %d from", expID)
 	rows, err := db.r.QueryContext(ctx, `SELECT `+runColumns+` FROM runs
@@ -41,47 +45,75 @@ func (db *DB) Runs(ctx context.Context, expID int64) ([]Run, error) {
 	}
 	defer discard(rows)
 	var out []Run
+	damaged := &Damaged{Path: db.path}
 	for rows.Next() {
 		r, err := scanRun(rows)
+		if d, ok := err.(*DamagedRow); ok {
+			damaged.add(*d)
+			continue
+		}
 		if err != nil {
 			return nil, wrap(db.path, op, err)
 		}
 		out = append(out, r)
 	}
-	return out, wrap(db.path, op, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrap(db.path, op, err)
+	}
+	return out, damaged.err()
 }
 
-// Run returns the run with the given ID, or ErrNotFound.
+// Run returns the run with the given ID, or ErrNotFound, or a *Damaged
+// error when its row does not decode.
 func (db *DB) Run(ctx context.Context, runID int64) (Run, error) {
-	r, err := scanRun(db.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = fmt.Errorf("run %d: %w", runID, ErrNotFound)
+	// Rows rather than a Row: a row that does not scan is read again,
+	// leniently, to name it.
+	rows, err := db.r.QueryContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, runID)
+	if err != nil {
+		return Run{}, wrap(db.path, "reading", err)
+	}
+	defer discard(rows)
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Run{}, wrap(db.path, "reading", err)
+		}
+		return Run{}, wrap(db.path, "reading", fmt.Errorf("run %d: %w", runID, ErrNotFound))
+	}
+	r, err := scanRun(rows)
+	if d, ok := err.(*DamagedRow); ok {
+		return r, &Damaged{Path: db.path, Rows: []DamagedRow{*d}}
 	}
 	return r, wrap(db.path, "reading", err)
 }
 
+// scanRun reads a row of runs. A row that does not decode is a
+// *DamagedRow holding what of it could be read.
 func scanRun(s scanner) (Run, error) {
 	var (
-		r                      Run
-		started, ended, flags  string
-		origin, interval       int64
-		summary, warmup, error sql.NullString
+		r                        Run
+		started, ended, flags    string
+		origin, interval         int64
+		summary, warmup, errText sql.NullString
 	)
 	err := s.Scan(&r.ID, &r.ExperimentID, &r.Variant, &r.Rate, &r.Concurrency, &r.Rep, &r.Position,
 		&r.Mode, &r.Status, &started, &ended, &origin, &interval, &r.Samples, &r.SamplesDropped,
-		&flags, &summary, &warmup, &error)
+		&flags, &summary, &warmup, &errText)
 	if err != nil {
-		return r, err
+		return r, lenientRun(s, err)
 	}
-	r.Origin, r.Interval, r.Error = time.Unix(0, origin).UTC(), time.Duration(interval), error.String
+	damaged := func(err error) (Run, error) {
+		partial := Run{RunInfo: RunInfo{Trial: r.Trial, Position: r.Position, Status: r.Status}, ID: r.ID, ExperimentID: r.ExperimentID, Mode: r.Mode}
+		return r, &DamagedRow{Table: "runs", Row: fmt.Sprintf("run %d (%s)", r.ID, r.Trial), RunID: r.ID, Err: err, Run: &partial}
+	}
+	r.Origin, r.Interval, r.Error = time.Unix(0, origin).UTC(), time.Duration(interval), errText.String
 	if r.StartedAt, err = parseTime(started); err != nil {
-		return r, fmt.Errorf("run %d: started_at: %w", r.ID, err)
+		return damaged(fmt.Errorf("started_at: %w", err))
 	}
 	if r.EndedAt, err = parseTime(ended); err != nil {
-		return r, fmt.Errorf("run %d: ended_at: %w", r.ID, err)
+		return damaged(fmt.Errorf("ended_at: %w", err))
 	}
 	if err := json.Unmarshal([]byte(flags), &r.Flags); err != nil {
-		return r, fmt.Errorf("run %d: flags: %w", r.ID, err)
+		return damaged(fmt.Errorf("flags: %w", err))
 	}
 	for _, s := range []struct {
 		col string
@@ -93,10 +125,57 @@ func scanRun(s scanner) (Run, error) {
 		}
 		*s.dst = new(record.Summary)
 		if err := json.Unmarshal([]byte(s.src.String), *s.dst); err != nil {
-			return r, fmt.Errorf("run %d: %s: %w", r.ID, s.col, err)
+			return damaged(fmt.Errorf("%s: %w", s.col, err))
 		}
 	}
 	return r, nil
+}
+
+// lenientRun reads a row of runs that did not scan, for a value of the
+// wrong type, as what it can: a *DamagedRow with the run's trial when the
+// columns that say it read, else with its ID and variant; err when even
+// the row does not read.
+func lenientRun(s scanner, err error) error {
+	vals := make([]any, strings.Count(runColumns, ",")+1)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if s.Scan(ptrs...) != nil {
+		return err
+	}
+	num := func(v any) (float64, bool) {
+		switch x := v.(type) {
+		case int64:
+			return float64(x), true
+		case float64:
+			return x, true
+		}
+		return 0, false
+	}
+	whole := func(v any) (int, bool) {
+		x, ok := num(v)
+		return int(x), ok && x == math.Trunc(x)
+	}
+	id, _ := vals[0].(int64)
+	variant, _ := vals[2].(string)
+	d := &DamagedRow{Table: "runs", Row: fmt.Sprintf("run %d (%s)", id, variant), RunID: id, Err: err}
+	var r Run
+	r.ID, r.Variant = id, variant
+	var ok [5]bool
+	r.Rate, ok[0] = num(vals[3])
+	r.Concurrency, ok[1] = whole(vals[4])
+	r.Rep, ok[2] = whole(vals[5])
+	r.Position, ok[3] = whole(vals[6])
+	var status string
+	status, ok[4] = vals[8].(string)
+	if ok == [5]bool{true, true, true, true, true} && variant != "" {
+		r.ExperimentID, _ = vals[1].(int64)
+		r.Mode, _ = vals[7].(string)
+		r.Status = Status(status)
+		d.Row, d.Run = fmt.Sprintf("run %d (%s)", id, r.Trial), &r
+	}
+	return d
 }
 
 // Intervals returns a run's series for one phase, its histograms kept as
@@ -138,7 +217,8 @@ type Totals struct {
 }
 
 // Totals returns a run's whole-phase histograms: what reports read
-// percentiles from.
+// percentiles from. A histogram whose blob does not decode is left nil
+// and named in a *Damaged error, returned with the rest.
 func (db *DB) Totals(ctx context.Context, runID int64, phase Phase) (Totals, error) {
 	op := fmt.Sprintf("reading %s histograms of run %d from", phase, runID)
 	var t Totals
@@ -151,6 +231,7 @@ func (db *DB) Totals(ctx context.Context, runID int64, phase Phase) (Totals, err
 	dst := map[string]**hdr.Histogram{"latency": &t.Latency, "service": &t.Service,
 		"lag": &t.Lag, "connect": &t.Connect, "tls": &t.TLS}
 	var b []byte
+	damaged := &Damaged{Path: db.path}
 	for rows.Next() {
 		var kind string
 		if err := rows.Scan(&kind, &b); err != nil {
@@ -158,17 +239,23 @@ func (db *DB) Totals(ctx context.Context, runID int64, phase Phase) (Totals, err
 		}
 		h, err := hdr.Decode(b)
 		if err != nil {
-			return t, wrap(db.path, op, fmt.Errorf("%s histogram: %w", kind, err))
+			damaged.add(DamagedRow{Table: "histograms", Row: fmt.Sprintf("run %d, %s %s", runID, phase, kind), RunID: runID,
+				Err: fmt.Errorf("hdr: not an HdrHistogram: %w", err)})
+			continue
 		}
 		if p, ok := dst[kind]; ok {
 			*p = h
 		}
 	}
-	return t, wrap(db.path, op, rows.Err())
+	if err := rows.Err(); err != nil {
+		return t, wrap(db.path, op, err)
+	}
+	return t, damaged.err()
 }
 
 // Steps returns a run's per-step totals, in scenario order; none when the
-// run had a single step.
+// run had a single step. A step whose row does not decode is left out
+// and named in a *Damaged error, returned with the rest.
 func (db *DB) Steps(ctx context.Context, runID int64) ([]record.StepStats, error) {
 	op := fmt.Sprintf("reading steps of run %d from", runID)
 	rows, err := db.r.QueryContext(ctx, `SELECT name, requests, errors, unsuccessful, status_codes,
@@ -178,6 +265,7 @@ func (db *DB) Steps(ctx context.Context, runID int64) ([]record.StepStats, error
 	}
 	defer discard(rows)
 	var out []record.StepStats
+	damaged := &Damaged{Path: db.path}
 	for rows.Next() {
 		var s record.StepStats
 		var codes, errs string
@@ -194,11 +282,15 @@ func (db *DB) Steps(ctx context.Context, runID int64) ([]record.StepStats, error
 			s.Service, err = hdr.Decode(svc)
 		}
 		if err != nil {
-			return nil, wrap(db.path, op, fmt.Errorf("step %q: %w", s.Name, err))
+			damaged.add(DamagedRow{Table: "steps", Row: fmt.Sprintf("run %d, step %q", runID, s.Name), RunID: runID, Err: err})
+			continue
 		}
 		out = append(out, s)
 	}
-	return out, wrap(db.path, op, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrap(db.path, op, err)
+	}
+	return out, damaged.err()
 }
 
 // origin returns the run's time zero, or ErrNotFound.

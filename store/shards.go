@@ -70,7 +70,8 @@ func insertShards(ctx context.Context, tx *sql.Tx, runID int64, origin time.Time
 }
 
 // Shards returns the shards of a sharded run by index; none for a run
-// one generator sent.
+// one generator sent. A shard whose result does not decode is left out
+// and named in a *Damaged error, returned with the rest.
 func (db *DB) Shards(ctx context.Context, runID int64) ([]Shard, error) {
 	op := fmt.Sprintf("reading the shards of run %d from", runID)
 	if v, err := version(ctx, db.r); err != nil || v < 3 {
@@ -87,6 +88,7 @@ func (db *DB) Shards(ctx context.Context, runID int64) ([]Shard, error) {
 	}
 	defer discard(rows)
 	var out []Shard
+	damaged := &Damaged{Path: db.path}
 	for rows.Next() {
 		var s Shard
 		var off, bound int64
@@ -101,10 +103,15 @@ func (db *DB) Shards(ctx context.Context, runID int64) ([]Shard, error) {
 		}
 		if blob != nil {
 			if s.Result, err = record.DecodeResult(bytes.NewReader(blob)); err != nil {
-				return nil, wrap(db.path, op, fmt.Errorf("shard %d: %w", s.Index, err))
+				damaged.add(DamagedRow{Table: "shards", Row: fmt.Sprintf("run %d, shard %d", runID, s.Index), RunID: runID,
+					Err: fmt.Errorf("result: %w", err)})
+				continue
 			}
 		}
 		out = append(out, s)
 	}
-	return out, wrap(db.path, op, rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, wrap(db.path, op, err)
+	}
+	return out, damaged.err()
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/textsafe"
 )
 
 // cleanFlags holds the flags of latlab clean.
@@ -73,6 +75,7 @@ func (f *cleanFlags) run(ctx context.Context, name string, stdout io.Writer) err
 		list, verb = c.Leftovers, "would delete"
 	}
 	objs, err := list(ctx, name)
+	stdout = textsafe.NewWriter(stdout)
 	for _, l := range objs {
 		fmt.Fprintf(stdout, "%s %s (experiment %s)\n", verb, l.Ref, l.Experiment)
 	}

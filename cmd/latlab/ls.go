@@ -1,17 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
 )
@@ -122,6 +125,9 @@ type lsRun struct {
 	Samples     int64        `json:"samples"` // raw samples stored
 	Flags       []store.Flag `json:"flags"`
 	Error       string       `json:"error,omitempty"`
+	// Damaged says what of the run's row does not decode: the run is
+	// listed with what does.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // checkFormat checks --format.
@@ -181,9 +187,19 @@ func (f *lsFlags) list(ctx context.Context, db *store.DB, path string) ([]lsExpe
 	out := make([]lsExperiment, 0, len(exps))
 	for _, e := range exps {
 		runs, err := db.Runs(ctx, e.ID)
-		if err != nil {
+		damaged, ok := store.DamagedRows(err)
+		if !ok {
 			return nil, err
 		}
+		why := map[int64]string{}
+		for _, d := range damaged {
+			r := store.Run{ID: d.RunID}
+			if d.Run != nil {
+				r = *d.Run
+			}
+			runs, why[r.ID] = append(runs, r), d.Error()
+		}
+		slices.SortStableFunc(runs, func(a, b store.Run) int { return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID)) })
 		le := lsExperiment{ID: e.ID, Name: e.Name, CreatedAt: e.CreatedAt.UTC(), SpecHash: e.SpecHash,
 			FormatVersion: e.FormatVersion, RunsStored: len(runs), Provenance: e.Provenance, Runs: []lsRun{}}
 		for _, r := range runs {
@@ -193,7 +209,7 @@ func (f *lsFlags) list(ctx context.Context, db *store.DB, path string) ([]lsExpe
 			lr := lsRun{ID: r.ID, Position: r.Position, Variant: r.Variant, Rate: r.Rate,
 				Concurrency: r.Concurrency, Rep: r.Rep, Mode: r.Mode, Status: r.Status,
 				StartedAt: r.StartedAt.UTC(), EndedAt: r.EndedAt.UTC(), Samples: r.Samples,
-				Flags: r.Flags, Error: r.Error}
+				Flags: r.Flags, Error: r.Error, Damaged: why[r.ID]}
 			if lr.Flags == nil {
 				lr.Flags = []store.Flag{}
 			}
@@ -211,15 +227,15 @@ func (f *lsFlags) list(ctx context.Context, db *store.DB, path string) ([]lsExpe
 // runs.
 func writeLs(w io.Writer, path string, exps []lsExperiment) error {
 	if len(exps) == 0 {
-		_, err := fmt.Fprintf(w, "%s holds no experiments\n", path)
+		_, err := fmt.Fprintf(w, "%s holds no experiments\n", textsafe.Escape(path))
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(textsafe.NewWriter(w), 0, 0, 2, ' ', 0)
 	for i, e := range exps {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintf(tw, "experiment %d  %s  created %s  spec %.12s  %d/%d runs done", e.ID, e.Name,
+		fmt.Fprintf(tw, "experiment %d  %s  created %s  spec %.12s  %d/%d runs done", e.ID, textsafe.Escape(e.Name),
 			e.CreatedAt.Format("2006-01-02 15:04:05Z"), e.SpecHash, e.RunsDone, e.RunsStored)
 		if p := e.Provenance; p.Host != "" || p.LatlabVersion != "" {
 			fmt.Fprintf(tw, "  host %s  latlab %s", lsOrDash(p.Host), lsOrDash(p.LatlabVersion))
@@ -231,8 +247,13 @@ func writeLs(w io.Writer, path string, exps []lsExperiment) error {
 		}
 		fmt.Fprintln(tw, "  position\tvariant\trate\tconcurrency\trep\tstatus\trequests\tp50\tp99\tflags")
 		for _, r := range e.Runs {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", r.Position, r.Variant, lsRate(r),
-				r.Concurrency, r.Rep, r.Status, r.Requests, lsSeconds(r.P50), lsSeconds(r.P99), lsFlagNames(r.Flags))
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%s\t%s\n", r.Position, textsafe.Escape(r.Variant), lsRate(r),
+				r.Concurrency, r.Rep, textsafe.Escape(string(r.Status)), r.Requests, lsSeconds(r.P50), lsSeconds(r.P99), lsFlagNames(r.Flags))
+		}
+		for _, r := range e.Runs {
+			if r.Damaged != "" {
+				fmt.Fprintf(tw, "  warning: run %d: damaged row: %s\n", r.ID, textsafe.Escape(r.Damaged))
+			}
 		}
 	}
 	return tw.Flush()
@@ -263,14 +284,15 @@ func lsFlagNames(flags []store.Flag) string {
 	}
 	names := make([]string, len(flags))
 	for i, f := range flags {
-		names[i] = f.Name
+		names[i] = textsafe.Escape(f.Name)
 	}
 	return strings.Join(names, ",")
 }
 
+// lsOrDash is s escaped for a terminal, or "-" for none.
 func lsOrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return textsafe.Escape(s)
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/latlab/latlab/internal/textsafe"
 )
 
 // kubeLeftover is one object ls --kubernetes lists; its JSON form is ls
@@ -55,6 +57,7 @@ func (f *lsFlags) lsKubernetes(ctx context.Context, stdout io.Writer) error {
 
 // writeKubeLs writes the objects as a table.
 func writeKubeLs(w io.Writer, where string, objs []kubeLeftover) error {
+	w = textsafe.NewWriter(w)
 	if len(objs) == 0 {
 		_, err := fmt.Fprintf(w, "%s: nothing of latlab's\n", where)
 		return err
@@ -64,8 +67,8 @@ func writeKubeLs(w io.Writer, where string, objs []kubeLeftover) error {
 	fmt.Fprintln(tw, "experiment\tvariant\tkind\tnamespace\tname\tage")
 	now := time.Now()
 	for _, o := range objs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", o.Experiment, lsOrDash(o.Variant), o.Kind,
-			lsOrDash(o.Namespace), o.Name, now.Sub(o.CreatedAt).Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", lsOrDash(o.Experiment), lsOrDash(o.Variant), o.Kind,
+			lsOrDash(o.Namespace), lsOrDash(o.Name), now.Sub(o.CreatedAt).Round(time.Second))
 	}
 	return tw.Flush()
 }

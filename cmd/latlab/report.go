@@ -14,6 +14,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
 )
@@ -212,6 +213,11 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 	if err != nil {
 		return err
 	}
+	// Damaged rows are named in the report's warnings, and here, where
+	// they are seen whatever the format and wherever the report goes.
+	for _, d := range r.Damaged {
+		fmt.Fprintf(stderr, "latlab: warning: %s: %s: left out\n", textsafe.Escape(path), textsafe.Escape(d.Error()))
+	}
 	if f.output == "" {
 		_, err = stdout.Write(out.Bytes())
 	} else if err = os.WriteFile(f.output, out.Bytes(), 0o644); err != nil {
@@ -299,7 +305,7 @@ func (f *reportFlags) pick(ctx context.Context, db *store.DB, path string) (int6
 	}
 	var have []string
 	for _, e := range exps {
-		have = append(have, fmt.Sprintf("%d %s", e.ID, e.Name))
+		have = append(have, fmt.Sprintf("%d %s", e.ID, textsafe.Escape(e.Name)))
 	}
 	return 0, usagef("--experiment %s: %s has no such experiment (it has %s)", f.experiment, path, strings.Join(have, ", "))
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/latlab/latlab/internal/textsafe"
 )
 
 // Exit codes.
@@ -40,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "latlab: %v\n", err)
+	fmt.Fprintf(stderr, "latlab: %s\n", textsafe.Layout(err.Error()))
 	var u usageError
 	if errors.As(err, &u) {
 		return exitUsage

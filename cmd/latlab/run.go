@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -43,7 +44,7 @@ the last committed run; a changed spec is refused, with what changed, unless
 --new starts another experiment in the same file. Each trial prints one
 line on stdout as it finishes, terminal or not (a CI log shows the run
 advancing); a live status line shows on stderr when it is a terminal, or
-with --progress. --dry-run prints the plan
+with --progress. --dry-run prints every command the spec runs, the plan
 and how long it takes: exactly where the spec fixes a trial's length, and
 estimated, saying what the estimate assumes, where a trial ends at a request
 count, and the seed of the interleaved order. A spec without seed: gets a
@@ -52,6 +53,12 @@ order a dry run showed (with a seed: in the spec, --seed must agree with it).
 The database keeps the seed, and a resumed experiment keeps its order; its
 dry run shows the trials left. The first Ctrl-C stops the
 trial under way, stores it marked interrupted and tears the variants down.
+
+A spec is code, as a Makefile is: run runs its variants' setup, start,
+configure and teardown commands with sh -c in the spec's folder, and its
+graphs' nodes run their fork commands and stress-ng jobs, all with your
+privileges. Read a spec you did not write before you run it: --dry-run lists
+every command it would run, with its variant and when, and runs none.
 
 The spec's cpus: field keeps the generator off the targets' cores: cpus:
 {load: 0} runs latlab on CPU 0 and starts every graph node, start, setup and
@@ -166,7 +173,7 @@ median itself. An interrupted run still exits 130.`,
 				verb = "resumed"
 			}
 			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
-				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+				verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(output), out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
 			var broken error
 			if !slo.IsZero() {
 				// After a Ctrl-C too: judge what was measured.

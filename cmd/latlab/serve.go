@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -37,6 +36,8 @@ type serveFlags struct {
 	service        string
 	peers          []string
 	cpus           string
+	bodyTimeout    time.Duration
+	maxConns       int
 }
 
 func newServe(stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +61,13 @@ refuses: a body over 64 MiB is 413, objects beyond 100,000 or 1 GiB in all
 507 (an upload reserves its size before its body is read), and at most 8
 uploads are read at once: another waits up to 10 s, then gets 503 with
 Retry-After.
+
+A connection is closed when its first request header has not come within
+10 s, when 2 min 10 s pass after an answer without the next request, and when
+it waits longer than --body-timeout (30 s) for the next byte of a request body
+the node is reading: a stall, not a long upload, which takes the time it
+needs. At most --max-conns connections are open at once; another is closed
+as it is accepted and counted in latlab_server_connections_refused_total.
 
 Every work route answers with a Server-Timing header (work, downstream, total)
 and is measured in Prometheus histograms (latlab_*_seconds).
@@ -108,6 +116,8 @@ UPSTREAM_URI (where to listen), DOWNSTREAM_URI (comma-separated), REPORTER_URI
 	fl.StringVar(&f.tlsDir, "tls-dir", "", "serve HTTPS with the certificate in this folder, made there with a CA of its own (ca.crt) when it has none")
 	fl.DurationVar(&f.admissionDelay, "admission-delay", 0, "serve POST /admission, a validating admission webhook that admits all, after this delay for --admission-user")
 	fl.StringArrayVar(&f.admissionUsers, "admission-user", nil, "a user --admission-delay delays, as the API server names it (repeatable)")
+	fl.DurationVar(&f.bodyTimeout, "body-timeout", 30*time.Second, "close a connection that waits this long for the next byte of a request body")
+	fl.IntVar(&f.maxConns, "max-conns", 0, "most connections open at once; more are closed as they come (default 10000, or 3/4 of the open-file limit when lower)")
 	fl.IntVar(&f.listenFD, "listen-fd", 0, "serve on this inherited listening socket")
 	_ = fl.MarkHidden("listen-fd")
 	_ = cmd.MarkFlagFilename("topology", "yaml", "yml")
@@ -146,7 +156,7 @@ func (f *serveFlags) run(ctx context.Context, cmd *cobra.Command, stdout, stderr
 			ln.Close()
 			return usagef("--tls-dir: %v", err)
 		}
-		ln, scheme = tls.NewListener(ln, tc), "https"
+		cfg.TLS, scheme = tc, "https"
 	}
 	node, err := graph.NewNode(cfg)
 	if err != nil {
@@ -240,6 +250,14 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 			return cfg, usagef("job file: %v", err)
 		}
 	}
+	if f.bodyTimeout <= 0 {
+		return cfg, usagef("--body-timeout: want a duration over 0, got %s", f.bodyTimeout)
+	}
+	cfg.BodyTimeout = f.bodyTimeout
+	if f.maxConns < 0 {
+		return cfg, usagef("--max-conns: want 0 (the default) or more, got %d", f.maxConns)
+	}
+	cfg.MaxConns = f.maxConns
 	if f.traceRatio < 0 || f.traceRatio > 1 {
 		return cfg, usagef("--trace-ratio: want 0 to 1, got %g", f.traceRatio)
 	}

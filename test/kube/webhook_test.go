@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"net"
@@ -31,7 +30,7 @@ func startWebhook(t *testing.T, delay time.Duration, users ...string) (string, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := graph.NewNode(graph.NodeConfig{Name: "webhook", Admission: &graph.Admission{Delay: delay, Users: users}})
+	node, err := graph.NewNode(graph.NodeConfig{Name: "webhook", Admission: &graph.Admission{Delay: delay, Users: users}, TLS: tc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func startWebhook(t *testing.T, delay time.Duration, users ...string) (string, [
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- node.Serve(ctx, tls.NewListener(ln, tc)) }()
+	go func() { done <- node.Serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return "https://" + ln.Addr().String(), ca
 }
