@@ -144,7 +144,7 @@ func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agen
 // but nothing bounds what several processes' loops take together, and in
 // bursts they would keep the target and their own runtimes from a CPU:
 // beside stress-ng --cpu 2, four local shards with real-time loops read
-// latency p99 at 6 to 10 times the target's in two runs of three, on the
+// latency p99 at 2.3 and 9.6 times the target's in two runs of three, on the
 // fair scheduler within 6%.
 func agentRealtime(asked load.Realtime) load.Realtime {
 	if asked == load.RealtimeAuto {
