@@ -40,6 +40,7 @@ type Preview struct {
 	Plan    int               // trials in the whole plan
 	Trials  []Trial           // the plan's trials not yet done, in order
 	Changed *ChangedError     // the file's experiment of this name ran another spec: Run refuses without New
+	Raised  *Raise            // the spec raises the runs of the experiment Run resumes
 }
 
 // Preview says what Run would do, reading r.DB (nil: no database yet)
@@ -49,14 +50,14 @@ type Preview struct {
 func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	p := &Preview{Spec: r.Spec}
 	if r.DB != nil {
-		exp, err := r.resumable(ctx)
+		exp, raise, err := r.resumable(ctx)
 		if errors.As(err, &p.Changed) {
 			err = nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		p.Resume = exp
+		p.Resume, p.Raised = exp, raise
 	}
 	if p.Resume != nil {
 		p.Seed = p.Resume.Provenance.Seed
@@ -91,6 +92,9 @@ func (p *Preview) Write(w io.Writer) error {
 		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, plural(p.Plan, "trial"))
 	case p.Resume != nil:
 		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"), len(p.Trials))
+	}
+	if p.Raised != nil {
+		fmt.Fprintf(ew, "raised:   %s: the experiment goes on, its runs kept and not run again\n", p.Raised)
 	}
 	if p.Changed != nil {
 		fmt.Fprintf(ew, "refused:  without --new, latlab run refuses this spec: %v\n", p.Changed)
@@ -170,12 +174,13 @@ func planVersion(exp store.Experiment) (int, error) {
 
 // resumable returns the experiment Run resumes, nil when it starts a new
 // one. The latest experiment of the same name in the file must have the
-// same spec, and r.Seed (when set) its seed, unless r.New says to start
-// another.
-func (r *Runner) resumable(ctx context.Context) (*store.Experiment, error) {
+// same spec, or one that differs only in planning fewer runs (then raise
+// says how the spec raises them), and r.Seed (when set) its seed, unless
+// r.New says to start another.
+func (r *Runner) resumable(ctx context.Context) (exp *store.Experiment, raise *Raise, err error) {
 	exps, err := r.DB.Experiments(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var latest *store.Experiment
 	for i := range exps {
@@ -185,9 +190,11 @@ func (r *Runner) resumable(ctx context.Context) (*store.Experiment, error) {
 	}
 	switch {
 	case latest == nil || r.New:
-		return nil, nil
+		return nil, nil, nil
 	case latest.SpecHash != r.Spec.Hash():
-		return nil, &ChangedError{ID: latest.ID, Diff: DiffCanonical(latest.Provenance.Extra["canonical"], r.Spec.Canonical())}
+		if raise, err = r.raise(latest); err != nil {
+			return nil, nil, err
+		}
 	}
-	return latest, r.checkSeed(latest)
+	return latest, raise, r.checkSeed(latest)
 }

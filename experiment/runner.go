@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -58,10 +57,11 @@ type Runner struct {
 // Outcome is what Run did.
 type Outcome struct {
 	Experiment  store.Experiment
-	Resumed     bool // the experiment was there already
-	Trials      int  // in the plan
-	Skipped     int  // done before this Run
-	Done        int  // completed now
+	Resumed     bool   // the experiment was there already
+	Raised      *Raise // the spec raised the runs of the experiment resumed; nil when it did not
+	Trials      int    // in the plan
+	Skipped     int    // done before this Run
+	Done        int    // completed now
 	Failed      int
 	Flagged     int // completed with at least one validity flag
 	NotStored   int // measured, but kept in a side file: see NotStoredError
@@ -85,11 +85,11 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	if err := r.importPending(ctx); err != nil {
 		return out, err
 	}
-	exp, resumed, err := r.experiment(ctx)
+	exp, raise, resumed, err := r.experiment(ctx)
 	if err != nil {
 		return out, err
 	}
-	out.Experiment, out.Resumed = exp, resumed
+	out.Experiment, out.Resumed, out.Raised = exp, resumed, raise
 	trials, todo, err := r.pending(ctx, exp)
 	if err != nil {
 		return out, err
@@ -202,18 +202,22 @@ func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*l
 	return l, nil
 }
 
-// experiment finds the experiment to resume or creates one.
-func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error) {
-	exp, err := r.resumable(ctx)
+// experiment finds the experiment to resume or creates one. A spec that
+// raises the runs of the one it resumes is stored as its spec first.
+func (r *Runner) experiment(ctx context.Context) (store.Experiment, *Raise, bool, error) {
+	exp, raise, err := r.resumable(ctx)
 	switch {
 	case err != nil:
-		return store.Experiment{}, false, err
+		return store.Experiment{}, nil, false, err
+	case exp != nil && raise != nil:
+		up, err := r.applyRaise(ctx, *exp, raise)
+		return up, raise, true, err
 	case exp != nil:
-		return *exp, true, nil
+		return *exp, nil, true, nil
 	}
 	seed, _, err := r.seed()
 	if err != nil {
-		return store.Experiment{}, false, err
+		return store.Experiment{}, nil, false, err
 	}
 	canon := r.Spec.Canonical()
 	prov := CollectProvenance(ctx, r.Spec.Dir, r.Version, seed)
@@ -235,23 +239,27 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 			}
 		}
 	}
-	raw, err := os.ReadFile(r.Spec.File)
-	if err != nil {
-		raw = []byte(canon)
-	}
-	created, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: string(raw), SpecHash: r.Spec.Hash(), Provenance: prov})
-	return created, false, err
+	created, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: r.specText(canon), SpecHash: r.Spec.Hash(), Provenance: prov})
+	return created, nil, false, err
 }
 
 // ChangedError refuses to run a spec into a file whose latest experiment of
-// the same name came from a different spec.
+// the same name came from a different spec. Only more runs go on with an
+// experiment (see Raise).
 type ChangedError struct {
 	ID   int64
 	Diff string
+	// Why says why the change is refused when it is one of the runs:
+	// field alone, a lowering; "" for any other change.
+	Why string
 }
 
 func (e *ChangedError) Error() string {
-	return fmt.Sprintf("the file's experiment %d of this name ran a different spec; run with --new to start another experiment in the same file. What changed:\n%s", e.ID, e.Diff)
+	why := "ran a different spec; run with --new to start another experiment in the same file"
+	if e.Why != "" {
+		why = "ran this spec with other runs: " + e.Why
+	}
+	return fmt.Sprintf("the file's experiment %d of this name %s. What changed:\n%s", e.ID, why, e.Diff)
 }
 
 var _ error = (*ChangedError)(nil)

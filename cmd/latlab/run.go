@@ -39,8 +39,11 @@ Each trial sets its variant up (a graph latlab starts, or an external target
 with setup, ready and teardown commands), warms it up (stored apart), loads it
 with side-loads and probes alongside, checks the run's validity and commits
 the run in one transaction. Run the same command again and it resumes after
-the last committed run; a changed spec is refused, with what changed, unless
---new starts another experiment in the same file. Each trial prints one
+the last committed run; raise runs: and it goes on with the same experiment,
+its runs kept, running only the new repetitions (interleaved as the plan
+orders them, from the stored seed); any other change to the spec, and lowering
+runs:, is refused, with what changed, unless --new starts another experiment
+in the same file. Each trial prints one
 line on stdout as it finishes, terminal or not (a CI log shows the run
 advancing); a live status line shows on stderr when it is a terminal, or
 with --progress. --dry-run prints the plan
@@ -164,6 +167,9 @@ median itself. An interrupted run still exits 130.`,
 			verb := "ran"
 			if out.Resumed {
 				verb = "resumed"
+			}
+			if out.Raised != nil {
+				fmt.Fprintf(stdout, "%s: experiment %d goes on with the runs it has\n", out.Raised, out.Experiment.ID)
 			}
 			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
 				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)

@@ -1,0 +1,121 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/latlab/latlab/store"
+)
+
+// A Raise is a change of an experiment's runs: field alone that raises
+// the repetitions it may run: the experiment goes on in the database it
+// began in, its plan drawn again from its stored seed and version with the
+// new repetitions after the old ones, which are kept and not run again.
+// From and To are the field's canonical lines before and after, such as
+// "runs: 6" and "runs: 8".
+type Raise struct {
+	From, To string
+}
+
+func (r Raise) String() string { return r.From + " → " + r.To }
+
+// runsField reports whether key, a field of the canonical form, is the
+// runs: field or one of its parts (runs.min, runs.max, ...).
+func runsField(key string) bool { return key == "runs" || strings.HasPrefix(key, "runs.") }
+
+// withoutRuns returns the canonical form c without its runs: field: what
+// a spec must keep to go on with an experiment.
+func withoutRuns(c string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(c, "\n") {
+		if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// runsText returns the runs: field of the canonical form c on one line:
+// "runs: 6", "runs.min: 6, runs.max: 30, runs.precision: 10%".
+func runsText(c string) string {
+	var out []string
+	for _, l := range strings.Split(c, "\n") {
+		if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// runsCeiling returns the most repetitions of a cell the canonical form
+// c plans: its runs, or the max of runs: auto; 1, the default, when it
+// gives neither.
+func runsCeiling(c string) int {
+	fields, _ := parseCanonical(c)
+	for _, k := range []string{"runs", "runs.max"} {
+		if n, err := strconv.Atoi(fields[k]); err == nil {
+			return n
+		}
+	}
+	return 1
+}
+
+// raise returns how r.Spec raises the runs of exp, the latest stored
+// experiment of its name, whose hash differs from the spec's: a *Raise
+// when the spec differs from the one exp stored in its runs: field alone
+// and plans at least as many repetitions, else a *ChangedError saying
+// what changed. Lowering the runs is refused: the repetitions already
+// stored past the new count would count in no plan.
+func (r *Runner) raise(exp *store.Experiment) (*Raise, error) {
+	old, now := exp.Provenance.Extra["canonical"], r.Spec.Canonical()
+	changed := &ChangedError{ID: exp.ID, Diff: DiffCanonical(old, now)}
+	sum := sha256.Sum256([]byte(old))
+	// The stored form must be the one its hash was taken of, else it
+	// cannot vouch for the spec the experiment ran.
+	if old == "" || hex.EncodeToString(sum[:]) != exp.SpecHash || withoutRuns(old) != withoutRuns(now) {
+		return nil, changed
+	}
+	if from, to := runsCeiling(old), runsCeiling(now); to < from {
+		changed.Why = fmt.Sprintf("runs can only be raised, which goes on with the experiment: it plans %d repetitions a cell and this spec %d; "+
+			"give at least %d, or run with --new to start another experiment in the same file", from, to, from)
+		return nil, changed
+	}
+	return &Raise{From: runsText(old), To: runsText(now)}, nil
+}
+
+// raisedKey is the provenance entry (Provenance.Extra) that lists, one a
+// line, when an experiment's runs: field was raised and how.
+const raisedKey = "runs_raised"
+
+// applyRaise stores r.Spec as the spec of exp, which it raises as rs
+// says, and returns exp as stored: the next resume compares with it and
+// reports read its runs. The runs stored are kept.
+func (r *Runner) applyRaise(ctx context.Context, exp store.Experiment, rs *Raise) (store.Experiment, error) {
+	canon := r.Spec.Canonical()
+	extra := make(map[string]string, len(exp.Provenance.Extra)+1)
+	for k, v := range exp.Provenance.Extra {
+		extra[k] = v
+	}
+	extra["canonical"] = canon
+	extra[raisedKey] += fmt.Sprintf("%s %s\n", time.Now().UTC().Format(time.RFC3339), rs)
+	exp.Provenance.Extra = extra
+	exp.Spec, exp.SpecHash = r.specText(canon), r.Spec.Hash()
+	return exp, r.DB.UpdateExperiment(ctx, exp)
+}
+
+// specText returns the spec's file as written, for the database; its
+// canonical form canon when the file cannot be read again.
+func (r *Runner) specText(canon string) string {
+	raw, err := os.ReadFile(r.Spec.File)
+	if err != nil {
+		return canon
+	}
+	return string(raw)
+}
