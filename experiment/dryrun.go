@@ -20,8 +20,12 @@ import (
 // assumes.
 func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	ew := &errWriter{w: w}
+	runs := plural(s.Runs, "run")
+	if s.Auto != nil {
+		runs = "runs " + s.Auto.String()
+	}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
-		s.Name, plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, s.Baseline)
+		s.Name, plural(len(s.Variants), "variant"), runs, s.Order, s.Restart, s.Baseline)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")
 	for _, tr := range trials {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/latlab/latlab/store"
 )
@@ -38,7 +40,8 @@ type Preview struct {
 	From    string            // where Seed comes from, as the dry run says it
 	Resume  *store.Experiment // the experiment Run would resume; nil: a new one
 	Plan    int               // trials in the whole plan
-	Trials  []Trial           // the plan's trials not yet done, in order
+	Trials  []Trial           // the plan's trials not yet done, in order; under runs: auto, those it runs next
+	Done    int               // trials of the plan done before
 	Changed *ChangedError     // the file's experiment of this name ran another spec: Run refuses without New
 	Raised  *Raise            // the spec raises the runs of the experiment Run resumes
 }
@@ -66,6 +69,14 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 		if err != nil {
 			return nil, err
 		}
+		p.Done = len(plan) - len(todo)
+		if r.Spec.Auto != nil {
+			// Under runs: auto the next trials are those the stored runs
+			// leave open.
+			if todo, err = r.autoBatch(ctx, newAutoPlan(r.Spec, plan), p.Resume.ID); err != nil {
+				return nil, err
+			}
+		}
 		p.Plan, p.Trials = len(plan), todo
 		return p, nil
 	}
@@ -76,6 +87,9 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	p.Seed, p.From = seed, from
 	p.Trials = r.Spec.Plan(seed)
 	p.Plan = len(p.Trials)
+	if a := r.Spec.Auto; a != nil {
+		p.Trials = slices.DeleteFunc(p.Trials, func(t Trial) bool { return t.Rep > a.Min })
+	}
 	return p, nil
 }
 
@@ -87,11 +101,22 @@ func (p *Preview) Write(w io.Writer) error {
 	}
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
+	a := p.Spec.Auto
 	switch {
+	case p.Resume != nil && a != nil && len(p.Trials) == 0:
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, and runs: auto has stopped every cell: none left to run\n",
+			p.Resume.ID, p.Done, plural(p.Plan, "trial"))
+	case p.Resume != nil && a != nil:
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, the %d above next\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
 	case p.Resume != nil && len(p.Trials) == 0:
 		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, plural(p.Plan, "trial"))
 	case p.Resume != nil:
-		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"), len(p.Trials))
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
+	}
+	if a != nil && len(p.Trials) > 0 {
+		fmt.Fprintf(ew, "runs:     auto: %s, then one repetition at a time of each variant and level whose overheads at %s are wider than %s, "+
+			"its baseline's beside it, up to %d repetitions (%s in all at most)%s\n",
+			plural(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.goalText(), a.Max, plural(p.Plan, "trial"), a.budgetText())
 	}
 	if p.Raised != nil {
 		fmt.Fprintf(ew, "raised:   %s: the experiment goes on, its runs kept and not run again\n", p.Raised)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
@@ -66,6 +67,10 @@ type Outcome struct {
 	Flagged     int // completed with at least one validity flag
 	NotStored   int // measured, but kept in a side file: see NotStoredError
 	Interrupted bool
+	// Stops say, under runs: auto, why each variant's cell stopped
+	// repeating, once every one has; nil before, and for a number of
+	// runs.
+	Stops []analysis.Stop
 }
 
 // Run runs every trial of the plan not yet done. When ctx ends it stops the
@@ -96,8 +101,15 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	}
 	out.Trials, r.total = len(trials), len(trials)
 	out.Skipped = len(trials) - len(todo)
+	var auto *autoPlan
+	if r.Spec.Auto != nil {
+		auto = newAutoPlan(r.Spec, trials)
+		if todo, err = r.autoBatch(ctx, auto, exp.ID); err != nil {
+			return out, err
+		}
+	}
 	if len(todo) == 0 {
-		return out, nil
+		return out, r.storeStops(ctx, &out, auto)
 	}
 	if err := r.connect(ctx); err != nil {
 		return out, err
@@ -135,13 +147,41 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			r.tearDown(l)
 		}
 	}()
-	for i, t := range todo {
-		if ctx.Err() != nil {
-			out.Interrupted = true
+	for ran := 0; len(todo) > 0; {
+		if out.Interrupted = r.runBatch(ctx, w, lives, todo, ran); out.Interrupted || w.failed() || auto == nil {
 			break
 		}
+		ran += len(todo)
+		// The next repetition is decided on every run of this one: wait
+		// for the last to be stored.
+		w.flush()
+		if todo, err = r.autoBatch(ctx, auto, exp.ID); err != nil {
+			break
+		}
+	}
+	if cerr := w.close(); cerr != nil {
+		err = cerr
+	}
+	out.Done, out.Flagged, out.Failed, out.NotStored = tally.Done, tally.Flagged, tally.Failed, tally.NotStored
+	if ctx.Err() != nil {
+		out.Interrupted = true
+	}
+	if err != nil || out.Interrupted {
+		return out, err
+	}
+	return out, r.storeStops(ctx, &out, auto)
+}
+
+// runBatch runs the trials of batch, ran trials of this Run done
+// before it, handing each to w, and reports whether the caller's context
+// interrupted one. It stops early when w cannot store a run.
+func (r *Runner) runBatch(ctx context.Context, w *writer, lives map[string]*live, batch []Trial, ran int) (interrupted bool) {
+	for i, t := range batch {
+		if ctx.Err() != nil {
+			return true
+		}
 		if w.failed() {
-			break // the database cannot be written: no more load for nothing
+			return false // the database cannot be written: no more load for nothing
 		}
 		l, err := r.ready(ctx, lives, t)
 		var run *finished
@@ -149,27 +189,19 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			run = &finished{info: r.info(t, time.Now(), store.Failed), err: err}
 			run.info.Error = err.Error()
 		} else {
-			run = r.trial(ctx, l, t, i, len(todo))
+			run = r.trial(ctx, l, t, ran+i, ran+len(batch))
 		}
 		if r.Spec.Restart == PerRun && l != nil {
 			r.tearDown(l)
 			delete(lives, t.Variant)
 		}
 		run.trial = t
-		if run.info.Status == store.Interrupted {
-			out.Interrupted = true
-		}
 		w.write(run)
-		if out.Interrupted {
-			break
+		if run.info.Status == store.Interrupted {
+			return true
 		}
 	}
-	err = w.close()
-	out.Done, out.Flagged, out.Failed, out.NotStored = tally.Done, tally.Flagged, tally.Failed, tally.NotStored
-	if ctx.Err() != nil {
-		out.Interrupted = true
-	}
-	return out, err
+	return false
 }
 
 // importPending takes in the runs an earlier Run kept in side files, so

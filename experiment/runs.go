@@ -1,12 +1,15 @@
 package experiment
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/units"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -174,4 +177,35 @@ func (d *decoder) autoQuantiles(a *AutoRuns, n *yaml.Node, f string) bool {
 func isDuration(s string) bool {
 	_, err := time.ParseDuration(s)
 	return err == nil
+}
+
+// goalText says how narrow a's intervals must be: "10% of the
+// baseline's value", "20µs".
+func (a *AutoRuns) goalText() string {
+	if a.Precision == 0 {
+		return units.Duration(a.Width)
+	}
+	return pct(a.Precision) + " of the baseline's value"
+}
+
+// budgetText says a's budget, "" without one.
+func (a *AutoRuns) budgetText() string {
+	if a.Budget <= 0 {
+		return ""
+	}
+	return ", or until its trials have taken " + a.Budget.String()
+}
+
+// String says a as runs: auto's parts: "auto (min 6, max 30, precision
+// 10% at p50 and p99)".
+func (a *AutoRuns) String() string {
+	prec := pct(a.Precision)
+	if a.Precision == 0 {
+		prec = units.Duration(a.Width)
+	}
+	s := fmt.Sprintf("auto (min %d, max %d, precision %s at %s", a.Min, a.Max, prec, strings.Join(a.Quantiles, " and "))
+	if a.Budget > 0 {
+		s += ", budget " + a.Budget.String()
+	}
+	return s + ")"
 }

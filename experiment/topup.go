@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
 )
 
@@ -17,13 +18,13 @@ import (
 // the repetitions it may run: the experiment goes on in the database it
 // began in, its plan drawn again from its stored seed and version with the
 // new repetitions after the old ones, which are kept and not run again.
-// From and To are the field's canonical lines before and after, such as
-// "runs: 6" and "runs: 8".
+// Change says what changed of the field, as Diff does, on one line:
+// "runs: 6 → 8", "runs.max: 30 → 40".
 type Raise struct {
-	From, To string
+	Change string
 }
 
-func (r Raise) String() string { return r.From + " → " + r.To }
+func (r Raise) String() string { return r.Change }
 
 // runsField reports whether key, a field of the canonical form, is the
 // runs: field or one of its parts (runs.min, runs.max, ...).
@@ -42,16 +43,19 @@ func withoutRuns(c string) string {
 	return b.String()
 }
 
-// runsText returns the runs: field of the canonical form c on one line:
-// "runs: 6", "runs.min: 6, runs.max: 30, runs.precision: 10%".
-func runsText(c string) string {
-	var out []string
-	for _, l := range strings.Split(c, "\n") {
-		if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
-			out = append(out, l)
+// runsChange says how the runs: field changed from the canonical form
+// old to now, on one line.
+func runsChange(old, now string) string {
+	only := func(c string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(c, "\n") {
+			if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
+				b.WriteString(l)
+			}
 		}
+		return b.String()
 	}
-	return strings.Join(out, ", ")
+	return strings.ReplaceAll(strings.TrimSuffix(DiffCanonical(only(old), only(now)), "\n"), "\n", ", ")
 }
 
 // runsCeiling returns the most repetitions of a cell the canonical form
@@ -87,7 +91,7 @@ func (r *Runner) raise(exp *store.Experiment) (*Raise, error) {
 			"give at least %d, or run with --new to start another experiment in the same file", from, to, from)
 		return nil, changed
 	}
-	return &Raise{From: runsText(old), To: runsText(now)}, nil
+	return &Raise{Change: runsChange(old, now)}, nil
 }
 
 // raisedKey is the provenance entry (Provenance.Extra) that lists, one a
@@ -105,6 +109,7 @@ func (r *Runner) applyRaise(ctx context.Context, exp store.Experiment, rs *Raise
 	}
 	extra["canonical"] = canon
 	extra[raisedKey] += fmt.Sprintf("%s %s\n", time.Now().UTC().Format(time.RFC3339), rs)
+	delete(extra, analysis.StopsKey) // why runs: auto stopped, under the old field
 	exp.Provenance.Extra = extra
 	exp.Spec, exp.SpecHash = r.specText(canon), r.Spec.Hash()
 	return exp, r.DB.UpdateExperiment(ctx, exp)

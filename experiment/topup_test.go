@@ -83,7 +83,7 @@ func TestRunnerRaisesRuns(t *testing.T) {
 	if err := p.Write(&text); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "raised:   runs: 2 → runs: 3") {
+	if !strings.Contains(text.String(), "raised:   runs: 2 → 3:") {
 		t.Errorf("the dry run does not say runs were raised:\n%s", text.String())
 	}
 
@@ -117,7 +117,7 @@ func TestRunnerRaisesRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if exp.SpecHash != raised.Hash() || !strings.Contains(exp.Spec, "runs: 3") || exp.Provenance.Extra["canonical"] != raised.Canonical() ||
-		!strings.Contains(exp.Provenance.Extra[raisedKey], "runs: 2 → runs: 3") {
+		!strings.Contains(exp.Provenance.Extra[raisedKey], "runs: 2 → 3") {
 		t.Errorf("stored experiment after the raise: hash %s, spec %q, extra %v; want the raised spec's, and the raise noted", exp.SpecHash, exp.Spec, exp.Provenance.Extra)
 	}
 	again, err := (&Runner{Spec: raised, DB: db}).Run(ctx)

@@ -171,8 +171,15 @@ median itself. An interrupted run still exits 130.`,
 			if out.Raised != nil {
 				fmt.Fprintf(stdout, "%s: experiment %d goes on with the runs it has\n", out.Raised, out.Experiment.ID)
 			}
-			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
-				verb, out.Experiment.ID, out.Experiment.Name, output, out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			trials := fmt.Sprintf("%d trials", out.Trials)
+			if spec.Auto != nil {
+				trials = fmt.Sprintf("%d trials at most (runs: auto)", out.Trials)
+			}
+			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %s, %d done before, %d done now, %d flagged, %d failed\n",
+				verb, out.Experiment.ID, out.Experiment.Name, output, trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			for _, st := range out.Stops {
+				fmt.Fprintf(stdout, "stopped: %s\n", st)
+			}
 			var broken error
 			if !slo.IsZero() {
 				// After a Ctrl-C too: judge what was measured.
