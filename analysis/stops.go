@@ -33,7 +33,7 @@ type Stop struct {
 	Variant     string     `json:"variant"`
 	Rate        float64    `json:"rate"`        // the level's, as Level
 	Concurrency int        `json:"concurrency"` // the level's, as Level
-	Runs        int        `json:"runs"`        // repetitions run, flagged and failed ones included
+	Runs        int        `json:"runs"`        // repetitions run, 1 to Runs, flagged and failed ones included
 	LeftOut     int        `json:"left_out"`    // of those, flagged, unfinished or unreadable: no part of the intervals
 	Reason      StopReason `json:"reason"`
 	Widths      []Width    `json:"widths,omitempty"`

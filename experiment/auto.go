@@ -225,23 +225,19 @@ func (p *autoPlan) judge(c cell, ws []analysis.Width) analysis.StopReason {
 	return ""
 }
 
-// stop stops cell c for why, with its overheads' widths ws, counting its
-// runs of the repetitions before k.
+// stop stops cell c for why, with its overheads' widths ws, after the
+// repetitions before k.
 func (p *autoPlan) stop(c cell, why analysis.StopReason, ws []analysis.Width, d *autoData, k int) {
 	s := &analysis.Stop{Variant: c.variant, Rate: c.level.Rate, Concurrency: c.level.Concurrency, Reason: why}
 	if why != analysis.StopUnjudged {
 		s.Widths = ws
 	}
-	reps := map[int]bool{}
+	s.Runs = k - 1
 	for _, r := range d.all {
-		if r.Variant == c.variant && r.Level == c.level && r.Rep < k {
-			reps[r.Rep] = true
-			if len(r.Defects) > 0 || !r.Valid() {
-				s.LeftOut++
-			}
+		if r.Variant == c.variant && r.Level == c.level && r.Rep < k && (len(r.Defects) > 0 || !r.Valid()) {
+			s.LeftOut++
 		}
 	}
-	s.Runs = len(reps)
 	p.stops[c] = s
 }
 

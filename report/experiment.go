@@ -45,6 +45,10 @@ type Experiment struct {
 	// design with too few runs for intervals. The caller sets them.
 	Notes []string
 	Runs  RunCounts
+	// Stops say, for an experiment under runs: auto, why each variant ×
+	// level stopped repeating; none before every one has, or for a
+	// number of runs.
+	Stops []analysis.Stop
 	// Probes summarise the probes of every counted run per variant ×
 	// level; nil until LoadProbes reads them.
 	Probes []analysis.ProbeStat
@@ -142,9 +146,14 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
 	})
 	r.Overheads = analysis.Overheads(r.Levels, r.Baseline)
+	stops, err := analysis.StoredStops(exp.Provenance)
+	r.Stops = stops
 	// What is missing from the database comes first: it says what the
 	// numbers below stand on.
 	r.Warnings = r.checkStored()
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("why runs: auto stopped each variant and level cannot be read: %v", err))
+	}
 	for _, l := range r.Levels {
 		r.Warnings = append(r.Warnings, l.Warnings...)
 	}
