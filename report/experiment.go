@@ -162,6 +162,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	}
 	if w := analysis.HolmReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)
+	} else if w := r.fewRuns(); w != "" {
+		r.Warnings = append(r.Warnings, w)
 	}
 	if w := analysis.PairingReach(r.Overheads); w != "" {
 		r.Warnings = append(r.Warnings, w)

@@ -83,3 +83,19 @@ func (r *Experiment) stopsSection() htmlSection {
 	s.Tables = append(s.Tables, t)
 	return s
 }
+
+// fewRuns says how to settle the overheads too few runs leave without an
+// interval or a test able to reject, in an experiment latlab run ran; ""
+// when there are none.
+func (r *Experiment) fewRuns() string {
+	n := 0
+	for _, c := range r.Overheads {
+		if c.Reason == analysis.ReasonFewRuns {
+			n++
+		}
+	}
+	if n == 0 || r.Exp.Design.Runs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d overhead row(s) inconclusive with too few runs: %s (runs: auto repeats until the intervals are narrow enough)", n, analysis.RaiseRuns)
+}

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
@@ -87,4 +89,36 @@ func TestReportAutoRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReportFewRunsHint: an overhead too few runs leave inconclusive,
+// in a table where others can conclude, gets the advice to raise runs:,
+// which goes on with the experiment.
+func TestReportFewRunsHint(t *testing.T) {
+	exp := &analysis.Experiment{Design: analysis.Design{Baseline: "base", Runs: 6}}
+	id := int64(0)
+	for _, rate := range []float64{100, 200} {
+		reps := 6
+		if rate == 100 {
+			reps = 3
+		}
+		for rep := 1; rep <= reps; rep++ {
+			for i, v := range []string{"base", "proxy"} {
+				id++
+				run := analysis.Run{ID: id, Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep}, Status: store.Done}
+				for _, st := range analysis.Stats {
+					d := time.Duration(100+10*i+rep) * time.Microsecond
+					run.Latency = append(run.Latency, analysis.Value{Stat: st, Latency: d, OK: true, Count: 1e6})
+				}
+				exp.Runs = append(exp.Runs, run)
+			}
+		}
+	}
+	r, err := NewExperiment(exp, ExperimentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(r.Warnings, "\n")
+	checkText(t, w, []string{"4 overhead row(s) inconclusive with too few runs: raise runs: in the spec and run the same latlab run again"},
+		[]string{"no overhead can come out significant"})
 }
