@@ -27,7 +27,7 @@ type autoPlan struct {
 	a        *AutoRuns
 	baseline string
 	plan     []Trial       // the whole plan, to a.Max repetitions
-	variants []cell        // the cells judged: every variant but the baseline, at each level, in plan order
+	variants []cell        // the cells judged: every variant but the baseline, at each level, as a report orders them
 	based    map[cell]bool // the baseline's cells
 	stops    map[cell]*analysis.Stop
 	next     int  // the repetition to decide next
