@@ -12,7 +12,10 @@ import "time"
 type Design struct {
 	Baseline string          // the spec's baseline, else its first variant; "" for none
 	Variants []VariantDesign // in the spec's order
-	Runs     int             // repetitions of each variant × level; 0 when unknown
+	Runs     int             // repetitions of each variant × level; 0 when unknown; under runs: auto, the most
+	// AutoMin is, under runs: auto, the repetitions every variant ×
+	// level runs before any stops (see Stop); 0 for a number of runs.
+	AutoMin int
 	// Grouped is true when the plan ran each variant × level's
 	// repetitions together (order: grouped) rather than one of every
 	// pair per repetition: runs of one repetition were then far apart,

@@ -60,8 +60,12 @@ func HolmReach(cs []Comparison) string {
 		test = "signed-rank"
 	}
 	return fmt.Sprintf("%s: no %s test can give p below %.3g, and Holm across a quantile's %d comparisons needs below %.3g: "+
-		"no overhead can come out significant; run more repetitions", bestAt.compared(), test, best, k, Alpha/float64(k))
+		"no overhead can come out significant; run more repetitions: "+RaiseRuns, bestAt.compared(), test, best, k, Alpha/float64(k))
 }
+
+// RaiseRuns is how to get more repetitions of a stored experiment: the
+// advice of a table too few runs leave inconclusive.
+const RaiseRuns = "raise runs: in the spec and run the same latlab run again, and the experiment goes on with the runs it has"
 
 // leastP is the smallest p-value, before Holm, that d's test could give
 // with its runs whatever they measured.

@@ -156,17 +156,17 @@ func TestHolmReach(t *testing.T) {
 		// 7 rows need 0.0071: out of reach.
 		{"5 a side, 7 rows", slices.Repeat([]Comparison{row("p50", 5, 5)}, 7),
 			"5 against 5 runs: no U test can give p below 0.00794, and Holm across a quantile's 7 comparisons needs below 0.00714: " +
-				"no overhead can come out significant; run more repetitions"},
+				"no overhead can come out significant; run more repetitions: " + RaiseRuns},
 		// Families are per quantile: 4 p50 rows and 4 p99 rows are k = 4.
 		{"two families", append(slices.Repeat([]Comparison{row("p50", 3, 3)}, 4), slices.Repeat([]Comparison{row("p99", 3, 3)}, 4)...),
 			"3 against 3 runs: no U test can give p below 0.1, and Holm across a quantile's 4 comparisons needs below 0.0125: " +
-				"no overhead can come out significant; run more repetitions"},
+				"no overhead can come out significant; run more repetitions: " + RaiseRuns},
 		// The best-placed row decides.
 		{"one row can", []Comparison{row("p50", 3, 3), row("p50", 8, 8)}, ""},
 		// 6 pairs: 2/2⁶ = 0.031, above 0.05/2; 10 a side unpaired would reach.
 		{"paired, 6 pairs, 2 rows", slices.Repeat([]Comparison{paired("p50", 6)}, 2),
 			"6 pairs: no signed-rank test can give p below 0.0312, and Holm across a quantile's 2 comparisons needs below 0.025: " +
-				"no overhead can come out significant; run more repetitions"},
+				"no overhead can come out significant; run more repetitions: " + RaiseRuns},
 		{"paired, 7 pairs, 2 rows", slices.Repeat([]Comparison{paired("p50", 7)}, 2), ""},
 	} {
 		if got := HolmReach(tc.cs); got != tc.want {

@@ -27,7 +27,8 @@ var levelKeys = []string{"mode", "rates", "concurrency"}
 
 // SpecDesign returns what a report needs of spec, a spec as an experiment
 // stores it: its baseline, its variants in order with the levels Plan
-// gives each and their expect: fields, its runs and order, its CPU budget
+// gives each and their expect: fields, its runs (and the min of runs:
+// auto) and order, its CPU budget
 // and the window of its metrics probe. It reads them as ParseSpec does, variants'
 // loads merged with the spec's, but leniently, as SpecSLO reads the slo:
 // the spec was checked when it ran, so the other fields are neither read
@@ -81,6 +82,9 @@ func SpecDesign(spec string) analysis.Design {
 		out.LoadCPUs = c.Load
 	}
 	out.Runs, out.CPUBudget, out.MetricsWindow = s.Runs, s.Validity.CPUBudget, DefaultMetricsWindow
+	if s.Auto != nil {
+		out.AutoMin = s.Auto.Min
+	}
 	if m := s.Probes.Metrics; m != nil {
 		out.MetricsWindow = m.Window
 	}

@@ -49,7 +49,11 @@
 //	  # connections: N (not in sequential mode), http2 or h2c with
 //	  # streams: 100, or HTTP/1.1 with no_keepalive and client: lean | nethttp
 //	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
-//	runs: 10                              # default 1
+//	runs: 10                              # default 1; raising it goes on with a stored experiment
+//	# runs: auto, or {min: 6, max: 30, precision: 10%, quantiles: [p50, p99],
+//	# budget: 1h}: min repetitions, then one at a time of each variant and
+//	# level whose overheads' 95% intervals are wider than precision of the
+//	# baseline's value (or a duration, 20us), up to max (see AutoRuns)
 //	order: interleaved                    # or grouped
 //	seed: 42                              # default: picked by latlab run and stored
 //	restart: never                        # or per-run | per-rate
@@ -93,10 +97,15 @@
 //
 // Hash identifies a spec for resuming: comments, layout and key order do
 // not change it, a value or a referenced file's content does; Diff and
-// DiffCanonical say what changed.
+// DiffCanonical say what changed. A spec that differs from the stored
+// experiment's canonical form in its runs: field alone, planning as many
+// repetitions or more, goes on with that experiment (a Raise): its plan
+// drawn with more repetitions begins with the plan it had.
 //
 // A Runner runs the plan into a store.DB, committing each trial's run as
-// the next trial runs. A trial counts as done once its run is committed; a
+// the next trial runs. Under runs: auto it runs the plan a repetition at
+// a time past the min, each decided on the runs stored before it, and
+// Outcome.Stops says why each variant and level stopped. A trial counts as done once its run is committed; a
 // commit that fails is tried again, then kept in a side file beside the
 // database (store.SavePending), and the plan stops with a *NotStoredError
 // naming it; the next Run imports it first.

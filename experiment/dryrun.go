@@ -22,8 +22,12 @@ import (
 // assumes.
 func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	ew := &errWriter{w: textsafe.NewWriter(w)}
+	runs := plural(s.Runs, "run")
+	if s.Auto != nil {
+		runs = "runs " + s.Auto.String()
+	}
 	fmt.Fprintf(ew, "experiment %s: %s, %s, order %s, restart %s, baseline %s\n\n",
-		textsafe.Escape(s.Name), plural(len(s.Variants), "variant"), plural(s.Runs, "run"), s.Order, s.Restart, textsafe.Escape(s.Baseline))
+		textsafe.Escape(s.Name), plural(len(s.Variants), "variant"), runs, s.Order, s.Restart, textsafe.Escape(s.Baseline))
 	s.writeCommands(ew)
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tvariant\tload\trep\tlength\twarm-up")

@@ -49,6 +49,10 @@ type field struct{ key, value string }
 func (s *Spec) fields() []field {
 	var w walker
 	w.walk("", reflect.ValueOf(*s), "", nil)
+	if s.Auto != nil {
+		// runs.max says it: a second line would make two fields of one.
+		w.out = slices.DeleteFunc(w.out, func(f field) bool { return f.key == "runs" })
+	}
 	for _, k := range sortedKeys(s.sums) {
 		// A colon would end the key when the form is read back.
 		w.add("files["+strings.ReplaceAll(strconv.Quote(k), ":", `\x3a`)+"]", s.sums[k])

@@ -175,13 +175,14 @@ var topKeys = []string{"version", "name", "variants", "baseline", "load", "warmu
 // options decodes the optional top-level fields but baseline.
 func (d *decoder) options(s *Spec, nodes map[string][2]*yaml.Node) {
 	if kv, ok := nodes["runs"]; ok {
-		if n, ok := d.integer(kv[1], "runs", 1, 100000); ok {
-			s.Runs = int(n)
-		}
+		d.runs(s, kv[1])
 	}
 	if kv, ok := nodes["order"]; ok {
 		if o, ok := d.oneOf(kv[1], "order", string(Interleaved), string(Grouped)); ok {
 			s.Order = Order(o)
+		}
+		if s.Auto != nil && s.Order == Grouped {
+			d.errorf(kv[1], "order", "grouped runs a cell's repetitions together, and runs: auto decides after each repetition of every cell still open: use order: interleaved, or a number of runs")
 		}
 	}
 	if kv, ok := nodes["seed"]; ok {

@@ -33,7 +33,7 @@ seed: 5
 	}
 	db := openDB(t, filepath.Join(dir, "results.db"))
 	r := &Runner{Spec: spec, DB: db}
-	created, resumed, err := r.experiment(ctx)
+	created, _, resumed, err := r.experiment(ctx)
 	if err != nil || resumed {
 		t.Fatalf("new experiment: resumed %v, %v", resumed, err)
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
@@ -39,8 +41,10 @@ type Preview struct {
 	From    string            // where Seed comes from, as the dry run says it
 	Resume  *store.Experiment // the experiment Run would resume; nil: a new one
 	Plan    int               // trials in the whole plan
-	Trials  []Trial           // the plan's trials not yet done, in order
+	Trials  []Trial           // the plan's trials not yet done, in order; under runs: auto, those it runs next
+	Done    int               // trials of the plan done before
 	Changed *ChangedError     // the file's experiment of this name ran another spec: Run refuses without New
+	Raised  *Raise            // the spec raises the runs of the experiment Run resumes
 }
 
 // Preview says what Run would do, reading r.DB (nil: no database yet)
@@ -50,14 +54,14 @@ type Preview struct {
 func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	p := &Preview{Spec: r.Spec}
 	if r.DB != nil {
-		exp, err := r.resumable(ctx)
+		exp, raise, err := r.resumable(ctx)
 		if errors.As(err, &p.Changed) {
 			err = nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		p.Resume = exp
+		p.Resume, p.Raised = exp, raise
 	}
 	if p.Resume != nil {
 		p.Seed = p.Resume.Provenance.Seed
@@ -65,6 +69,14 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 		plan, todo, err := r.pending(ctx, *p.Resume)
 		if err != nil {
 			return nil, err
+		}
+		p.Done = len(plan) - len(todo)
+		if r.Spec.Auto != nil {
+			// Under runs: auto the next trials are those the stored runs
+			// leave open.
+			if todo, err = r.autoBatch(ctx, newAutoPlan(r.Spec, plan), p.Resume.ID); err != nil {
+				return nil, err
+			}
 		}
 		p.Plan, p.Trials = len(plan), todo
 		return p, nil
@@ -76,6 +88,9 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	p.Seed, p.From = seed, from
 	p.Trials = r.Spec.Plan(seed)
 	p.Plan = len(p.Trials)
+	if a := r.Spec.Auto; a != nil {
+		p.Trials = slices.DeleteFunc(p.Trials, func(t Trial) bool { return t.Rep > a.Min })
+	}
 	return p, nil
 }
 
@@ -87,11 +102,25 @@ func (p *Preview) Write(w io.Writer) error {
 	}
 	ew := &errWriter{w: textsafe.NewWriter(w)}
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
+	a := p.Spec.Auto
 	switch {
+	case p.Resume != nil && a != nil && len(p.Trials) == 0:
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, and runs: auto has stopped every cell: none left to run\n",
+			p.Resume.ID, p.Done, plural(p.Plan, "trial"))
+	case p.Resume != nil && a != nil:
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, the %d above next\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
 	case p.Resume != nil && len(p.Trials) == 0:
 		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, plural(p.Plan, "trial"))
 	case p.Resume != nil:
-		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Plan-len(p.Trials), plural(p.Plan, "trial"), len(p.Trials))
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
+	}
+	if a != nil && len(p.Trials) > 0 {
+		fmt.Fprintf(ew, "runs:     auto: %s, then one repetition at a time of each variant and level whose overheads at %s are wider than %s, "+
+			"its baseline's beside it, up to %d repetitions (%s in all at most)%s\n",
+			plural(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.goalText(), a.Max, plural(p.Plan, "trial"), a.budgetText())
+	}
+	if p.Raised != nil {
+		fmt.Fprintf(ew, "raised:   %s: the experiment goes on, its runs kept and not run again\n", p.Raised)
 	}
 	if p.Changed != nil {
 		fmt.Fprintf(ew, "refused:  without --new, latlab run refuses this spec: %v\n", p.Changed)
@@ -176,12 +205,13 @@ func planVersion(exp store.Experiment) (int, error) {
 
 // resumable returns the experiment Run resumes, nil when it starts a new
 // one. The latest experiment of the same name in the file must have the
-// same spec, and r.Seed (when set) its seed, unless r.New says to start
-// another.
-func (r *Runner) resumable(ctx context.Context) (*store.Experiment, error) {
+// same spec, or one that differs only in planning fewer runs (then raise
+// says how the spec raises them), and r.Seed (when set) its seed, unless
+// r.New says to start another.
+func (r *Runner) resumable(ctx context.Context) (exp *store.Experiment, raise *Raise, err error) {
 	exps, err := r.DB.Experiments(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var latest *store.Experiment
 	for i := range exps {
@@ -191,9 +221,11 @@ func (r *Runner) resumable(ctx context.Context) (*store.Experiment, error) {
 	}
 	switch {
 	case latest == nil || r.New:
-		return nil, nil
+		return nil, nil, nil
 	case latest.SpecHash != r.Spec.Hash():
-		return nil, &ChangedError{ID: latest.ID, Diff: DiffCanonical(latest.Provenance.Extra["canonical"], r.Spec.Canonical())}
+		if raise, err = r.raise(latest); err != nil {
+			return nil, nil, err
+		}
 	}
-	return latest, r.checkSeed(latest)
+	return latest, raise, r.checkSeed(latest)
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/probe"
@@ -59,14 +59,19 @@ type Runner struct {
 // Outcome is what Run did.
 type Outcome struct {
 	Experiment  store.Experiment
-	Resumed     bool // the experiment was there already
-	Trials      int  // in the plan
-	Skipped     int  // done before this Run
-	Done        int  // completed now
+	Resumed     bool   // the experiment was there already
+	Raised      *Raise // the spec raised the runs of the experiment resumed; nil when it did not
+	Trials      int    // in the plan
+	Skipped     int    // done before this Run
+	Done        int    // completed now
 	Failed      int
 	Flagged     int // completed with at least one validity flag
 	NotStored   int // measured, but kept in a side file: see NotStoredError
 	Interrupted bool
+	// Stops say, under runs: auto, why each variant's cell stopped
+	// repeating, once every one has; nil before, and for a number of
+	// runs.
+	Stops []analysis.Stop
 }
 
 // Run runs every trial of the plan not yet done. When ctx ends it stops the
@@ -86,19 +91,26 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	if err := r.importPending(ctx); err != nil {
 		return out, err
 	}
-	exp, resumed, err := r.experiment(ctx)
+	exp, raise, resumed, err := r.experiment(ctx)
 	if err != nil {
 		return out, err
 	}
-	out.Experiment, out.Resumed = exp, resumed
+	out.Experiment, out.Resumed, out.Raised = exp, resumed, raise
 	trials, todo, err := r.pending(ctx, exp)
 	if err != nil {
 		return out, err
 	}
 	out.Trials, r.total = len(trials), len(trials)
 	out.Skipped = len(trials) - len(todo)
+	var auto *autoPlan
+	if r.Spec.Auto != nil {
+		auto = newAutoPlan(r.Spec, trials)
+		if todo, err = r.autoBatch(ctx, auto, exp.ID); err != nil {
+			return out, err
+		}
+	}
 	if len(todo) == 0 {
-		return out, nil
+		return out, r.storeStops(ctx, &out, auto)
 	}
 	if err := r.connect(ctx); err != nil {
 		return out, err
@@ -136,13 +148,41 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			r.tearDown(l)
 		}
 	}()
-	for i, t := range todo {
-		if ctx.Err() != nil {
-			out.Interrupted = true
+	for ran := 0; len(todo) > 0; {
+		if out.Interrupted = r.runBatch(ctx, w, lives, todo, ran); out.Interrupted || w.failed() || auto == nil {
 			break
 		}
+		ran += len(todo)
+		// The next repetition is decided on every run of this one: wait
+		// for the last to be stored.
+		w.flush()
+		if todo, err = r.autoBatch(ctx, auto, exp.ID); err != nil {
+			break
+		}
+	}
+	if cerr := w.close(); cerr != nil {
+		err = cerr
+	}
+	out.Done, out.Flagged, out.Failed, out.NotStored = tally.Done, tally.Flagged, tally.Failed, tally.NotStored
+	if ctx.Err() != nil {
+		out.Interrupted = true
+	}
+	if err != nil || out.Interrupted {
+		return out, err
+	}
+	return out, r.storeStops(ctx, &out, auto)
+}
+
+// runBatch runs the trials of batch, ran trials of this Run done
+// before it, handing each to w, and reports whether the caller's context
+// interrupted one. It stops early when w cannot store a run.
+func (r *Runner) runBatch(ctx context.Context, w *writer, lives map[string]*live, batch []Trial, ran int) (interrupted bool) {
+	for i, t := range batch {
+		if ctx.Err() != nil {
+			return true
+		}
 		if w.failed() {
-			break // the database cannot be written: no more load for nothing
+			return false // the database cannot be written: no more load for nothing
 		}
 		l, err := r.ready(ctx, lives, t)
 		var run *finished
@@ -150,27 +190,19 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 			run = &finished{info: r.info(t, time.Now(), store.Failed), err: err}
 			run.info.Error = err.Error()
 		} else {
-			run = r.trial(ctx, l, t, i, len(todo))
+			run = r.trial(ctx, l, t, ran+i, ran+len(batch))
 		}
 		if r.Spec.Restart == PerRun && l != nil {
 			r.tearDown(l)
 			delete(lives, t.Variant)
 		}
 		run.trial = t
-		if run.info.Status == store.Interrupted {
-			out.Interrupted = true
-		}
 		w.write(run)
-		if out.Interrupted {
-			break
+		if run.info.Status == store.Interrupted {
+			return true
 		}
 	}
-	err = w.close()
-	out.Done, out.Flagged, out.Failed, out.NotStored = tally.Done, tally.Flagged, tally.Failed, tally.NotStored
-	if ctx.Err() != nil {
-		out.Interrupted = true
-	}
-	return out, err
+	return false
 }
 
 // importPending takes in the runs an earlier Run kept in side files, so
@@ -203,18 +235,22 @@ func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*l
 	return l, nil
 }
 
-// experiment finds the experiment to resume or creates one.
-func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error) {
-	exp, err := r.resumable(ctx)
+// experiment finds the experiment to resume or creates one. A spec that
+// raises the runs of the one it resumes is stored as its spec first.
+func (r *Runner) experiment(ctx context.Context) (store.Experiment, *Raise, bool, error) {
+	exp, raise, err := r.resumable(ctx)
 	switch {
 	case err != nil:
-		return store.Experiment{}, false, err
+		return store.Experiment{}, nil, false, err
+	case exp != nil && raise != nil:
+		up, err := r.applyRaise(ctx, *exp, raise)
+		return up, raise, true, err
 	case exp != nil:
-		return *exp, true, nil
+		return *exp, nil, true, nil
 	}
 	seed, _, err := r.seed()
 	if err != nil {
-		return store.Experiment{}, false, err
+		return store.Experiment{}, nil, false, err
 	}
 	canon := r.Spec.Canonical()
 	prov := CollectProvenance(ctx, r.Spec.Dir, r.Version, seed)
@@ -240,23 +276,27 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, bool, error)
 			}
 		}
 	}
-	raw, err := os.ReadFile(r.Spec.File)
-	if err != nil {
-		raw = []byte(canon)
-	}
-	created, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: string(raw), SpecHash: r.Spec.Hash(), Provenance: prov})
-	return created, false, err
+	created, err := r.DB.CreateExperiment(ctx, store.Experiment{Name: r.Spec.Name, Spec: r.specText(canon), SpecHash: r.Spec.Hash(), Provenance: prov})
+	return created, nil, false, err
 }
 
 // ChangedError refuses to run a spec into a file whose latest experiment of
-// the same name came from a different spec.
+// the same name came from a different spec. Only more runs go on with an
+// experiment (see Raise).
 type ChangedError struct {
 	ID   int64
 	Diff string
+	// Why says why the change is refused when it is one of the runs:
+	// field alone, a lowering; "" for any other change.
+	Why string
 }
 
 func (e *ChangedError) Error() string {
-	return fmt.Sprintf("the file's experiment %d of this name ran a different spec; run with --new to start another experiment in the same file. What changed:\n%s", e.ID, e.Diff)
+	why := "ran a different spec; run with --new to start another experiment in the same file"
+	if e.Why != "" {
+		why = "ran this spec with other runs: " + e.Why
+	}
+	return fmt.Sprintf("the file's experiment %d of this name %s. What changed:\n%s", e.ID, why, e.Diff)
 }
 
 var _ error = (*ChangedError)(nil)

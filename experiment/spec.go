@@ -25,7 +25,8 @@ type Spec struct {
 	Baseline  string     `spec:"baseline"` // a variant's name; default the first
 	Load      Load       `spec:"load"`     // the load of every variant, before its overrides
 	Warmup    *Warmup    `spec:"warmup"`   // nil means no warm-up
-	Runs      int        `spec:"runs"`     // repetitions of each variant and rate; default 1
+	Runs      int        `spec:"runs"`     // repetitions of each variant and rate; default 1; under Auto, its Max
+	Auto      *AutoRuns  `spec:"runs"`     // runs: auto: each variant and rate repeated until its overheads are precise; nil: Runs times
 	Order     Order      `spec:"order"`
 	Seed      *int64     `spec:"seed"` // seed of the interleaved order; nil means the caller picks one
 	Restart   Restart    `spec:"restart"`

@@ -22,6 +22,7 @@ type finished struct {
 	points   []store.ProbePoint
 	profiles []store.Profile
 	err      error
+	flushed  chan struct{} // not a run: the writer closes it once every run before it is written
 }
 
 // samples returns how many requests of each run are kept raw.

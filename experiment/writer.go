@@ -62,6 +62,10 @@ func (w *writer) start() *writer {
 func (w *writer) loop() {
 	defer close(w.done)
 	for f := range w.in {
+		if f.flushed != nil {
+			close(f.flushed)
+			continue
+		}
 		err := w.commit(f)
 		var side string
 		if err != nil {
@@ -111,6 +115,14 @@ func (w *writer) commit(f *finished) error {
 
 // write hands f to the writer.
 func (w *writer) write(f *finished) { w.in <- f }
+
+// flush waits until every run handed over before it has been written,
+// or kept in a side file.
+func (w *writer) flush() {
+	done := make(chan struct{})
+	w.in <- &finished{flushed: done}
+	<-done
+}
 
 // failed reports whether a run handed over could not be committed.
 func (w *writer) failed() bool {

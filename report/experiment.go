@@ -45,6 +45,10 @@ type Experiment struct {
 	// design with too few runs for intervals. The caller sets them.
 	Notes []string
 	Runs  RunCounts
+	// Stops say, for an experiment under runs: auto, why each variant ×
+	// level stopped repeating; none before every one has, or for a
+	// number of runs.
+	Stops []analysis.Stop
 	// Probes summarise the probes of every counted run per variant ×
 	// level; nil until LoadProbes reads them.
 	Probes []analysis.ProbeStat
@@ -145,6 +149,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
 	})
 	r.Overheads = analysis.Overheads(r.Levels, r.Baseline)
+	stops, err := analysis.StoredStops(exp.Provenance)
+	r.Stops = stops
 	// What is missing from the database comes first: it says what the
 	// numbers below stand on.
 	r.Warnings = r.checkStored()
@@ -155,6 +161,9 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 			r.Damaged = append(r.Damaged, d)
 		}
 	}
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("why runs: auto stopped each variant and level cannot be read: %v", err))
+	}
 	for _, l := range r.Levels {
 		r.Warnings = append(r.Warnings, l.Warnings...)
 	}
@@ -162,6 +171,8 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		r.Warnings = append(r.Warnings, c.Warnings...)
 	}
 	if w := analysis.HolmReach(r.Overheads); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	} else if w := r.fewRuns(); w != "" {
 		r.Warnings = append(r.Warnings, w)
 	}
 	if w := analysis.PairingReach(r.Overheads); w != "" {

@@ -38,6 +38,34 @@ type ExperimentJSON struct {
 	// with its shards; absent when no run was, or when the shards were
 	// not read (see Experiment.LoadShards).
 	ShardedRuns []ShardedRunJSON `json:"sharded_runs,omitempty"`
+	// Stops say, for an experiment under runs: auto, why each variant ×
+	// level stopped repeating; absent before every one has, and for a
+	// number of runs.
+	Stops []StopJSON `json:"stops,omitempty"`
+}
+
+// StopJSON is why runs: auto stopped repeating a variant at a level
+// (see analysis.Stop): reason precise, max, budget or
+// nothing_to_compare, after runs repetitions of which left_out were
+// flagged or unfinished, and the widths of its overheads' intervals then.
+type StopJSON struct {
+	Variant     string      `json:"variant"`
+	Rate        float64     `json:"rate"`        // target requests/s; 0 in closed loop
+	Concurrency int         `json:"concurrency"` // 0 for none
+	Runs        int         `json:"runs"`
+	LeftOut     int         `json:"left_out"`
+	Reason      string      `json:"reason"`
+	Widths      []WidthJSON `json:"widths"`
+}
+
+// WidthJSON is how wide an overhead's 95% interval was against its goal,
+// in seconds: width null without an interval, goal null when the
+// baseline had no value to take a share of.
+type WidthJSON struct {
+	Stat         string   `json:"stat"`
+	WidthSeconds *float64 `json:"width_seconds"`
+	GoalSeconds  *float64 `json:"goal_seconds"`
+	Precise      bool     `json:"precise"`
 }
 
 // ShardedRunJSON is one run whose load several generators sent: its
@@ -248,6 +276,21 @@ func (r *Experiment) JSON() ExperimentJSON {
 			RunsPlanned: c.Planned, RunsMissing: c.Missing, RunsUnreadable: c.Unreadable},
 		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
 		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...), Notes: r.Notes,
+	}
+	for _, st := range r.Stops {
+		sj := StopJSON{Variant: st.Variant, Rate: st.Rate, Concurrency: st.Concurrency, Runs: st.Runs, LeftOut: st.LeftOut,
+			Reason: string(st.Reason), Widths: []WidthJSON{}}
+		for _, w := range st.Widths {
+			wj := WidthJSON{Stat: w.Stat, Precise: w.OK}
+			if w.CI {
+				wj.WidthSeconds = num(w.Width)
+			}
+			if w.Goal > 0 {
+				wj.GoalSeconds = num(w.Goal)
+			}
+			sj.Widths = append(sj.Widths, wj)
+		}
+		out.Stops = append(out.Stops, sj)
 	}
 	for _, l := range r.Levels {
 		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),

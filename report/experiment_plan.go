@@ -19,8 +19,19 @@ type planCell struct {
 // then as first run, levels increasing, and the repetitions of each: the
 // variants of exp's Design at their planned levels, Runs times. What the
 // stored runs show widens it, so that a spec that gives no Design (an
-// attack's command line) plans what was run.
-func plan(exp *analysis.Experiment) (cells []planCell, reps int) {
+// attack's command line) plans what was run. Under runs: auto a cell
+// plans the repetitions it ran (see autoReps).
+func plan(exp *analysis.Experiment) (cells []planCell, reps func(planCell) int) {
+	cells, most := planCells(exp)
+	if exp.Design.AutoMin > 0 {
+		return cells, autoReps(exp)
+	}
+	return cells, func(planCell) int { return most }
+}
+
+// planCells returns the cells of exp's plan, as plan does, and the most
+// repetitions of a number of runs.
+func planCells(exp *analysis.Experiment) (cells []planCell, reps int) {
 	reps = max(1, exp.Design.Runs)
 	var order []string
 	levels := map[string][]analysis.Level{}
@@ -64,7 +75,7 @@ func stored(exp *analysis.Experiment) []analysis.Run {
 // not run yet.
 func (r *Experiment) checkStored() []string {
 	exp := r.Exp
-	cells, reps := plan(exp)
+	cells, repsOf := plan(exp)
 	have := map[store.Trial]bool{}
 	last, first := -1, -1
 	for _, run := range stored(exp) {
@@ -76,17 +87,17 @@ func (r *Experiment) checkStored() []string {
 	}
 	missing := map[planCell][]int{} // the reps of each cell without a row
 	for _, c := range cells {
-		for rep := 1; rep <= reps; rep++ {
+		for rep := 1; rep <= repsOf(c); rep++ {
 			if !have[store.Trial{Variant: c.Variant, Level: c.Level, Rep: rep}] {
 				missing[c] = append(missing[c], rep)
 				r.Runs.Missing++
 			}
 		}
+		r.Runs.Planned += repsOf(c)
 	}
-	r.Runs.Planned = len(cells) * reps
 	unreadable := 0
 	for i := range r.Levels {
-		r.Levels[i].Planned = reps
+		r.Levels[i].Planned = repsOf(planCell{r.Levels[i].Variant, r.Levels[i].Level})
 		unreadable += len(r.Levels[i].Unreadable)
 	}
 	r.Runs.Unreadable += unreadable
@@ -113,6 +124,9 @@ func (r *Experiment) checkStored() []string {
 		warns = append(warns, fmt.Sprintf("%s %s: %d run(s) left out, their stored data missing or inconsistent: %s",
 			l.Variant, l.Level, len(runs), strings.Join(runs, "; ")))
 	}
+	if exp.Design.AutoMin > 0 {
+		return append(warns, r.autoStored(cells, missing, repsOf)...)
+	}
 	if r.Runs.Missing == 0 {
 		return warns
 	}
@@ -127,7 +141,7 @@ func (r *Experiment) checkStored() []string {
 	if lost > 0 {
 		for _, c := range cells {
 			if miss := missing[c]; len(miss) > 0 {
-				warns = append(warns, fmt.Sprintf("%s %s: %d of %d planned run(s) not stored: %s", c.Variant, c.Level, len(miss), reps, repList(miss)))
+				warns = append(warns, fmt.Sprintf("%s %s: %d of %d planned run(s) not stored: %s", c.Variant, c.Level, len(miss), repsOf(c), repList(miss)))
 			}
 		}
 	}

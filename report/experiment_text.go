@@ -13,7 +13,8 @@ import (
 
 // WriteText writes the report for a terminal: a header, the summary table
 // per variant × level, the flags raised, the overhead table against the
-// baseline, the spec's expect: against what was measured, the SLO's knees
+// baseline, why runs: auto stopped each variant and level, the spec's
+// expect: against what was measured, the SLO's knees
 // and violations when an SLO is given, the probe summary when LoadProbes
 // has read the probes, the shards of each variant's representative run
 // when LoadShards has read them and any was sharded, and the warnings.
@@ -35,6 +36,7 @@ func (r *Experiment) WriteText(w io.Writer) error {
 		r.summaryText(&b)
 		r.flagsText(&b)
 		r.overheadText(&b)
+		r.stopsText(&b)
 		r.expectText(&b)
 		r.sloText(&b)
 		r.probeText(&b)

@@ -89,6 +89,9 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 	} else {
 		v.Sections = append(v.Sections, sum, r.overheadSection())
 	}
+	if len(r.Stops) > 0 {
+		v.Sections = append(v.Sections, r.stopsSection())
+	}
 	if len(r.Expectations) > 0 {
 		v.Sections = append(v.Sections, r.expectSection())
 	}

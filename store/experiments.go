@@ -82,6 +82,35 @@ func (db *DB) CreateExperiment(ctx context.Context, e Experiment) (Experiment, e
 	return e, nil
 }
 
+// UpdateExperiment rewrites the spec, spec hash and provenance of the
+// stored experiment e.ID to e's: an experiment that goes on under a spec
+// changed only where it may change without starting again (more runs)
+// keeps its ID, runs and creation time, and names the spec it now runs,
+// so that a later resume and the reports read that one.
+func (db *DB) UpdateExperiment(ctx context.Context, e Experiment) error {
+	const op = "updating experiment in"
+	w, err := db.writer(op)
+	if err != nil {
+		return err
+	}
+	if e.SpecHash == "" {
+		e.SpecHash = SpecHash(e.Spec)
+	}
+	prov, err := json.Marshal(e.Provenance)
+	if err != nil {
+		return fmt.Errorf("%s %s: provenance: %w", op, db.path, err)
+	}
+	res, err := w.ExecContext(ctx, `UPDATE experiments SET spec = ?, spec_hash = ?, provenance = ? WHERE id = ?`,
+		e.Spec, e.SpecHash, string(prov), e.ID)
+	if err != nil {
+		return wrap(db.path, op, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return wrap(db.path, op, fmt.Errorf("experiment %d: %w", e.ID, ErrNotFound))
+	}
+	return nil
+}
+
 const experimentColumns = `id, name, spec, spec_hash, format_version, created_at, provenance`
 
 // Experiments returns every experiment in the database, oldest first.

@@ -81,3 +81,27 @@ func TestExperiments(t *testing.T) {
 		t.Errorf("statuses of experiment %d in plan order (-want +got):\n%s", a2.ID, diff)
 	}
 }
+
+// TestUpdateExperiment rewrites an experiment's spec, hash and provenance
+// and keeps its ID and creation time; an ID the file lacks is ErrNotFound.
+func TestUpdateExperiment(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openTemp(t)
+	e := newExperiment(t, db, "sweep", "runs: 6")
+	e.Spec, e.SpecHash = "runs: 8", ""
+	e.Provenance.Extra = map[string]string{"canonical": "runs: 8"}
+	if err := db.UpdateExperiment(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Experiment(ctx, e.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec != "runs: 8" || got.SpecHash != SpecHash("runs: 8") || got.Provenance.Extra["canonical"] != "runs: 8" || !got.CreatedAt.Equal(e.CreatedAt) {
+		t.Errorf("updated experiment %+v; want spec, hash and canonical of runs: 8, created at %s", got, e.CreatedAt)
+	}
+	e.ID = 99
+	if err := db.UpdateExperiment(ctx, e); !errors.Is(err, ErrNotFound) {
+		t.Errorf("updating a missing experiment: %v, want ErrNotFound", err)
+	}
+}

@@ -40,8 +40,14 @@ Each trial sets its variant up (a graph latlab starts, or an external target
 with setup, ready and teardown commands), warms it up (stored apart), loads it
 with side-loads and probes alongside, checks the run's validity and commits
 the run in one transaction. Run the same command again and it resumes after
-the last committed run; a changed spec is refused, with what changed, unless
---new starts another experiment in the same file. Each trial prints one
+the last committed run; raise runs: and it goes on with the same experiment,
+its runs kept, running only the new repetitions (interleaved as the plan
+orders them, from the stored seed); any other change to the spec, and lowering
+runs:, is refused, with what changed, unless --new starts another experiment
+in the same file. runs: auto (or runs: {min, max, precision, quantiles,
+budget}) runs min repetitions, then one at a time of each variant and level
+whose overheads' 95% intervals are still wider than the precision asked, up
+to max or the budget, and prints why each stopped. Each trial prints one
 line on stdout as it finishes, terminal or not (a CI log shows the run
 advancing); a live status line shows on stderr when it is a terminal, or
 with --progress. --dry-run prints every command the spec runs, the plan
@@ -172,8 +178,18 @@ median itself. An interrupted run still exits 130.`,
 			if out.Resumed {
 				verb = "resumed"
 			}
-			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %d trials, %d done before, %d done now, %d flagged, %d failed\n",
-				verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(output), out.Trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			if out.Raised != nil {
+				fmt.Fprintf(stdout, "%s: experiment %d goes on with the runs it has\n", textsafe.Escape(out.Raised.String()), out.Experiment.ID)
+			}
+			trials := fmt.Sprintf("%d trials", out.Trials)
+			if spec.Auto != nil {
+				trials = fmt.Sprintf("%d trials at most (runs: auto)", out.Trials)
+			}
+			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %s, %d done before, %d done now, %d flagged, %d failed\n",
+				verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(output), trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+			for _, st := range out.Stops {
+				fmt.Fprintf(stdout, "stopped: %s\n", textsafe.Escape(st.String()))
+			}
 			var broken error
 			if !slo.IsZero() {
 				// After a Ctrl-C too: judge what was measured.

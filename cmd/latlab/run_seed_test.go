@@ -158,14 +158,31 @@ func TestRunDryRunSeed(t *testing.T) {
 		t.Errorf("resuming ran another order than the first dry run printed (-printed +ran):\n%s", diff)
 	}
 
-	// A changed spec is a new experiment, which run refuses without --new.
+	// Raised runs go on with the experiment: the dry run shows the new
+	// repetition alone, and the run runs it after the stored ones.
 	writeIn(t, dir, "spec.yaml", strings.Replace(seedSpec(srv.URL, ""), "runs: 2", "runs: 3", 1))
+	code, stdout, stderr = runCLI(t, "run", "--dry-run", spec, "-o", db)
+	if code != exitOK || !strings.Contains(stdout, "resume:   experiment 1: 6 of 9 trials done, the 3 left above") ||
+		!strings.Contains(stdout, "raised:   runs: 2 → 3:") || strings.Contains(stdout, "refused") {
+		t.Errorf("dry run of raised runs: exit %d, stderr %q, stdout:\n%s\nwant experiment 1 raised, 3 trials left", code, stderr, stdout)
+	}
+	_, _, added := dryRun(t, spec, "-o", db)
+	code, stdout, stderr = runCLI(t, "run", spec, "-o", db, "-q")
+	if code != exitOK || !strings.Contains(stdout, "runs: 2 → 3: experiment 1 goes on") || !strings.Contains(stdout, "6 done before, 3 done now") {
+		t.Fatalf("raised runs: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, ran = storedOrder(t, db); !cmp.Equal(ran, append(printed, added...)) {
+		t.Errorf("raised runs ran %v; want the stored %v, then the dry run's %v", ran, printed, added)
+	}
+
+	// Another change is a new experiment, which run refuses without --new.
+	writeIn(t, dir, "spec.yaml", strings.Replace(seedSpec(srv.URL, ""), "concurrency: [2]", "concurrency: [2, 4]", 1))
 	code, stdout, stderr = runCLI(t, "run", "--dry-run", spec, "-o", db)
 	if code != exitOK || !strings.Contains(stdout, "refused:  without --new") || !strings.Contains(stdout, "drawn at random") {
 		t.Errorf("dry run of a changed spec: exit %d, stderr %q, stdout:\n%s\nwant a new plan and the refusal", code, stderr, stdout)
 	}
-	if _, from, order := dryRun(t, spec, "-o", db, "--new"); !strings.Contains(from, "drawn at random") || len(order) != 9 {
-		t.Errorf("dry run of a changed spec with --new: seed %s, %d trials; want a drawn seed and 9", from, len(order))
+	if _, from, order := dryRun(t, spec, "-o", db, "--new"); !strings.Contains(from, "drawn at random") || len(order) != 12 {
+		t.Errorf("dry run of a changed spec with --new: seed %s, %d trials; want a drawn seed and 12", from, len(order))
 	}
 }
 
