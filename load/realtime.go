@@ -16,7 +16,7 @@ type Realtime string
 
 const (
 	// RealtimeAuto, the default: each loop runs real-time while it uses
-	// under half a CPU, where this process may run real-time threads
+	// under a quarter of a CPU, where this process may run real-time threads
 	// (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more), and on the
 	// fair scheduler otherwise. A light loop then wakes on time and takes
 	// no more CPU than it would have; a loop busy enough to crowd out a

@@ -93,7 +93,7 @@ func TestPromptRealtime(t *testing.T) {
 }
 
 // TestPromptAuto holds that a loop left to choose runs real-time where
-// allowed, goes back to the fair scheduler once it used over half a CPU,
+// allowed, goes back to the fair scheduler once it used over a quarter of a CPU,
 // stays there for fairHold, and comes back once light again.
 func TestPromptAuto(t *testing.T) {
 	onThread(func() {

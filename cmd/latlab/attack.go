@@ -158,7 +158,7 @@ still exits 130.
 	fl.BoolVar(&f.NoKeepAlive, "no-keepalive", false, "open a new connection for every request")
 	fl.IntVar(&f.Connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
 	fl.IntVar(&f.Pool, "pool", 0, "open loop: connections opened before the load and kept (default: rate × 2 ms)")
-	fl.Var(&f.Realtime, "realtime", "open loop: run the event loops as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): true, false, or auto (while a loop uses under half a CPU, where allowed)")
+	fl.Var(&f.Realtime, "realtime", "open loop: run the event loops as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): true, false, or auto (while a loop uses under a quarter of a CPU, where allowed)")
 	fl.Lookup("realtime").NoOptDefVal = "true"
 	fl.Lookup("realtime").DefValue = "auto"
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
