@@ -18,19 +18,18 @@
 #                   rotated every round (default 3)
 #   --servers LIST  slow (sleeps a uniform 1-3 ms) and fast (answers at
 #                   once), comma-separated (default slow,fast)
-#   --tools LIST    of latlab, latlab-warm, shards, shards-warm, latlab-fair,
-#                   shards-fair, latlab-rt, shards-rt, wrk2, oha (default
-#                   all but the -rt ones that are installed, the -fair ones
-#                   where this user may run real-time threads)
+#   --tools LIST    of latlab, latlab-warm, shards, shards-warm, latlab-auto,
+#                   latlab-rt, shards-rt, wrk2, oha (default all but the
+#                   -rt ones that are installed, latlab-auto where this user
+#                   may run real-time threads)
 #   --conns N       connections of wrk2 and oha (default 100)
 #   --stress        run stress-ng --cpu 2 beside everything, as a busy
 #                   machine would
 #
 # The tools: latlab (latlab attack -r R -d S, nothing else), latlab-warm
 # (with --warmup W), shards and shards-warm (the same from --shards 4
-# --local), latlab-fair and shards-fair (latlab and shards with
-# --realtime=false: event loops on the fair scheduler, as latlab runs
-# where it may not run real-time threads), latlab-rt and shards-rt (with
+# --local), latlab-auto (latlab with --realtime=auto: its event loop a
+# SCHED_FIFO thread while light), latlab-rt and shards-rt (with
 # --realtime: event loops as SCHED_FIFO threads whatever they use), wrk2 (-t CPUs -c N -R R; $WRK2 or
 # wrk2 on PATH), oha (-c N -q R --latency-correction). Each figure is the
 # median over the rounds.
@@ -105,7 +104,7 @@ if [ -z "$tools" ]; then
 fi
 for t in $tools; do
   case "$t" in
-    latlab | latlab-warm | shards | shards-warm | latlab-fair | shards-fair | latlab-rt | shards-rt) ;;
+    latlab | latlab-warm | shards | shards-warm | latlab-auto | latlab-rt | shards-rt) ;;
     wrk2) [ -n "$wrk2" ] || die "wrk2 is not installed (set WRK2)" ;;
     oha) command -v oha >/dev/null || die "oha is not installed" ;;
     *) die "--tools: unknown tool $t" ;;
@@ -146,8 +145,7 @@ run() {
     latlab-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
     shards) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --format json >"$j" 2>/dev/null ;;
     shards-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
-    latlab-fair) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime=false --format json >"$j" 2>/dev/null ;;
-    shards-fair) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --realtime=false --format json >"$j" 2>/dev/null ;;
+    latlab-auto) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime=auto --format json >"$j" 2>/dev/null ;;
     latlab-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime --format json >"$j" 2>/dev/null ;;
     shards-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --realtime --format json >"$j" 2>/dev/null ;;
     oha) oha --no-tui -c "$conns" -q "$rate" --latency-correction -z "${secs}s" -w --output-format json -o "$j" "$u" >/dev/null 2>&1 ;;
@@ -188,11 +186,9 @@ seq50=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["latency
 floor=$(awk -v a="$seq50" -v b="$fw50" 'BEGIN {printf "%.1f", a - b}')
 printf 'floor: %s µs (one request at a time: latency p50 %.1f µs, of which the server %.1f µs, its handler %.1f µs)\n' "$floor" "$seq50" "$fw50" "$fh50"
 
-# The -fair tools, by default, where this user may run real-time threads:
-# latlab's loops then run real-time while light, and the -fair rows show
-# what they read without.
+# latlab-auto, by default, where this user may run real-time threads.
 if [ "${rt:-0}" = 1 ] && "$latlab" attack "$fast" -r 10 -n 1 --realtime >/dev/null 2>&1; then
-  tools="${tools/shards-warm/shards-warm latlab-fair shards-fair}"
+  tools="${tools/shards-warm/shards-warm latlab-auto}"
 fi
 
 for s in $servers; do

@@ -137,8 +137,9 @@ func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agen
 	return tr, nil
 }
 
-// agentRealtime returns when an agent's loops run real-time: as the
-// spec asks, and by default never. An agent is one of several
+// agentRealtime returns when an agent's loops run real-time: always
+// when the spec asks realtime: true, else never, realtime: auto
+// included. An agent is one of several
 // generators, on one machine (local shards) or on a node beside others:
 // each loop bounds what it takes as a real-time thread (load.RealtimeAuto),
 // but nothing bounds what several processes' loops take together, and in

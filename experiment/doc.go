@@ -42,9 +42,9 @@
 //	  # targets: FILE or scenario: FILE instead of path, method, headers and
 //	  # body; their URLs' scheme and host become the variant's
 //	  # arrivals: constant | poisson, max_in_flight: N, pool: N, realtime:
-//	  # auto | true | false (open mode; event loops as SCHED_FIFO threads:
-//	  # by default while light where allowed, true always and needs root
-//	  # or CAP_SYS_NICE, false never)
+//	  # false | auto | true (open mode; event loops as SCHED_FIFO threads:
+//	  # false, the default, never; auto while light where allowed; true
+//	  # always, and needs root or CAP_SYS_NICE)
 //	  # interval: 1s, success: 200-299, timeout: 30s, insecure,
 //	  # connections: N (not in sequential mode), http2 or h2c with
 //	  # streams: 100, or HTTP/1.1 with no_keepalive and client: lean | nethttp

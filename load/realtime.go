@@ -15,19 +15,22 @@ import (
 type Realtime string
 
 const (
-	// RealtimeAuto, the default: each loop runs real-time while it uses
-	// under a quarter of a CPU, where this process may run real-time threads
+	// RealtimeOff, the default, keeps every loop on the fair scheduler,
+	// asking only for its shortest slice.
+	RealtimeOff Realtime = ""
+	// RealtimeAuto runs each loop real-time while it uses under a
+	// quarter of a CPU, where this process may run real-time threads
 	// (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more), and on the
-	// fair scheduler otherwise. A light loop then wakes on time and takes
-	// no more CPU than it would have; a loop busy enough to crowd out a
-	// target sharing its CPU goes back to taking turns with it.
-	RealtimeAuto Realtime = ""
+	// fair scheduler otherwise. A light loop then wakes on time however
+	// busy the machine, and takes no more CPU than it would have; a
+	// busier one goes back to taking turns. It is not the default: on a
+	// quiet machine, a real-time loop keeps a fast target sharing its
+	// CPU from answering until it sleeps (nginx at 5,000/s: latency p50
+	// 37–42 µs against 16 µs on the fair scheduler).
+	RealtimeAuto Realtime = "auto"
 	// RealtimeOn runs every loop real-time whatever it uses, and fails
 	// the attack where this process may not (CheckRealtime).
 	RealtimeOn Realtime = "true"
-	// RealtimeOff keeps every loop on the fair scheduler, asking only for
-	// its shortest slice.
-	RealtimeOff Realtime = "false"
 )
 
 // ParseRealtime reads true, false or auto (and strconv.ParseBool's other
@@ -38,7 +41,7 @@ func ParseRealtime(s string) (Realtime, error) {
 	}
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return RealtimeAuto, fmt.Errorf("want true, false or auto, got %q", s)
+		return RealtimeOff, fmt.Errorf("want true, false or auto, got %q", s)
 	}
 	if b {
 		return RealtimeOn, nil
@@ -48,8 +51,8 @@ func ParseRealtime(s string) (Realtime, error) {
 
 // String returns true, false or auto.
 func (r Realtime) String() string {
-	if r == RealtimeAuto {
-		return "auto"
+	if r == RealtimeOff {
+		return "false"
 	}
 	return string(r)
 }

@@ -21,15 +21,17 @@ import (
 // the moment it wakes. It takes no more CPU than it would have taken on
 // the fair scheduler, only sooner, unless it has more work than a CPU
 // can do: then it would keep a target sharing its CPU from running at
-// all. So by default (RealtimeAuto) a loop runs real-time while it is
+// all. So with RealtimeAuto a loop runs real-time while it is
 // light, where this process may (root, CAP_SYS_NICE, or an RLIMIT_RTPRIO
 // of 1 or more): it weighs its thread's CPU time every adaptEvery, and
 // goes back to the fair scheduler for at least fairHold once it used over
 // dutyMost of a CPU, back to real-time once under dutyLeast. A loop at
 // 4,000/s uses about a fifth of a CPU; with a bound of half, loops at
 // 40,000/s stayed real-time and made stalls of tens of milliseconds in
-// one run of three, beside nginx on two CPUs, where a quarter made none. RealtimeOn
-// keeps it real-time whatever it uses; RealtimeOff never.
+// one run of three, beside nginx on two CPUs, where a quarter made none.
+// RealtimeOn keeps it real-time whatever it uses; RealtimeOff, the
+// default, never: a real-time loop that spins before a request keeps a
+// fast target on its CPU from answering (see RealtimeAuto).
 //
 // On the fair scheduler a loop's thread asks for the shortest slice it
 // takes (sched_runtime, Linux 6.12 and later; earlier kernels ignore it):

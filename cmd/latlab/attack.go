@@ -160,7 +160,7 @@ still exits 130.
 	fl.IntVar(&f.Pool, "pool", 0, "open loop: connections opened before the load and kept (default: rate × 2 ms)")
 	fl.Var(&f.Realtime, "realtime", "open loop: run the event loops as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): true, false, or auto (while a loop uses under a quarter of a CPU, where allowed)")
 	fl.Lookup("realtime").NoOptDefVal = "true"
-	fl.Lookup("realtime").DefValue = "auto"
+	fl.Lookup("realtime").DefValue = "false"
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
 	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
 	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 connection")
