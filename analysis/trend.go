@@ -17,6 +17,9 @@ const (
 	// trendT is the 97.5% quantile of Student's t with trendGroups−2 = 28
 	// degrees of freedom: the half-width of a 95% CI in standard errors.
 	trendT = 2.048407141795244
+	// TrendClear is how many times its run's wander (Trend.Wander) a
+	// rise must be to count: see Trend.Rising.
+	TrendClear = 4.0
 )
 
 // A Point is one point of a plotted series.
@@ -79,18 +82,50 @@ type Trend struct {
 	// Intercept is the fitted quantity at request number 0, seconds: the
 	// fitted line is Intercept + Slope × request number.
 	Intercept float64
-	N         int     // requests fitted
-	Groups    []Point // the group medians fitted: X request number (the group's centre), Y seconds
-	From      int     // request number of the first request fitted: the first 10% are skipped
+	// Wander is how far the group medians stray about the fitted line
+	// beyond what their own sampling makes them stray, seconds: the
+	// standard deviation of their residuals less, in quadrature, Noise.
+	// It is how much the quantity moves over a run without a trend:
+	// near 0 when the requests are independent draws of one distribution.
+	Wander float64
+	// Noise is the standard error a group median has from the requests
+	// in its group, seconds (the root mean square over the groups, each
+	// from the distribution-free 95% CI of a median: the order statistics
+	// 1.96·√k/2 either side of the middle of its k requests, their gap
+	// over 2·1.96).
+	Noise  float64
+	N      int     // requests fitted
+	Groups []Point // the group medians fitted: X request number (the group's centre), Y seconds
+	From   int     // request number of the first request fitted: the first 10% are skipped
 }
 
-// Rising reports whether t's slope has a 95% CI above zero and its fitted
-// rise over the run exceeds share of the median: on a service-time Trend,
-// the rule of the trend validity flag (README, "What every number
-// means"). Only a rise counts: service time that falls as caches warm
-// does not make a run wrong.
+// Rising reports whether t's fitted rise over the run is one the run
+// can show: on a service-time Trend, the rule of the trend validity flag
+// (README, "What every number means"). The rise must
+//
+//   - have a slope whose 95% CI lies above zero,
+//   - exceed share of the median, a change big enough to matter,
+//   - exceed TrendClear times the run's wander (Trend.Wander), and
+//   - exceed Floor, the least difference latlab claims to resolve.
+//
+// The wander bound is why a fast target's runs are not flagged for
+// straying by a few microseconds. Service time does not stay put over a
+// run: a target sharing a machine, its CPU's clock and caches, make its
+// group medians stray up and down together for a while (their residuals
+// about the line correlate, mostly 0.3 to 0.7 from one group to the next
+// in nginx runs of 26–70 µs). The slope's CI takes them for independent,
+// so it is too narrow: in an A/A study of nginx against itself, 8 runs of
+// 36 had a slope wholly above zero and a rise past 10% of the median, and
+// 11 a fall as large. Those rises were 1.4 to 3.5 times the runs'
+// wander; the rises bench/faults plants, a quarter and two fifths of a
+// 2–3 ms service time, were 11 to 66 times it. A rise of four times the
+// wander is a trend a plot shows, not a stray. trend_sim_test.go gives
+// the rule's false alarms and power.
+//
+// Only a rise counts: service time that falls as caches warm does not make
+// a run wrong.
 func (t Trend) Rising(share float64) bool {
-	return t.Lo > 0 && t.Rise > share*t.Median
+	return t.Lo > 0 && t.Rise > share*t.Median && t.Rise > TrendClear*t.Wander && t.Rise > Floor
 }
 
 // FitTrend fits quantity q of raw samples in request order against
@@ -172,6 +207,7 @@ func (f *TrendFitter) Fit() (t Trend, ok bool) {
 	// The durations are nanoseconds until the end, so that the numbers are
 	// those of experiment's original fit, only scaled.
 	var xs, ys [trendGroups]float64
+	var noise float64
 	for g := range trendGroups {
 		lo, hi := g*m/trendGroups, (g+1)*m/trendGroups
 		// Samples lo…hi−1 of the fitted ones; kept are those at multiples
@@ -179,6 +215,8 @@ func (f *TrendFitter) Fit() (t Trend, ok bool) {
 		a, b := (lo+f.stride-1)/f.stride, (hi+f.stride-1)/f.stride
 		ys[g] = medianInPlace(f.kept[a:b])
 		xs[g] = float64(lo+hi-1) / 2
+		se := medianSE(f.kept[a:b])
+		noise += se * se / trendGroups
 	}
 	var xm, ym float64
 	for g := range trendGroups {
@@ -197,17 +235,34 @@ func (f *TrendFitter) Fit() (t Trend, ok bool) {
 		ssr += e * e
 	}
 	half := trendT * math.Sqrt(ssr/(trendGroups-2)/sxx)
+	wander := math.Sqrt(max(0, ssr/(trendGroups-2)-noise))
 	const ns = 1e9
 	t = Trend{
 		Slope: slope / ns, Lo: (slope - half) / ns, Hi: (slope + half) / ns,
 		Rise: slope * float64(m) / ns, Median: medianInPlace(f.kept) / ns,
 		Intercept: (ym - slope*(xm+float64(f.skip))) / ns,
-		N:         m, From: f.skip, Groups: make([]Point, trendGroups), Quantity: f.q,
+		Wander:    wander / ns, Noise: math.Sqrt(noise) / ns,
+		N: m, From: f.skip, Groups: make([]Point, trendGroups), Quantity: f.q,
 	}
 	for g := range trendGroups {
 		t.Groups[g] = Point{X: float64(f.skip) + xs[g], Y: ys[g] / ns}
 	}
 	return t, true
+}
+
+// medianSE returns the standard error of the median of v, which is
+// sorted, from its distribution-free 95% CI: the order statistics
+// 1.96·√n/2 either side of the middle, their gap over 2·1.96. It holds
+// whatever the distribution's shape, heavy tails included.
+func medianSE(v []float64) float64 {
+	n := len(v)
+	if n < 2 {
+		return 0
+	}
+	h := 1.96 * math.Sqrt(float64(n)) / 2
+	lo := max(0, int(math.Floor(float64(n)/2-h)))
+	hi := min(n-1, int(math.Ceil(float64(n)/2+h)))
+	return (v[hi] - v[lo]) / (2 * 1.96)
 }
 
 // medianInPlace returns the median of v, sorting v in place.

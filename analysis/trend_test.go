@@ -234,7 +234,10 @@ func TestTrendRising(t *testing.T) {
 		{"rise at the share", Trend{Lo: 1e-9, Rise: 0.001, Median: 0.01}, 0.1, false},
 		{"CI reaches zero", Trend{Lo: 0, Rise: 0.005, Median: 0.01}, 0.1, false},
 		{"falling", Trend{Lo: -2e-9, Hi: -1e-9, Rise: -0.005, Median: 0.01}, 0.1, false},
-		{"CI alone", Trend{Lo: 1e-12, Rise: 1e-9, Median: 0.01}, 0, true},
+		{"CI alone", Trend{Lo: 1e-12, Rise: 2e-6, Median: 0.01}, 0, true},
+		{"below the floor", Trend{Lo: 1e-12, Rise: 0.9e-6, Median: 2e-6}, 0.1, false},
+		{"within the wander", Trend{Lo: 1e-9, Rise: 0.002, Median: 0.01, Wander: 0.0006}, 0.1, false},
+		{"clear of the wander", Trend{Lo: 1e-9, Rise: 0.002, Median: 0.01, Wander: 0.0004}, 0.1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.tr.Rising(tc.share); got != tc.want {

@@ -169,7 +169,7 @@ func TestValidityCheck(t *testing.T) {
 		{name: "far too few", run: with(steady, func(s *synth) { s.n, s.rate = 50, 5 }),
 			want: []string{FlagTooFewSamples}, reason: "only 50 requests, p99 needs 1000: p90 low-confidence; p99, p99.9 n/a"},
 		{name: "samples at bound", run: with(steady, func(s *synth) { s.n = 1000 })},
-		{name: "trend", run: with(steady, func(s *synth) { s.rise = 0.3 }), want: []string{FlagTrend}, reason: "service time rises by"},
+		{name: "trend", run: with(steady, func(s *synth) { s.rise = 0.3 }), want: []string{FlagTrend}, reason: "(> 10%, validity.max_trend), and "},
 		{name: "new failure kind", run: with(steady, func(s *synth) { s.fail = failEvenly(10, 2000, 0, record.Timeout) }), siblings: sibs,
 			want: []string{FlagInconsistent}, reason: "timeout: 10 of 2000 requests here (100% of the failures), in none of 2 siblings"},
 		{name: "missing failure kind", run: steady, siblings: []synth{

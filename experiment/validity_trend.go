@@ -13,8 +13,10 @@ import (
 
 // trendReason gives the reason for trend, or "": the fit of
 // analysis.FitTrend to service time (Done − Sent) has a slope whose 95% CI
-// excludes zero and a fitted change over the run above MaxTrend of the
-// median service time (analysis.Trend.Rising). Only a rise counts, as the
+// excludes zero, a fitted change over the run above MaxTrend of the
+// median service time and above analysis.TrendClear times the run's
+// wander (analysis.Trend.Rising). The reason names both bounds, and the
+// spec's field that sets the first. Only a rise counts, as the
 // README says: a target falling behind its load; service time that falls
 // as caches warm does not make a run wrong.
 //
@@ -40,9 +42,13 @@ func (v Validity) trendReason(raw []record.Raw) string {
 		return ""
 	}
 	n := float64(f.N)
-	return fmt.Sprintf("service time rises by %s over %d requests (95%% CI %s to %s), %.1f%% of the median %s (> %.4g%%)",
+	wander := fmt.Sprintf("%.1f times the run's wander %s (> %g)", f.Rise/f.Wander, units.Seconds(f.Wander), analysis.TrendClear)
+	if f.Wander == 0 {
+		wander = "the run does not wander about it"
+	}
+	return fmt.Sprintf("service time rises by %s over %d requests (95%% CI %s to %s): %.1f%% of the median %s (> %.4g%%, validity.max_trend), and %s",
 		units.Seconds(f.Rise), f.N, units.Seconds(f.Lo*n), units.Seconds(f.Hi*n),
-		100*f.Rise/f.Median, units.Seconds(f.Median), 100*v.MaxTrend)
+		100*f.Rise/f.Median, units.Seconds(f.Median), 100*v.MaxTrend, wander)
 }
 
 // holdTrend is trendReason for run r. A ramp is judged on its hold, the

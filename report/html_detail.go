@@ -178,8 +178,10 @@ func (r *Experiment) trendSection(d *Detail, reps []*analysis.RunDetail) (htmlSe
 		Intro: []string{"Each run's requests after warm-up, less the first 10%, cut into 30 groups in order; " +
 			"the slope is fitted to the groups' median service time (completion − first byte sent: what the target took), " +
 			"by least squares with a 95% CI from Student's t. " +
-			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median; " +
-			"such a run is flagged trend and averaging it with its siblings hides a target falling behind.",
+			"A run drifts when the CI excludes zero and the fitted rise exceeds 10% of its median (validity.max_trend) " +
+			fmt.Sprintf("and %g times the run's wander, how far the group medians stray about the line beyond their own sampling; ", analysis.TrendClear) +
+			"such a run is flagged trend and averaging it with its siblings hides a target falling behind. " +
+			"A smaller rise is no more than a fast target's service time strays over any run on a shared machine.",
 			"The generator's lag (first byte sent − intended send) is fitted the same way and shown apart. " +
 				"A generator that stalls raises latency, not service time, and its lag's trend flags nothing: " +
 				"generator_saturated judges the generator by its lag p99 and the requests it left unsent."}}
