@@ -74,15 +74,12 @@ func (r *Runner) pinCPUs() error {
 	return nil
 }
 
-// describe says where the generator and the targets run.
-func (c CPUs) describe() string {
-	targets := c.Targets
-	if targets == "" {
-		targets = "the others"
-	}
+// describe says where the generator and the targets run, targets being
+// the CPUs of what latlab starts (targetCPUs).
+func (c CPUs) describe(targets string) string {
 	loadCPUs := c.Load
 	if loadCPUs == "" {
 		loadCPUs = "any"
 	}
-	return fmt.Sprintf("latlab on %s, targets on %s", loadCPUs, targets)
+	return fmt.Sprintf("latlab on %s, what it starts on %s", loadCPUs, targets)
 }

@@ -47,9 +47,7 @@ func (s *Spec) WritePlan(w io.Writer, trials []Trial) error {
 	tw.Flush()
 	t := s.totals(trials)
 	t.write(ew, len(trials))
-	if c := s.CPUs; c.Load != "" || c.Targets != "" {
-		fmt.Fprintf(ew, "cpus:     %s\n", c.describe())
-	}
+	s.writePlacement(ew)
 	return ew.err
 }
 

@@ -25,6 +25,10 @@ type ExperimentOptions struct {
 	Strict bool
 	// IncludeFlagged counts flagged and unfinished runs in aggregates.
 	IncludeFlagged bool
+	// Unpaired compares every variant with the baseline unpaired, even
+	// where their runs pair by repetition: the interval a design without
+	// pairs would give, to set beside the paired one.
+	Unpaired bool
 }
 
 // An Experiment is a stored experiment analysed for latlab report: every
@@ -144,7 +148,7 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 		}
 	}
 	// A grouped plan ran a repetition's runs far apart: nothing pairs them.
-	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged, Unpaired: exp.Design.Grouped})
+	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged, Unpaired: exp.Design.Grouped || opt.Unpaired})
 	slices.SortStableFunc(r.Levels, func(a, b analysis.LevelResult) int {
 		return cmp.Compare(slices.Index(r.variants, a.Variant), slices.Index(r.variants, b.Variant))
 	})

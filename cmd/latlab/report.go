@@ -29,6 +29,7 @@ type reportFlags struct {
 	slo            string
 	sloStrict      bool
 	includeFlagged bool
+	unpaired       bool
 	level          string
 	samples        int
 }
@@ -73,6 +74,9 @@ name), and writes:
     below the measurement floor.
 
 Flagged runs are left out of every number unless --include-flagged.
+Overheads pair a variant's run with the baseline's of the same repetition
+where enough runs pair; --unpaired compares all runs unpaired instead, the
+interval a design without pairs would give.
 
 --format text (the default), json, csv or html; -o FILE writes to a file
 and infers the format from its extension (.txt, .json, .csv, .html).
@@ -133,6 +137,7 @@ or baseline, or bad flags exit with code 2.`,
 	fl.StringVar(&f.slo, "slo", "", "exit 1 when broken, such as 'p99<50ms,errors<1%' (default the spec's slo:; '' judges nothing)")
 	fl.BoolVar(&f.sloStrict, "slo-strict", false, "judge the SLO on the median, not the CI's lower bound")
 	fl.BoolVar(&f.includeFlagged, "include-flagged", false, "count flagged and unfinished runs too")
+	fl.BoolVar(&f.unpaired, "unpaired", false, "compare with the baseline unpaired, even where runs pair by repetition")
 	fl.StringVar(&f.level, "level", "", "with html: the level drawn in detail, such as 100/s, 100 or c=8 (default the highest all variants ran)")
 	fl.IntVar(&f.samples, "samples", 2000, "with html: raw requests drawn per run against request number")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json", "csv", "html"}, cobra.ShellCompDirectiveNoFileComp))
@@ -171,7 +176,7 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 		return usagef("--slo-strict: there is no SLO to judge; give one with --slo or the spec's slo:")
 	}
 	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
-		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged})
+		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged, Unpaired: f.unpaired})
 	if err != nil {
 		return usagef("--baseline: %v", err)
 	}
