@@ -80,7 +80,7 @@ the target is never hidden (coordinated omission), into HdrHistograms: in
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newAttack(stdout, stderr), newServe(stdout, stderr), newRun(stdout, stderr), newGraph(stdout, stderr), newLs(stdout), newClean(stdout), newVersion(stdout), newCompare(stdout, stderr), newScale(stdout, stderr), newReport(stdout, stderr), newDemo(stdout, stderr), newAgent(stderr))
+	root.AddCommand(newAttack(stdout, stderr), newServe(stdout, stderr), newRun(stdout, stderr), newGraph(stdout, stderr), newLs(stdout), newClean(stdout), newVersion(stdout), newSpec(stdout), newCompare(stdout, stderr), newScale(stdout, stderr), newReport(stdout, stderr), newDemo(stdout, stderr), newAgent(stderr))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {

@@ -106,7 +106,9 @@ latlab report does — each variant's knee and the rows that break it — and
 exits 1 when a variant at a level breaks a limit. A limit counts as broken
 only when the 95% CI of the median over the valid runs lies wholly past it
 (with fewer than 6 runs, when every run is past it); --slo-strict judges the
-median itself. An interrupted run still exits 130.`,
+median itself. An interrupted run still exits 130.
+
+Every spec key, its type and default: latlab spec (docs/spec.md).`,
 		Example: `  latlab run examples/experiments/filter-overhead.yaml --dry-run
   latlab run examples/experiments/filter-overhead.yaml -o results.db
   latlab run examples/experiments/filter-overhead.yaml -o results.db --seed 42   # the order a dry run printed for seed 42
