@@ -3,8 +3,7 @@ package analysis
 import "time"
 
 // The defaults of what latlab run measures and judges, each overridable in
-// a spec: the validity bounds of a run (README, "What every number
-// means"), which the attack report warns by too, and the metrics probe's
+// a spec: the validity bounds of a run (docs/numbers.md), which the attack report warns by too, and the metrics probe's
 // window. A Design falls back on them where its spec tells nothing.
 const (
 	// DefaultMinAchieved and DefaultMaxLagP99 bound a generator that fell

@@ -7,8 +7,8 @@
 // breaks (Violations), the spec's expect: against what was measured
 // (Expectations), and one attack judged against an SLO (JudgeAttack).
 //
-// Every number follows the measurement semantics in the README ("What every
-// number means"). A quantile q read from fewer than 1/(1−q) samples is n/a,
+// Every number follows the measurement semantics in docs/numbers.md ("What
+// every number means"). A quantile q read from fewer than 1/(1−q) samples is n/a,
 // never NaN; from fewer than 10/(1−q) it is marked low-confidence and
 // carries its order-statistic interval. Flagged runs are kept but left out
 // of aggregates unless Options.IncludeFlagged; a run whose stored

@@ -101,7 +101,7 @@ type Trend struct {
 
 // Rising reports whether t's fitted rise over the run is one the run
 // can show: on a service-time Trend, the rule of the trend validity flag
-// (README, "What every number means"). The rise must
+// (docs/numbers.md). The rise must
 //
 //   - have a slope whose 95% CI lies above zero,
 //   - exceed share of the median, a change big enough to matter,

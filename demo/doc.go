@@ -32,7 +32,7 @@
 // the same folder resumes after the last finished trial. Every graph node
 // Run starts dies with the process, even when it is killed.
 //
-// In latlab's layout (the README's Development section) demo sits above
+// In latlab's layout (docs/internals.md, "Layout") demo sits above
 // experiment and report, which it drives, and below cmd/latlab, whose "latlab demo" calls Run.
 //
 // Run may be called from several goroutines only with different folders.

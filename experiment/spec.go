@@ -306,8 +306,8 @@ type Pprof struct {
 	URL     string  `spec:"url"` // base URL of /debug/pprof; "" means the variant's target or entry
 }
 
-// Validity holds the bounds a run is flagged against (see the README). The
-// defaults are those the README states.
+// Validity holds the bounds a run is flagged against (see docs/commands/run.md).
+// The defaults are those it states.
 type Validity struct {
 	MaxErrorRatio float64       `spec:"max_error_ratio,percent"` // errors: more errors than this
 	MaxLagP99     time.Duration `spec:"max_lag_p99"`             // generator_saturated: p99 of lag above this
@@ -342,7 +342,7 @@ const (
 	DefaultStreams      = load.DefaultStreams
 )
 
-// DefaultValidity returns the bounds the README states.
+// DefaultValidity returns the bounds docs/commands/run.md states.
 func DefaultValidity() Validity {
 	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
 		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: analysis.DefaultMaxTrend}

@@ -17,8 +17,8 @@ import (
 	"github.com/latlab/latlab/units"
 )
 
-// The names of the flags Check gives a run (README, "What every number
-// means"), in the order Check reports them.
+// The names of the flags Check gives a run (docs/numbers.md, "What every
+// number means"), in the order Check reports them.
 const (
 	FlagInterrupted        = "interrupted"              // the run was stopped before its end
 	FlagGeneratorSaturated = "generator_saturated"      // open loop: the generator fell behind its schedule

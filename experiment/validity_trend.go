@@ -16,8 +16,8 @@ import (
 // excludes zero, a fitted change over the run above MaxTrend of the
 // median service time and above analysis.TrendClear times the run's
 // wander (analysis.Trend.Rising). The reason names both bounds, and the
-// spec's field that sets the first. Only a rise counts, as the
-// README says: a target falling behind its load; service time that falls
+// spec's field that sets the first. Only a rise counts, as
+// docs/numbers.md says: a target falling behind its load; service time that falls
 // as caches warm does not make a run wrong.
 //
 // The flag judges the target on what the target did. Latency (Done −

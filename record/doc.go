@@ -9,7 +9,7 @@
 // (see NewHistogram); percentiles are read by HdrHistogram's rank rule (see
 // Quantile). Latency is measured from a request's intended send time,
 // service time from its actual send, and lag is the difference; the
-// README's "What every number means" states the contract every number
+// docs/numbers.md states the contract every number
 // obeys.
 //
 // A run is recorded by one Recorder: NewRecorder and Start, then Sent as

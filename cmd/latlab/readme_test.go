@@ -11,8 +11,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// The READMEs checked by TestReadmeReferences, from this package's folder.
-var readmes = []string{"../../README.md", "../../examples/README.md"}
+// The READMEs checked by TestReadmeReferences, from this package's folder:
+// the two READMEs and every Markdown file under docs/.
+var readmes = func() []string {
+	docs, _ := filepath.Glob("../../docs/*.md")
+	more, _ := filepath.Glob("../../docs/*/*.md")
+	return append([]string{"../../README.md", "../../examples/README.md"}, append(docs, more...)...)
+}()
 
 var (
 	// mdLink is a Markdown link: [text](target).
