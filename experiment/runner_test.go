@@ -247,7 +247,11 @@ func TestRunnerGraph(t *testing.T) {
 	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
 name: graph
 variants:
-  - {name: chain, graph: graph.yaml}
+  - name: chain
+    graph: graph.yaml
+    # A graph's setup runs before its nodes start, its teardown after they stop.
+    setup: "touch set-up"
+    teardown: "test -f set-up && touch torn-down"
   - name: started
     target: "http://127.0.0.1:%[2]d/"
     start: "%[1]s serve --listen 127.0.0.1:%[2]d"
@@ -269,6 +273,11 @@ probes:
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "configured.json")); err != nil || !bytes.Contains(b, []byte(`"success_ratio": 1`)) {
 		t.Errorf("the configure command's request, in the spec's folder: %s, %v; want one success", b, err)
+	}
+	for _, f := range []string{"set-up", "torn-down"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the graph variant's setup and teardown: %v", err)
+		}
 	}
 	// Torn down: the started server no longer listens.
 	if resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port)); err == nil {

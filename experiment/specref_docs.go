@@ -89,13 +89,13 @@ var specDocsTop = map[string]specDoc{
 	},
 	"variants[].setup": {
 		typ:     "shell command",
-		doc:     "A command (sh -c, in the spec's folder) that sets the variant up before it starts; if it fails, so does the trial. Run for a target, and before a variant is deployed to a cluster; a graph latlab starts here runs none. A first word holding a '/' must be an executable file.",
+		doc:     "A command (sh -c, in the spec's folder) that sets the variant up before it starts: before a graph's nodes, a target's start command, or a deployment to a cluster; if it fails, so does the trial. A first word holding a '/' must be an executable file.",
 		def:     "none",
 		example: "setup: ./start-proxy.sh",
 	},
 	"variants[].teardown": {
 		typ:     "shell command",
-		doc:     "A command (sh -c, in the spec's folder) run when the variant is taken down: at the end, after Ctrl-C, and as restart says. Run for a target and for a variant on a cluster; a graph latlab starts here runs none. Its failure is reported, and the run goes on.",
+		doc:     "A command (sh -c, in the spec's folder) run when the variant is taken down, after its graph's nodes or its start command have stopped: at the end, after Ctrl-C, and as restart says. Its failure is reported, and the run goes on.",
 		def:     "none",
 		example: "teardown: ./stop-proxy.sh",
 	},

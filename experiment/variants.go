@@ -48,17 +48,20 @@ func (l *live) metricsURLs() []string {
 	return urls
 }
 
-// setUp starts v: launches its graph, or runs its setup command, its start
-// command and waits for its ready URL; then runs its configure command. A
-// variant on a cluster is deployed there after its setup command.
+// setUp starts v: runs its setup command, then launches its graph, or runs
+// its start command and waits for its ready URL; then runs its configure
+// command. A variant on a cluster is deployed there after its setup
+// command.
 func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
 	l := &live{v: v, level: t.Level, nodes: map[string]string{}}
-	if v.InCluster() {
-		if v.Setup != "" {
-			if err := r.shell(ctx, v.Setup); err != nil {
-				return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
-			}
+	// The setup comes first, whatever the variant: before its graph's
+	// nodes, its start command or its deployment.
+	if v.Setup != "" {
+		if err := r.shell(ctx, v.Setup); err != nil {
+			return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
 		}
+	}
+	if v.InCluster() {
 		if err := r.setUpKube(ctx, l); err != nil {
 			return nil, err
 		}
@@ -77,6 +80,7 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		}
 		c, err := graph.Launch(ctx, v.Topology, opts)
 		if err != nil {
+			r.tearDown(l) // its teardown undoes its setup
 			return nil, fmt.Errorf("variant %s: starting %s: %w", v.Name, v.Graph, err)
 		}
 		l.cluster, l.entry = c, c.Entry
@@ -85,11 +89,6 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 			l.pids = append(l.pids, n.PID)
 		}
 		return r.configure(ctx, l)
-	}
-	if v.Setup != "" {
-		if err := r.shell(ctx, v.Setup); err != nil {
-			return nil, fmt.Errorf("variant %s: setup %q: %w", v.Name, v.Setup, err)
-		}
 	}
 	if v.Start != "" {
 		if addr := listening(cmp.Or(v.Ready, v.Target)); addr != "" {
@@ -239,7 +238,6 @@ func (r *Runner) tearDown(l *live) {
 		if err := l.cluster.Stop(); err != nil {
 			r.logf("variant %s: stopping its graph: %v", l.v.Name, err)
 		}
-		return
 	}
 	if l.v.Teardown != "" {
 		// A teardown runs even when the run was interrupted.
