@@ -159,9 +159,10 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 		if c.BaselineN > 0 {
 			base = units.Seconds(c.Diff.Baseline)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Escape(c.Variant), c.Level, c.Name, base, comparedText(c.Diff), c.Diff)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", textsafe.Escape(c.Variant), c.Level, c.Name, base, comparedText(c.Diff), c.Diff, sigMark(c.Diff))
 	}
 	tw.Flush()
+	b.WriteString(sigLegend + "\n")
 }
 
 func (r *Experiment) sloText(b *strings.Builder) {

@@ -148,7 +148,7 @@ func (r *Experiment) overheadSection() htmlSection {
 		s.Intro = []string{"No variant to compare with the baseline " + r.Baseline + "."}
 		return s
 	}
-	s.Intro = []string{fmt.Sprintf("%s p is Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold.",
+	s.Intro = []string{fmt.Sprintf("%s p is Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold and marked *.",
 		overheadMethods(" "), len(r.Overheads)/len(analysis.CompareStats))}
 	t := htmlTable{Head: []string{"variant", "level", "stat", r.Baseline, "compared", "overhead", "relative CI", "p", "p (Holm)"}}
 	for _, c := range r.Overheads {
@@ -165,7 +165,7 @@ func (r *Experiment) overheadSection() htmlSection {
 			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*c.RelLo, 100*c.RelHi)
 		}
 		row := []htmlCell{{Text: c.Variant}, {Text: c.Level.String(), Class: "num"}, {Text: c.Name},
-			{Text: base, Class: "num"}, {Text: comparedText(c.Diff)}, {Text: c.Diff.String(), Class: class}, {Text: rel, Class: "num"},
+			{Text: base, Class: "num"}, {Text: comparedText(c.Diff)}, {Text: c.Diff.String() + sigMark(c.Diff), Class: class}, {Text: rel, Class: "num"},
 			{Text: pText(c.P), Class: "num"}, {Text: pText(c.PAdj), Class: "num"}}
 		if len(c.Warnings) > 0 {
 			row[5].Title = strings.Join(c.Warnings, "\n")
@@ -173,6 +173,7 @@ func (r *Experiment) overheadSection() htmlSection {
 		t.Rows = append(t.Rows, row)
 	}
 	s.Tables = append(s.Tables, t)
+	s.Notes = append(s.Notes, sigLegend)
 	return s
 }
 

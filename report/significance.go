@@ -1,0 +1,17 @@
+package report
+
+import "github.com/latlab/latlab/analysis"
+
+// sigLegend explains sigMark under every overhead table, text and HTML:
+// the same mark as the demo's headline, CSV's and JSON's significant.
+const sigLegend = "* significant after Holm's correction within its percentile's rows (adjusted p < 0.05). " +
+	"The 95% intervals are not adjusted: one may exclude 0 without a *."
+
+// sigMark is " *" after a difference that stays significant after Holm's
+// correction, "" after any other.
+func sigMark(d analysis.Diff) string {
+	if d.Significant {
+		return " *"
+	}
+	return ""
+}
