@@ -42,7 +42,7 @@ cpus: {load: %d}
 	db := filepath.Join(dir, "results.db")
 
 	plan, err := exec.Command(bin, "run", spec, "--dry-run").CombinedOutput()
-	if err != nil || !strings.Contains(string(plan), fmt.Sprintf("cpus:     latlab on %d, targets on the others", first)) {
+	if err != nil || !strings.Contains(string(plan), fmt.Sprintf("cpus:     latlab on %d, what it starts on ", first)) {
 		t.Errorf("the dry run does not show the pinning (%v):\n%s", err, plan)
 	}
 	if out, err := exec.Command(bin, "run", spec, "-o", db, "-q").CombinedOutput(); err != nil {
