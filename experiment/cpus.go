@@ -59,11 +59,7 @@ func (r *Runner) pinCPUs() error {
 		return err
 	}
 	if targets == nil {
-		for _, cpu := range allowed {
-			if !slices.Contains(loadCPUs, cpu) {
-				targets = append(targets, cpu)
-			}
-		}
+		targets = cpusBut(allowed, loadCPUs)
 	}
 	if loadCPUs != nil {
 		if err := load.PinCPUs(loadCPUs); err != nil {
@@ -82,4 +78,16 @@ func (c CPUs) describe(targets string) string {
 		loadCPUs = "any"
 	}
 	return fmt.Sprintf("latlab on %s, what it starts on %s", loadCPUs, targets)
+}
+
+// cpusBut returns the CPUs of allowed that are not in except: where what
+// latlab starts goes when the spec gives only cpus.load.
+func cpusBut(allowed, except []int) []int {
+	var rest []int
+	for _, cpu := range allowed {
+		if !slices.Contains(except, cpu) {
+			rest = append(rest, cpu)
+		}
+	}
+	return rest
 }

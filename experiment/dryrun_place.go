@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -89,12 +88,7 @@ func (c CPUs) targetCPUs() string {
 	if err != nil {
 		return "the CPUs latlab may use but cpus.load"
 	}
-	var rest []int
-	for _, cpu := range allowed {
-		if !slices.Contains(loadCPUs, cpu) {
-			rest = append(rest, cpu)
-		}
-	}
+	rest := cpusBut(allowed, loadCPUs)
 	if len(rest) == 0 {
 		return "none: latlab may use no CPU but cpus.load"
 	}
