@@ -138,8 +138,8 @@ func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agen
 }
 
 // agentRealtime returns when an agent's loops run real-time: always
-// when the spec asks realtime: true, else never, realtime: auto
-// included. An agent is one of several
+// when the spec asks realtime: true, else never, realtime: auto (the
+// default) included. An agent is one of several
 // generators, on one machine (local shards) or on a node beside others:
 // each loop bounds what it takes as a real-time thread (load.RealtimeAuto),
 // but nothing bounds what several processes' loops take together, and in
@@ -148,10 +148,10 @@ func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agen
 // latency p99 at 2.3 and 9.6 times the target's in two runs of three, on the
 // fair scheduler within 6%.
 func agentRealtime(asked load.Realtime) load.Realtime {
-	if asked == load.RealtimeAuto {
-		return load.RealtimeOff
+	if asked == load.RealtimeOn {
+		return asked
 	}
-	return asked
+	return load.RealtimeOff
 }
 
 // run runs the trial and keeps its outcome.

@@ -98,7 +98,7 @@ var refTypes = map[reflect.Type]string{
 	reflect.TypeFor[load.Mode]():     refOneOf(load.Modes...),
 	reflect.TypeFor[Order]():         refOneOf(Interleaved, Grouped),
 	reflect.TypeFor[Restart]():       refOneOf(Never, PerRun, PerRate),
-	reflect.TypeFor[load.Realtime](): refOneOf("false", "auto", "true"),
+	reflect.TypeFor[load.Realtime](): refOneOf("auto", "false", "true"),
 }
 
 // loadType is the type of the spec's load and of a variant's.

@@ -55,9 +55,9 @@ var specDocsLoad = map[string]specDoc{
 		example: "pool: 64",
 	},
 	"load.realtime": {
-		doc:     "When open mode's event loops run as real-time threads (SCHED_FIFO): false never; auto while a loop uses under a quarter of a CPU, where latlab may (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more); true always, failing where that is not allowed. Open mode only; true is refused with http2, h2c, `client: nethttp` and `on: kubernetes` (a load pod has no capabilities).",
-		def:     "false",
-		example: "realtime: auto",
+		doc:     "When open mode's event loops run as real-time threads (SCHED_FIFO): auto while the fair scheduler wakes a loop late (a busy machine) and it uses under a quarter of a CPU, where latlab may (root, CAP_SYS_NICE or an RLIMIT_RTPRIO of 1 or more); false never; true always, failing where that is not allowed. Open mode only; true is refused with http2, h2c, `client: nethttp` and `on: kubernetes` (a load pod has no capabilities). Shards and load pods never choose real-time for themselves: auto is false there.",
+		def:     "auto",
+		example: "realtime: false",
 	},
 	"load.duration": {
 		doc:     "How long each trial's measured load lasts (the warm-up apart). With requests too, a trial stops at whichever comes first. Positive, at most 24h.",

@@ -48,10 +48,10 @@ type Config struct {
 	Pool int
 	// Realtime says when an open loop's event loops run as real-time
 	// threads (SCHED_FIFO), ahead of everything else this machine runs,
-	// so that a loop sends on time however busy the machine: never by
-	// default (RealtimeOff), while light (RealtimeAuto) or always
-	// (RealtimeOn). It changes nothing for a closed loop, a ramp or
-	// net/http.
+	// so that a loop sends on time however busy the machine: by default
+	// while the fair scheduler wakes it late and it is light
+	// (RealtimeAuto), never (RealtimeOff) or always (RealtimeOn). It
+	// changes nothing for a closed loop, a ramp or net/http.
 	Realtime Realtime
 	// Started, if set, is called with the recorder of Attack's measured
 	// phase as it starts, for live progress.

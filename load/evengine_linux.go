@@ -105,8 +105,8 @@ func (e *engine) run(r *runner, m Open, ready func()) {
 			defer precise()()
 			// CheckRealtime ran when the attacker was made: a failure
 			// here leaves the thread as it was.
-			l.sched, _ = prompt(e.realtime)
-			defer l.sched.undo()
+			l.sched, _ = prompt(e.realtime, l.lastSched)
+			defer func() { l.lastSched = l.sched.undo() }()
 			set.Done()
 			<-gate
 			l.run(r, p, int64(i), int64(len(e.loops)))

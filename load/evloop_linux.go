@@ -73,6 +73,7 @@ type evloop struct {
 	adaptAt  time.Duration // when the loop next weighs its wake-ups
 	wakes    int           // wake-ups for the schedule since it last did
 	lateOnes int           // of them, those lateMark later than meant
+	lateFar  int           // and those farMark later
 	now      time.Duration // the time at the top of the loop's last turn
 	behind   time.Duration // when the loop last found itself behind its schedule
 	late     time.Duration // how late timed wake-ups came lately
@@ -83,6 +84,8 @@ type evloop struct {
 	// batches while reads carry stamps.
 	deaf  bool
 	sched *loopSched // how the kernel runs the loop's thread (sched_linux.go)
+	// lastSched is where the last phase left it, for the next one's.
+	lastSched *loopSched
 }
 
 // maxEarly bounds how much earlier than a request is due a loop wakes, to
@@ -133,7 +136,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		l.await(l.nextDue) // a later one the loop's own waits find
 	}
 	l.scanAt = Now() + l.scanEvery()
-	l.adaptAt, l.wakes, l.lateOnes = Now()+adaptEvery, 0, 0
+	l.adaptAt, l.wakes, l.lateOnes, l.lateFar = Now()+adaptEvery, 0, 0, 0
 	for {
 		now := l.tick()
 		l.now = now
@@ -215,7 +218,13 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 // wake-ups late at a low rate never makes it batch: batching would not
 // help it keep up, only add lag.
 func (l *evloop) adapt() {
-	l.sched.weigh(l.now)
+	wasFair := !l.sched.realtime()
+	l.sched.weigh(l.now, l.wakes, l.lateFar)
+	if wasFair && l.sched.realtime() {
+		// Late on the fair scheduler: real-time, not batching, is the
+		// cure tried first.
+		l.wakes, l.lateOnes = 0, 0
+	}
 	if l.wakes > 0 {
 		late := float64(l.lateOnes) / float64(l.wakes)
 		switch {
@@ -228,7 +237,7 @@ func (l *evloop) adapt() {
 			l.batch = max(l.batch, l.least)
 		}
 	}
-	l.wakes, l.lateOnes = 0, 0
+	l.wakes, l.lateOnes, l.lateFar = 0, 0, 0
 	l.deaf = l.batch > 0 || deafAlways
 }
 
@@ -329,8 +338,11 @@ func (l *evloop) advance() {
 // release begins every request due by now.
 func (l *evloop) release(now time.Duration) {
 	if l.more && l.nextDue <= now {
-		if now-max(l.nextDue, l.released+l.batch) > lateMark {
+		if over := now - max(l.nextDue, l.released+l.batch); over > lateMark {
 			l.lateOnes++
+			if over > farMark {
+				l.lateFar++
+			}
 		}
 		l.wakes++
 		l.released = now

@@ -26,7 +26,7 @@ type Settings struct {
 	Arrivals    string        `spec:"arrivals"`      // open: ConstantArrivals or PoissonArrivals; "" is constant
 	MaxInFlight int           `spec:"max_in_flight"` // open: cap on requests in flight; 0 means DefaultMaxInFlight
 	Pool        int           `spec:"pool"`          // open: connections opened before the load and kept; 0 sizes the pool from the rate
-	Realtime    Realtime      `spec:"realtime"`      // open: when event loops run as real-time threads (Config.Realtime); "" is never
+	Realtime    Realtime      `spec:"realtime"`      // open: when event loops run as real-time threads (Config.Realtime); "" is auto
 	Duration    time.Duration `spec:"duration"`      // stop sending after this long; 0 means no limit (Requests is set)
 	Requests    int64         `spec:"requests"`      // stop after this many requests (scenario iterations); 0 means no limit
 	Interval    time.Duration `spec:"interval"`      // length of one interval of the series; 0 means 1 s

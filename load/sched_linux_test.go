@@ -42,7 +42,7 @@ func TestPromptSlice(t *testing.T) {
 		if before.Policy != unix.SCHED_NORMAL {
 			t.Skipf("this thread runs policy %d, which prompt leaves alone", before.Policy)
 		}
-		ls, err := prompt(RealtimeOff)
+		ls, err := prompt(RealtimeOff, nil)
 		if err != nil {
 			t.Fatalf("prompt: %v", err)
 		}
@@ -78,7 +78,7 @@ func TestPromptRealtime(t *testing.T) {
 	}
 	onThread(func() {
 		before := schedAttr(t)
-		ls, err := prompt(RealtimeOn)
+		ls, err := prompt(RealtimeOn, nil)
 		if err != nil {
 			t.Fatalf("prompt: %v", err)
 		}
@@ -92,49 +92,92 @@ func TestPromptRealtime(t *testing.T) {
 	})
 }
 
-// TestPromptAuto holds that a loop left to choose runs real-time where
-// allowed, goes back to the fair scheduler once it used over a quarter of a CPU,
-// stays there for fairHold, and comes back once light again.
+// TestPromptAuto holds that a loop left to choose starts on the fair
+// scheduler, goes real-time where allowed once a span of its wake-ups came
+// late while it is light, tries the fair scheduler again after its stint
+// and goes back for twice as long if that is late too, and leaves
+// real-time for at least fairHold once it used over a quarter of a CPU.
 func TestPromptAuto(t *testing.T) {
 	onThread(func() {
 		before := schedAttr(t)
 		if before.Policy != unix.SCHED_NORMAL {
 			t.Skipf("this thread runs policy %d, which prompt leaves alone", before.Policy)
 		}
-		ls, err := prompt(RealtimeAuto)
+		ls, err := prompt(RealtimeAuto, nil)
 		if err != nil {
 			t.Fatalf("prompt: %v", err)
 		}
 		defer ls.undo()
-		if CheckRealtime() != nil {
-			if a := schedAttr(t); a.Policy != unix.SCHED_NORMAL || ls.auto {
-				t.Errorf("policy %d auto %v where real-time is not allowed; want the fair policy", a.Policy, ls.auto)
-			}
-			t.Skip("real-time threads not allowed here")
-		}
 		policy := func() uint32 { return schedAttr(t).Policy }
-		if p := policy(); p != unix.SCHED_FIFO || !ls.fifo {
-			t.Fatalf("policy %d, want SCHED_FIFO", p)
-		}
-		// The weighs' clocks are made up: 0.9 ms of CPU in 1 ms of wall
-		// time, then next to none in a second.
-		now := Now()
-		ls.cpu, ls.at = threadCPU()-900*time.Microsecond, now-time.Millisecond
-		ls.weigh(now)
 		if p := policy(); p != unix.SCHED_NORMAL || ls.fifo {
-			t.Fatalf("after 90%% of a CPU: policy %d, want the fair policy", p)
+			t.Fatalf("at the start: policy %d, want the fair policy", p)
 		}
 		if a := schedAttr(t); a.Runtime != uint64(shortSlice) && a.Runtime != 0 {
 			t.Errorf("slice %d ns, want the shortest", a.Runtime)
 		}
-		ls.weigh(now + fairHold/2)
-		if p := policy(); p != unix.SCHED_NORMAL {
-			t.Errorf("light again within fairHold: policy %d, want the fair policy still", p)
+		if CheckRealtime() != nil {
+			ls.weigh(Now()+adaptEvery, 200, 100)
+			if p := policy(); p != unix.SCHED_NORMAL || ls.auto {
+				t.Errorf("policy %d auto %v where real-time is not allowed; want the fair policy", p, ls.auto)
+			}
+			t.Skip("real-time threads not allowed here")
 		}
-		ls.weigh(now + 2*fairHold)
-		if p := policy(); p != unix.SCHED_FIFO || !ls.fifo {
-			t.Errorf("light after fairHold: policy %d, want SCHED_FIFO", p)
+		// The weighs' clocks are made up; the thread's CPU time is real,
+		// next to none over the made-up spans unless set otherwise.
+		now := Now()
+		step := func(d time.Duration, wakes, far int) {
+			now += d
+			ls.weigh(now, wakes, far)
 		}
+		want := func(what string, fifo bool) {
+			t.Helper()
+			p := policy()
+			if fifo != (p == unix.SCHED_FIFO) || fifo != ls.fifo {
+				t.Fatalf("%s: policy %d, real-time %v", what, p, ls.fifo)
+			}
+		}
+		step(adaptEvery, 50, 10)
+		want("10 of 50 late, a span not yet whole", false)
+		step(adaptEvery, 150, 0)
+		want("10 of 200 late, the span whole", true)
+		step(stintLeast/2, 200, 0)
+		want("within the stint", true)
+		step(stintLeast, 200, 0)
+		want("after the stint", false)
+		if !ls.probe {
+			t.Fatal("after the stint: not trying the fair scheduler")
+		}
+		step(adaptEvery, 200, 30) // the try was late: back for longer
+		want("a late try", true)
+		if ls.stint != 2*stintLeast {
+			t.Fatalf("after a late try: stint %v, want %v", ls.stint, 2*stintLeast)
+		}
+		step(2*stintLeast, 200, 0)
+		step(adaptEvery, 200, 0) // a try on time ends it
+		want("a try on time", false)
+		if ls.probe {
+			t.Fatal("after a try on time: still trying")
+		}
+		step(adaptEvery, 200, 2)
+		want("2 of 200 late: under lateLeast", false)
+		step(adaptEvery, 2000, 20)
+		want("20 of 2000 late: under lateMore", false)
+		step(spanMost, 20, 3)
+		want("3 of 20 late over spanMost", true)
+		if ls.stint != stintLeast {
+			t.Errorf("late again after a try on time: stint %v, want %v", ls.stint, stintLeast)
+		}
+		// 0.9 ms of CPU in 1 ms of wall time, weigh after weigh: too
+		// heavy to stay.
+		for range 2 * dutyWeighs {
+			ls.cpu, ls.at = threadCPU()-900*time.Microsecond, now-time.Millisecond
+			ls.weigh(now, 200, 0)
+		}
+		want("after 90% of a CPU", false)
+		step(fairHold/2, 200, 30)
+		want("late within fairHold", false)
+		step(fairHold, 200, 30)
+		want("late and light after fairHold", true)
 		ls.undo()
 		if after := schedAttr(t); after.Policy != before.Policy || after.Priority != before.Priority || after.Nice != before.Nice {
 			t.Errorf("after undo: %+v, want %+v", *after, *before)
@@ -142,9 +185,42 @@ func TestPromptAuto(t *testing.T) {
 	})
 }
 
+// TestPromptAutoCarries holds that a phase begins where the loop's last
+// one left it: real-time after a warm-up that ended real-time.
+func TestPromptAutoCarries(t *testing.T) {
+	if err := CheckRealtime(); err != nil {
+		t.Skipf("real-time threads not allowed here: %v", err)
+	}
+	onThread(func() {
+		ls, err := prompt(RealtimeAuto, nil)
+		if err != nil {
+			t.Fatalf("prompt: %v", err)
+		}
+		now := Now()
+		ls.weigh(now+adaptEvery, 200, 30)
+		if !ls.fifo {
+			t.Fatal("not real-time after a late span")
+		}
+		last := ls.undo()
+		if p := schedAttr(t).Policy; p == unix.SCHED_FIFO {
+			t.Fatal("real-time after undo")
+		}
+		next, err := prompt(RealtimeAuto, last)
+		if err != nil {
+			t.Fatalf("prompt: %v", err)
+		}
+		defer next.undo()
+		if p := schedAttr(t).Policy; p != unix.SCHED_FIFO || !next.fifo || next.until != last.until {
+			t.Errorf("the next phase: policy %d, until %v; want SCHED_FIFO until %v", p, next.until, last.until)
+		}
+	})
+}
+
 // TestAttackRealtime runs an open loop on real-time loops, asked for and
-// by default (a light loop): the same schedule, every request answered,
-// and the process's threads back on the fair scheduler after.
+// by default (a light loop made late: every tenth request's build takes
+// 1.2 ms, so the next one is due before the loop is back): the same
+// schedule, every request answered, and the process's threads back on the
+// fair scheduler after.
 func TestAttackRealtime(t *testing.T) {
 	if err := CheckRealtime(); err != nil {
 		t.Skipf("real-time threads not allowed here: %v", err)
@@ -153,6 +229,14 @@ func TestAttackRealtime(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			withProcs(t, 2)
 			srv := newCountingServer(t, 0)
+			if mode == RealtimeAuto {
+				testHookBuild = func(seq int64, _ int) {
+					if seq%10 == 9 {
+						time.Sleep(1200 * time.Microsecond)
+					}
+				}
+				defer func() { testHookBuild = nil }()
+			}
 			// A look at the threads every few milliseconds while the load runs.
 			stop, seen := make(chan struct{}), make(chan bool, 1)
 			go func() {

@@ -158,9 +158,9 @@ still exits 130.
 	fl.BoolVar(&f.NoKeepAlive, "no-keepalive", false, "open a new connection for every request")
 	fl.IntVar(&f.Connections, "connections", 0, "cap on open connections (default: the in-flight cap)")
 	fl.IntVar(&f.Pool, "pool", 0, "open loop: connections opened before the load and kept (default: rate × 2 ms)")
-	fl.Var(&f.Realtime, "realtime", "open loop: run the event loops as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): true, false, or auto (while a loop uses under a quarter of a CPU, where allowed)")
+	fl.Var(&f.Realtime, "realtime", "open loop: when the event loops run as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): auto (while the fair scheduler wakes a loop late and it uses under a quarter of a CPU, where allowed), true (always) or false (never)")
 	fl.Lookup("realtime").NoOptDefVal = "true"
-	fl.Lookup("realtime").DefValue = "false"
+	fl.Lookup("realtime").DefValue = "auto"
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
 	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
 	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 connection")
@@ -191,7 +191,7 @@ still exits 130.
 }
 
 func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string, stdout, stderr io.Writer) error {
-	if err := f.pod.check(cmd.Flags().Changed); err != nil {
+	if err := f.pod.check(f.podSet(cmd.Flags().Changed)); err != nil {
 		return err
 	}
 	if err := f.shards.check(cmd.Flags().Changed, f.pod.on); err != nil {

@@ -77,6 +77,17 @@ var podRefused = []struct{ flag, why string }{
 	{"realtime", "a load pod runs without capabilities, and real-time threads need CAP_SYS_NICE: drop it with --kubernetes"},
 }
 
+// podSet is set as check reads it: --realtime counts only when it asks
+// for real-time loops, as a pod's loops never choose it themselves.
+func (f *attackFlags) podSet(set func(string) bool) func(string) bool {
+	return func(name string) bool {
+		if name == "realtime" && f.Realtime != load.RealtimeOn {
+			return false
+		}
+		return set(name)
+	}
+}
+
 // check refuses the flags of a pod without --kubernetes, --kubernetes
 // without --image, and with it the flags a pod cannot take (podRefused).
 func (p *podFlags) check(set func(string) bool) error {

@@ -101,6 +101,8 @@ func TestAttackPodSpec(t *testing.T) {
 		{url, "--sequential", "-n", "10", "-m", "PUT", "--body-file", "body.json"},
 		{"https://svc.ns.svc:8443/", "--http2", "--streams", "10", "--cacert", "ca.pem", "-n", "10", "-c", "2"},
 		{url, "--h2c", "-r", "10", "-d", "1s"},
+		{url, "-r", "10", "-d", "1s", "--realtime=false"},
+		{url, "-r", "10", "-d", "1s", "--realtime=auto"},
 		{"https://svc.ns.svc:8443/", "--client", "nethttp", "--insecure", "-n", "10"},
 		{"--targets", "t.targets", "-r", "10", "-d", "1s", "-c", "5", "--warmup", "1s"},
 		{"--scenario", "s.yaml", "-c", "2", "-n", "4"},
@@ -124,7 +126,7 @@ func TestAttackPodSpec(t *testing.T) {
 				t.Fatal(err)
 			}
 			pos := cmd.Flags().Args()
-			if err := f.pod.check(cmd.Flags().Changed); err != nil {
+			if err := f.pod.check(f.podSet(cmd.Flags().Changed)); err != nil {
 				t.Fatal(err)
 			}
 			local, _, err := f.config(cmd, pos)
@@ -202,7 +204,7 @@ func TestAttackPodPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	pos := cmd.Flags().Args()
-	if err := f.pod.check(cmd.Flags().Changed); err != nil {
+	if err := f.pod.check(f.podSet(cmd.Flags().Changed)); err != nil {
 		t.Fatal(err)
 	}
 	cfg, _, err := f.config(cmd, pos)
