@@ -294,8 +294,18 @@ func (l *evloop) wait(d time.Duration) int {
 			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
 		} else if l.pwait2 {
+			// A wait that blocks holds the loop's P too (engine.run
+			// keeps one more), and never enters the scheduler's
+			// bookkeeping of a system call: a goroutine in a system
+			// call is one the collector may scan meanwhile, and one
+			// that returns during the scan spins until it ends. On a
+			// real-time thread, the scanner waiting for that very CPU
+			// made it spin for 100 ms and more, beside stress-ng. A
+			// goroutine that stays running is stopped by a signal
+			// instead (the wait ends early, EINTR), and sleeps while it
+			// is scanned.
 			l.ts = unix.NsecToTimespec(int64(d)) // a field: a local would escape, an allocation per wait
-			n, _, errno = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
+			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
 				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
 			if errno == unix.ENOSYS {
 				l.pwait2 = false
@@ -303,13 +313,13 @@ func (l *evloop) wait(d time.Duration) int {
 			}
 		} else {
 			ms := int(d / time.Millisecond)
-			n1, err := unix.EpollWait(l.epfd, l.events, ms)
-			n = uintptr(max(n1, 0))
-			if e, ok := err.(unix.Errno); ok {
-				errno = e
+			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(ms), 0, 0)
+			if errno != 0 {
+				n = 0
 			}
-			if ms == 0 && d > 0 && n1 == 0 {
-				nap(int64(d)) // under a millisecond: the thread sleeps it
+			if ms == 0 && d > 0 && n == 0 && errno == 0 {
+				l.nap(d) // under a millisecond: the thread sleeps it
 			}
 		}
 		if errno == unix.EINTR {
