@@ -283,50 +283,42 @@ func (l *evloop) dispatch(n int) {
 	}
 }
 
-// wait waits for events on the loop's connections for at most d.
+// wait waits for events on the loop's connections for at most d, and
+// returns how many came (none on an error or a signal).
+//
+// Every wait is a raw system call, one that blocks too: it holds the
+// loop's P (engine.run keeps one more) and never enters the scheduler's
+// bookkeeping of a system call. A goroutine in a system call is one the
+// collector may scan meanwhile, and one that returns during the scan spins
+// until it ends: on a real-time thread, with the scanner waiting for that
+// very CPU, it spun for 100 ms and more beside stress-ng. A goroutine that
+// stays running is stopped by a signal instead (the wait ends early,
+// EINTR), and sleeps while it is scanned.
 func (l *evloop) wait(d time.Duration) int {
-	for {
-		var n uintptr
-		var errno unix.Errno
-		if d == 0 {
-			// A look that cannot block needs none of the scheduler's
-			// bookkeeping of a system call that might.
-			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
-				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
-		} else if l.pwait2 {
-			// A wait that blocks holds the loop's P too (engine.run
-			// keeps one more), and never enters the scheduler's
-			// bookkeeping of a system call: a goroutine in a system
-			// call is one the collector may scan meanwhile, and one
-			// that returns during the scan spins until it ends. On a
-			// real-time thread, the scanner waiting for that very CPU
-			// made it spin for 100 ms and more, beside stress-ng. A
-			// goroutine that stays running is stopped by a signal
-			// instead (the wait ends early, EINTR), and sleeps while it
-			// is scanned.
-			l.ts = unix.NsecToTimespec(int64(d)) // a field: a local would escape, an allocation per wait
-			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
-				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
-			if errno == unix.ENOSYS {
-				l.pwait2 = false
-				continue
-			}
-		} else {
-			ms := int(d / time.Millisecond)
-			n, _, errno = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
-				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(ms), 0, 0)
-			if errno != 0 {
-				n = 0
-			}
-			if ms == 0 && d > 0 && n == 0 && errno == 0 {
-				l.nap(d) // under a millisecond: the thread sleeps it
-			}
+	if d > 0 && l.pwait2 {
+		l.ts = unix.NsecToTimespec(int64(d)) // a field: a local would escape, an allocation per wait
+		n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(unsafe.Pointer(&l.ts)), 0, 0)
+		if errno != unix.ENOSYS {
+			return events(n, errno)
 		}
-		if errno == unix.EINTR {
-			return 0
-		}
-		return int(n)
+		l.pwait2 = false
 	}
+	ms := int(d / time.Millisecond) // epoll_pwait's unit; 0 only looks
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+		uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), uintptr(ms), 0, 0)
+	if ms == 0 && d > 0 && n == 0 && errno == 0 {
+		l.nap(d) // under a millisecond: the thread sleeps it
+	}
+	return events(n, errno)
+}
+
+// events returns the count an epoll wait returned, none on an error.
+func events(n uintptr, errno unix.Errno) int {
+	if errno != 0 {
+		return 0
+	}
+	return int(n)
 }
 
 // advance moves to the next request of the loop's share.
