@@ -23,7 +23,7 @@ const (
 	// loop that spins before its requests keeps a fast target sharing its
 	// CPU from answering (nginx at 5,000/s: latency p50 33 µs against
 	// 16 µs). On a busy one it sends on time (beside stress-ng --cpu 2 at
-	// 4,000/s: latency p50 within 0.1% of the target's, 6% above it on the
+	// 4,000/s: latency p50 within 0.2% of the target's, 6% above it on the
 	// fair scheduler alone).
 	RealtimeAuto Realtime = ""
 	// RealtimeOff keeps every loop on the fair scheduler, asking only
