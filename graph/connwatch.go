@@ -166,8 +166,10 @@ func (l *watchedListener) Accept() (net.Conn, error) {
 			return nil, errTLSListener
 		}
 		if l.open.Load() >= l.max {
-			c.Close()
+			// Counted before the close, so that a client that sees
+			// the close finds it counted.
 			l.refused.Inc()
+			c.Close()
 			continue
 		}
 		l.open.Add(1)
