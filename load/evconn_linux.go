@@ -44,6 +44,7 @@ type evconn struct {
 	fresh bool // dialed to send a request again: no second retry
 	// untried: opened for a request during the run, no response yet
 	untried bool
+	ahead   bool // opened during the run for none yet (growAhead)
 	wout    bool // waits for EPOLLOUT: a request is partly written
 
 	dialAt   time.Duration
@@ -301,6 +302,9 @@ func (c *evconn) ready(l *evloop, events uint32) {
 		now := Now()
 		l.dialed(now - c.dialAt)
 		if !c.busy { // opened for the pool
+			if c.ahead {
+				l.r.rec.Connected(now - c.dialAt)
+			}
 			l.putIdle(c)
 			if l.r != nil {
 				l.pump()
@@ -317,9 +321,11 @@ func (c *evconn) ready(l *evloop, events uint32) {
 		c.receive(l)
 	case connIdle:
 		// The server closed a kept connection, or sent what nobody asked
-		// for: either way it is done.
+		// for: either way it is done, and the pool grows ahead no more
+		// (growAhead), lest it open what the server closes for ever.
 		l.unidle(c)
 		l.drop(c)
+		l.aheadOff = true
 	}
 }
 
@@ -423,6 +429,7 @@ func (c *evconn) fail(l *evloop, err error) {
 	retry := busy && c.reused && !c.fresh && c.rd.n == 0 && c.state != connDialing && isClosed(err)
 	l.drop(c)
 	if !busy {
+		l.aheadOff = true // a dial for the pool failed: see growAhead
 		return
 	}
 	if retry {

@@ -148,9 +148,10 @@ func (e *engine) preopen(src Source, n int, open bool) {
 
 // settle readies the pool for the measured phase after a warm-up ran on
 // it: each loop keeps what the warm-up opened and opens more, to hold
-// twice the warm-up's peak of requests in flight, so that the measured
-// load, longer than its warm-up and so likely to see a higher peak, opens
-// none where the warm-up needed none. An idle connection costs the
+// twice the warm-up's peak of requests in flight, and what the loop
+// would otherwise open ahead of need during the load (growAhead), so that the measured load,
+// longer than its warm-up and so likely to see a higher peak, opens none
+// where the warm-up needed none. An idle connection costs the
 // target a few kilobytes; one opened during the load costs a request its
 // connect. The pool is then every connection open.
 func (e *engine) settle(src Source) {
@@ -160,7 +161,7 @@ func (e *engine) settle(src Source) {
 		if l.peak == 0 {
 			continue // no warm-up ran here: the pool is as newEngine left it
 		}
-		need := min(2*l.peak+1, l.limit)
+		need := min(max(2*l.peak+1, l.aheadOf()), l.limit)
 		l.target, l.peak = max(l.target, need), 0
 		if more := need - l.open; more > 0 && len(keys) > 0 {
 			wg.Add(1)

@@ -50,6 +50,12 @@ type evloop struct {
 	pwait2  bool // epoll_pwait2 works: waits in nanoseconds
 	ts      unix.Timespec
 
+	// ahead is the address the pool grows to ahead of need (growAhead),
+	// that of the last request begun; aheadOff once such a dial failed,
+	// or the server closed a kept connection.
+	ahead    string
+	aheadOff bool
+
 	// Reads, and the stamps of arrivals (evstamp_linux.go).
 	msg    unix.Msghdr
 	iov    unix.Iovec
@@ -116,10 +122,12 @@ func (l *evloop) close() {
 }
 
 // testHookBuild, when set, is called before a loop builds a request;
-// testHookNap before it sleeps through arrivals.
+// testHookNap before it sleeps through arrivals; testHookAhead as it
+// opens a connection ahead of need.
 var (
 	testHookBuild func(seq int64, step int)
 	testHookNap   func()
+	testHookAhead func()
 )
 
 // scanEvery is how often a loop looks for requests past their timeout.
@@ -130,7 +138,7 @@ func (l *evloop) scanEvery() time.Duration {
 // run runs one phase: the requests first, first+stride, ... of p.
 func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 	l.r, l.pacer, l.next, l.stride, l.iters = r, p, first-stride, stride, 0
-	l.sending = true
+	l.sending, l.aheadOff = true, false
 	l.advance()
 	if l.more && l.nextDue-Now() < 10*time.Millisecond {
 		l.await(l.nextDue) // a later one the loop's own waits find
@@ -153,8 +161,10 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		}
 		if l.queued() > 0 {
 			l.pump()
+		} else if l.sending && l.more {
+			l.growAhead()
 		}
-		if l.busy == 0 && l.queued() == 0 && (!l.sending || !l.more) {
+		if l.busy == 0 && l.queued() == 0 && l.dials == 0 && (!l.sending || !l.more) {
 			return
 		}
 		if now >= l.scanAt {

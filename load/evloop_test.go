@@ -117,6 +117,34 @@ func TestEventLoopsCapCountsUnsent(t *testing.T) {
 	}
 }
 
+// TestEventLoopsGrowAhead: a pool sized for a faster target than the one
+// it meets grows once responses tell the service time, with connections
+// opened for no request yet, and counts them as opened during the load.
+func TestEventLoopsGrowAhead(t *testing.T) {
+	withProcs(t, 2)
+	srv := newCountingServer(t, 5*time.Millisecond)
+	const n = 200
+	var ahead atomic.Int64
+	testHookAhead = func() { ahead.Add(1) }
+	t.Cleanup(func() { testHookAhead = nil })
+	res := attack(t, context.Background(), Config{
+		Source: staticTo(t, srv.URL), Model: Open{Pacer: Constant{Rate: 1000}}, Count: n, Pool: 1,
+	})
+	if res.Requests != n {
+		t.Fatalf("completed %d of %d", res.Requests, n)
+	}
+	if got, want := srv.conns.Load(), res.Pool+res.Connect.TotalCount(); got != want {
+		t.Errorf("server saw %d connections; the result counts %d before the run and %d during it",
+			got, res.Pool, res.Connect.TotalCount())
+	}
+	// Little's law: 5 in flight at 1,000/s and 5 ms; the pool grows to
+	// twice that, and one more, ahead of need.
+	if srv.conns.Load() < 11 || ahead.Load() < 1 {
+		t.Errorf("%d connections in all, %d of them opened ahead of a request; want at least 11 and some ahead",
+			srv.conns.Load(), ahead.Load())
+	}
+}
+
 // TestEventLoopsPool opens the pool asked for before the load, and counts
 // every connection opened after it.
 func TestEventLoopsPool(t *testing.T) {

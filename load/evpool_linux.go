@@ -65,6 +65,9 @@ func (l *evloop) start(j evjob) bool {
 		}
 		j.req, j.key = req, keyOf(req)
 	}
+	if l.ahead != j.key && !l.aheadOff {
+		l.ahead = j.key
+	}
 	c := l.take(j.key)
 	if c == nil {
 		if !l.mayDial(j, Now()) {
@@ -137,6 +140,52 @@ func (l *evloop) need() int {
 		return math.MaxInt
 	}
 	return int(2*l.rate*l.service.Seconds()) + maxDials
+}
+
+// aheadPerTurn caps the connections a loop opens ahead of need in one
+// turn: each costs its system calls, a few microseconds of the loop's
+// time that a request due meanwhile would wait.
+const aheadPerTurn = 4
+
+// growAhead opens connections before any request waits for one: once a
+// response has told the target's service time, the pool grows to twice
+// what Little's law gives at the loop's rate, and one more, a few a turn,
+// to the address of the last request begun. A pool sized before the load
+// for a guessed service time then holds enough by the time the first
+// requests would have queued, and none waits for a connect. Room for a
+// burst (need) is opened only for requests that wait. A pool's dial that
+// fails, or a kept connection the server closes, ends the growing ahead
+// for the phase, lest the loop open what the server closes for ever:
+// growth is then for requests that wait (mayDial), which record their
+// failures.
+func (l *evloop) growAhead() {
+	if l.service == 0 || l.aheadOff || l.ahead == "" || l.queued() > 0 || l.open >= l.limit {
+		return
+	}
+	want := min(l.aheadOf(), l.limit)
+	for n := 0; n < aheadPerTurn && l.open < want && l.dials < maxDials; n++ {
+		l.open++
+		c := l.dial(l.ahead)
+		if c.err != nil {
+			l.drop(c)
+			l.aheadOff = true
+			return
+		}
+		c.ahead = true
+		if testHookAhead != nil {
+			testHookAhead()
+		}
+	}
+}
+
+// aheadOf returns the pool growAhead opens: twice what Little's law gives
+// at the loop's rate and the target's recent service time, and one more;
+// 0 before any response.
+func (l *evloop) aheadOf() int {
+	if l.service == 0 {
+		return 0
+	}
+	return int(2*l.rate*l.service.Seconds()) + 1
 }
 
 // served learns from a response that took d from its send: an average

@@ -244,6 +244,15 @@ func (r *Recorder) Sent() {
 	}
 }
 
+// Connected counts a connection opened during the load ahead of the
+// requests it will carry, which took connect to open: the connections
+// requests opened for themselves count with them (Record).
+func (r *Recorder) Connected(connect time.Duration) {
+	r.connMu.Lock()
+	recordDuration(r.connect, connect)
+	r.connMu.Unlock()
+}
+
 // Record adds one finished request. worker picks the shard; any stable
 // per-goroutine number will do.
 func (r *Recorder) Record(worker int, s *Sample) {
