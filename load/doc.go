@@ -14,8 +14,9 @@
 // every nth request of the schedule, waits on epoll until its next request
 // is due or a response arrives, and sends every request due at a wake-up in
 // one pass; only a loop that falls behind batches its wake-ups. Connections
-// are opened before the load (the pool), grow as the target takes them,
-// and are kept from the warm-up through the measured phase. Every other
+// are opened before the load (the pool), grow ahead of need once answers
+// tell the target's service time and as the target takes them, and are
+// kept from the warm-up through the measured phase. Every other
 // open loop, and every closed one, runs on goroutines: a worker per
 // request in flight.
 //
