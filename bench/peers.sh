@@ -169,11 +169,14 @@ else
   load_prefix=()
 fi
 
+# free_port: a port below the kernel's ephemeral range (where no outgoing
+# connection can hold it) that no socket uses.
+eph=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() {
   local p
   for _ in $(seq 100); do
-    p=$((20000 + RANDOM % 40000))
-    ss -Htln "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
+    p=$((10000 + RANDOM % (eph > 11000 ? eph - 10000 : 1000)))
+    ss -Htan "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return; }
   done
   die "no free port found"
 }
