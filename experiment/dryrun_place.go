@@ -13,19 +13,22 @@ import (
 // writePlacement says where what a run measures runs, as latlab run
 // --dry-run shows it after the totals: the CPUs of latlab and of what it
 // starts, when the spec pins them; which variants latlab starts (their
-// processes pinned and watched by the process probe); and which are
-// external targets, which latlab neither starts nor pins nor finds by
+// processes pinned and watched by the process probe); which it only sets
+// up (a setup command, pinned, whose daemons nobody watches); and which
+// are external targets, which latlab neither starts nor pins nor finds by
 // itself, with how to pin them and how to name them to the probe.
 func (s *Spec) writePlacement(w io.Writer) {
-	var started, external, cluster []string
+	var started, setUp, external, cluster []string
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		name := textsafe.Escape(v.Name)
 		switch {
 		case v.InCluster():
 			cluster = append(cluster, name)
-		case v.Graph != "" || v.Start != "" || v.Setup != "":
+		case v.Graph != "" || v.Start != "":
 			started = append(started, name)
+		case v.Setup != "":
+			setUp = append(setUp, name)
 		default:
 			external = append(external, name)
 		}
@@ -41,8 +44,16 @@ func (s *Spec) writePlacement(w io.Writer) {
 		if pinned {
 			where = "pinned to " + targets
 		}
-		fmt.Fprintf(w, "started:  %s: latlab starts them (graph nodes, start and setup commands, all they start), %s, watched by the process probe\n",
+		fmt.Fprintf(w, "started:  %s: latlab starts them (graph nodes, start commands, all they start), %s, watched by the process probe\n",
 			strings.Join(started, ", "), where)
+	}
+	if len(setUp) > 0 {
+		where := "not pinned"
+		if pinned {
+			where = "pinned to " + targets + ", as is what they start"
+		}
+		fmt.Fprintf(w, "set up:   %s: latlab runs their setup commands (%s) but watches nothing they leave running: name such a server to the process probe\n",
+			strings.Join(setUp, ", "), where)
 	}
 	if len(cluster) > 0 {
 		fmt.Fprintf(w, "cluster:  %s: placed by the cluster, not by cpus:\n", strings.Join(cluster, ", "))

@@ -26,7 +26,7 @@ cpus: {load: 0, targets: 1}
   - {name: own, target: 'http://127.0.0.1:18082/', start: 'latlab serve --listen 127.0.0.1:18082'}
 probes: {process: {names: [nginx], pids: [4242]}}
 `, []string{
-			"started:  own: latlab starts them (graph nodes, start and setup commands, all they start), not pinned, watched by the process probe\n",
+			"started:  own: latlab starts them (graph nodes, start commands, all they start), not pinned, watched by the process probe\n",
 			"external: nginx:",
 			"the process probe watches names nginx; PIDs 4242",
 		}, []string{"cpus:", "taskset", "not measured"}},
@@ -34,6 +34,12 @@ probes: {process: {names: [nginx], pids: [4242]}}
   - {name: own, target: 'http://127.0.0.1:18082/', start: 'latlab serve --listen 127.0.0.1:18082'}
 cpus: {load: 0, targets: 1}
 `, []string{"started:  own:", "pinned to 1,"}, []string{"external:"}},
+		{"setup only", head + `variants:
+  - {name: own, target: 'http://127.0.0.1:18082/', start: 'latlab serve --listen 127.0.0.1:18082'}
+  - {name: daemon, target: 'http://127.0.0.1:18083/', setup: 'true', teardown: 'true'}
+cpus: {load: 0, targets: 1}
+`, []string{"started:  own:", "set up:   daemon: latlab runs their setup commands (pinned to 1, as is what they start) but watches nothing"},
+			[]string{"started:  own, daemon", "external:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
