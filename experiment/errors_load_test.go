@@ -33,9 +33,15 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "rates not numbers",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [100, fast, -5, .nan]\n",
-			want: "spec.yaml:5: load.rates[1]: expected a number, got \"fast\"\n" +
+			want: "spec.yaml:5: load.rates[1]: \"fast\" is not a rate: want requests per second (0 or more), such as 100, or per a period, such as 100/s or 6000/m\n" +
 				"spec.yaml:5: load.rates[3]: expected a finite number, got .nan\n" +
 				"spec.yaml:5: load.rates[2]: want a positive rate, got -5",
+		},
+		{
+			name: "rates with a bad period",
+			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [500/s, 100/q, {r: 1}]\n",
+			want: "spec.yaml:5: load.rates[1]: \"100/q\" is not a rate: the period after / must be a positive duration, such as s, 1s, m or 100ms\n" +
+				"spec.yaml:5: load.rates[2]: expected a rate, such as 500 or 500/s, got a mapping",
 		},
 		{
 			name: "rates repeated",
@@ -234,7 +240,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "variant load field",
 			spec: varBase + "    target: http://127.0.0.1:9000/\n    load: {rates: [x]}\n",
-			want: "spec.yaml:8: variants[0].load.rates[0]: expected a number, got \"x\"",
+			want: "spec.yaml:8: variants[0].load.rates[0]: \"x\" is not a rate: want requests per second (0 or more), such as 100, or per a period, such as 100/s or 6000/m",
 		},
 		{
 			name: "variant mode without concurrency",
@@ -244,7 +250,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "rates after one that does not decode",
 			spec: "version: 1\nname: t\nvariants: [{name: a, target: 'http://127.0.0.1:9000/'}]\nload:\n  rates: [fast, 100, 100]\n",
-			want: "spec.yaml:5: load.rates[0]: expected a number, got \"fast\"\n" +
+			want: "spec.yaml:5: load.rates[0]: \"fast\" is not a rate: want requests per second (0 or more), such as 100, or per a period, such as 100/s or 6000/m\n" +
 				"spec.yaml:5: load.rates[2]: duplicate rate 100",
 		},
 		{

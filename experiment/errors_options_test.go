@@ -14,7 +14,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "warmup rate word",
 			spec: loadBase + "warmup: {duration: 5s, rate: fast}\n",
-			want: "spec.yaml:8: warmup.rate: expected same, a percentage such as 50% or requests per second, got \"fast\"",
+			want: "spec.yaml:8: warmup.rate: expected same, a percentage such as 50%, or a rate such as 500 or 500/s, got \"fast\"",
 		},
 		{
 			name: "warmup rate zero",
@@ -69,7 +69,7 @@ func TestParseSpecOptionErrors(t *testing.T) {
 		{
 			name: "sideload incomplete",
 			spec: loadBase + "sideloads:\n  - {target: localhost}\n",
-			want: "spec.yaml:9: sideloads[0].target: expected an absolute http or https URL, got \"localhost\"\n" +
+			want: "spec.yaml:9: sideloads[0].target: expected an absolute http or https URL, got \"localhost\"; did you mean \"http://localhost\"?\n" +
 				"spec.yaml:9: sideloads[0].rate: missing",
 		},
 		{

@@ -208,7 +208,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "target without scheme",
 			spec: varBase + "    target: 127.0.0.1:9000\n",
-			want: "spec.yaml:7: variants[0].target: invalid URL \"127.0.0.1:9000\": first path segment in URL cannot contain colon",
+			want: "spec.yaml:7: variants[0].target: expected an absolute http or https URL, got \"127.0.0.1:9000\"; did you mean \"http://127.0.0.1:9000\"?",
 		},
 		{
 			name: "ready with graph",
@@ -268,7 +268,7 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "base error reported once",
 			spec: "version: 1\nname: t\nvariants:\n  - name: a\n    target: http://127.0.0.1:9000/\n    load: {path: /a}\n  - name: b\n    target: http://127.0.0.1:9001/\n    load: {duration: 5s}\nload:\n  rates: [x]\n",
-			want: "spec.yaml:11: load.rates[0]: expected a number, got \"x\"",
+			want: "spec.yaml:11: load.rates[0]: \"x\" is not a rate: want requests per second (0 or more), such as 100, or per a period, such as 100/s or 6000/m",
 		},
 		{
 			name: "broken graph reported once",

@@ -181,7 +181,7 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		}
 	case "rates":
 		d.list(v, f, "rate", func(i int, n *yaml.Node) {
-			if r, ok := d.Number(n, index(f, i)); ok {
+			if r, ok := d.Rate(n, index(f, i)); ok {
 				l.Rates, dec.items[e.key] = append(l.Rates, r), append(dec.items[e.key], i)
 			}
 		})

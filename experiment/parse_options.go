@@ -7,6 +7,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/units"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -164,11 +165,11 @@ func (d *decoder) warmupRate(s *Spec, w *Warmup, v *yaml.Node, f string) bool {
 		}
 		return ok
 	}
-	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" {
-		d.errorf(v, f, "expected same, a percentage such as 50%% or requests per second, got %s", got(v))
+	if _, err := units.ParseRate(v.Value); v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && err != nil {
+		d.errorf(v, f, "expected same, a percentage such as 50%%, or a rate such as 500 or 500/s, got %s", got(v))
 		return false
 	}
-	r, ok := d.positive(v, f)
+	r, ok := d.positiveRate(v, f)
 	if ok {
 		w.Share, w.Rate = 0, r
 	}
@@ -184,7 +185,7 @@ func (d *decoder) sideload(n *yaml.Node, path string) (Sideload, bool) {
 		case "target":
 			sl.Target, ok = d.url(v, f)
 		case "rate":
-			sl.Rate, ok = d.positive(v, f)
+			sl.Rate, ok = d.positiveRate(v, f)
 		default:
 			d.errorf(k, f, "%s", yamlfile.UnknownField(key, "target", "rate"))
 		}

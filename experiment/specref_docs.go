@@ -161,7 +161,7 @@ var specDocsTop = map[string]specDoc{
 		example: "duration: 5s",
 	},
 	"warmup.rate": {
-		typ:     "same, percent (50%) or number (requests per second)",
+		typ:     "same, percent (50%) or rate (500, 500/s)",
 		doc:     "How hard the warm-up loads: same as the trial; a share of the trial's rate (open mode) or concurrency (closed and ramp modes), above 0 and up to 1000%; or requests per second, sent in open loop whatever the trial's mode. Sequential mode has no rate to take a share of: give same or requests per second.",
 		def:     "same",
 		example: "rate: 50%",
@@ -212,7 +212,8 @@ var specDocsTop = map[string]specDoc{
 		example: "target: http://127.0.0.1:9100/",
 	},
 	"sideloads[].rate": {
-		doc:     "Requests per second, constant: above 0, at most 1e9.",
+		typ:     "rate (50, 50/s)",
+		doc:     "Requests per second, constant: above 0, at most 1e9; a number, or a rate as -r takes it (500/s, 6000/m).",
 		def:     "required",
 		example: "rate: 50",
 	},

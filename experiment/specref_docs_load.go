@@ -14,7 +14,8 @@ var specDocsLoad = map[string]specDoc{
 		example: "mode: closed",
 	},
 	"load.rates": {
-		doc:     "The levels of open mode: requests (scenario iterations) per second, each above 0 and at most 1e9, none twice. Open mode only.",
+		typ:     "list of rates (500, 500/s)",
+		doc:     "The levels of open mode: requests (scenario iterations) per second, each above 0 and at most 1e9, none twice; a number, or a rate as -r takes it (500/s, 6000/m, 5/100ms). Open mode only.",
 		def:     "required in open mode",
 		example: "rates: [100, 500, 1000]",
 	},

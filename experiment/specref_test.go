@@ -57,10 +57,10 @@ func TestSpecReferenceKeys(t *testing.T) {
 	for key, typ := range map[string]string{
 		"runs":                                  "integer, auto or mapping",
 		"runs.precision":                        "percent (10%) or duration (10s, 500ms)",
-		"warmup.rate":                           "same, percent (50%) or number (requests per second)",
+		"warmup.rate":                           "same, percent (50%) or rate (500, 500/s)",
 		"variants[].load":                       "mapping of load keys",
 		"load.mode":                             "one of open, closed, ramp, sequential",
-		"load.rates":                            "list of numbers",
+		"load.rates":                            "list of rates (500, 500/s)",
 		"load.ramp.every":                       "duration (10s, 500ms)",
 		"load.on":                               "one of local, kubernetes",
 		"load.shards":                           "integer",

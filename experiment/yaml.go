@@ -58,6 +58,17 @@ func (d *decoder) integer(n *yaml.Node, field string, lo, hi int64) (int64, bool
 func (d *decoder) positive(n *yaml.Node, field string) (float64, bool) {
 	return d.Positive(n, field)
 }
+
+// positiveRate decodes a rate above 0 and at most 1e9 per second: a
+// number, or a rate such as 500/s (see yamlfile.Decoder.Rate).
+func (d *decoder) positiveRate(n *yaml.Node, field string) (float64, bool) {
+	r, ok := d.Rate(n, field)
+	if ok && (r <= 0 || r > 1e9) {
+		d.errorf(n, field, "%s is not a rate above 0 and at most 1e9/s", yamlfile.Deref(n).Value)
+		return 0, false
+	}
+	return r, ok
+}
 func (d *decoder) duration(n *yaml.Node, field string) (time.Duration, bool) {
 	return d.Duration(n, field, maxDuration)
 }

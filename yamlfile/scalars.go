@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/units"
 )
 
 // Str decodes the scalar n as a string: a number, boolean or time stands
@@ -92,6 +94,26 @@ func (d *Decoder) Number(n *yaml.Node, field string) (float64, bool) {
 		return f, true
 	}
 	return 0, false
+}
+
+// Rate decodes the scalar n as requests per second: a number, or a rate
+// as the command line's -r takes it, such as 500/s or 6000/m (see
+// units.ParseRate).
+func (d *Decoder) Rate(n *yaml.Node, field string) (float64, bool) {
+	n = Deref(n)
+	if _, ok := number(n); ok {
+		return d.Number(n, field)
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.Errorf(n, field, "expected a rate, such as 500 or 500/s, got %s", Got(n))
+		return 0, false
+	}
+	r, err := units.ParseRate(n.Value)
+	if err != nil {
+		d.Errorf(n, field, "%q is %v", n.Value, err)
+		return 0, false
+	}
+	return r, true
 }
 
 // Positive decodes the scalar n as a number above 0 and at most 1e9.
@@ -230,8 +252,18 @@ func (d *Decoder) URL(n *yaml.Node, field string) (string, bool) {
 }
 
 // ParseURL parses s as an absolute http or https URL. On failure it
-// returns a message saying why.
+// returns a message saying why, the same wherever a URL is read (the
+// command line, a spec, a targets or scenario file); one without a scheme
+// gets the http:// one it likely meant suggested.
 func ParseURL(s string) (*url.URL, string) {
+	if !strings.Contains(s, "://") {
+		msg := fmt.Sprintf("expected an absolute http or https URL, got %q", s)
+		if u, err := url.Parse("http://" + s); err == nil && !strings.HasPrefix(s, "/") &&
+			(strings.ContainsAny(u.Host, ".:") || u.Hostname() == "localhost") {
+			msg += fmt.Sprintf("; did you mean %q?", u.String())
+		}
+		return nil, msg
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		var ue *url.Error

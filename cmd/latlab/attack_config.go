@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // config turns the flags into an attack and a description of its target.
@@ -154,9 +154,9 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 		}
 		return sc, fmt.Sprintf("scenario %s (%s)", f.Scenario, strings.Join(sc.Names(), ", ")), nil
 	}
-	u, err := url.Parse(args[0])
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", usagef("URL %q: want an absolute http:// or https:// URL", args[0])
+	u, msg := yamlfile.ParseURL(args[0])
+	if msg != "" {
+		return nil, "", usagef("URL: %s", msg)
 	}
 	for _, p := range load.Problems(f.Validate()) {
 		if p.Option == "method" {

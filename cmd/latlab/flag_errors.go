@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/units"
 )
 
 // flagError rewords what the flag parser reports: a bad value names the
@@ -74,7 +74,7 @@ var peerFlags = map[string]string{
 }
 
 // rateValue is a rate flag: requests per second, or per a period (see
-// load.ParseRate), kept as the one level of a list of rates.
+// units.ParseRate), kept as the one level of a list of rates.
 type rateValue struct{ v *[]float64 }
 
 var _ pflag.Value = rateValue{}
@@ -83,7 +83,7 @@ func (r rateValue) String() string { return strconv.FormatFloat(level(*r.v), 'g'
 func (r rateValue) Type() string   { return "rate" }
 
 func (r rateValue) Set(s string) error {
-	v, err := load.ParseRate(s)
+	v, err := units.ParseRate(s)
 	if err != nil {
 		return err
 	}

@@ -50,9 +50,10 @@ func TestAttackBadInput(t *testing.T) {
 		want []string // substrings of stderr
 	}{
 		{"unknown flag", []string{url, "-n", "1", "--bogus"}, []string{"unknown flag: --bogus"}},
-		{"ftp URL", []string{"ftp://x", "-n", "1"}, []string{`URL "ftp://x"`, "http://"}},
-		{"not a URL", []string{"not a url", "-n", "1"}, []string{`URL "not a url"`}},
-		{"URL without host", []string{"http:///path", "-n", "1"}, []string{`URL "http:///path"`}},
+		{"ftp URL", []string{"ftp://x", "-n", "1"}, []string{`URL: expected an absolute http or https URL, got "ftp://x"`}},
+		{"not a URL", []string{"not a url", "-n", "1"}, []string{`got "not a url"`}},
+		{"URL without host", []string{"http:///path", "-n", "1"}, []string{`got "http:///path"`}},
+		{"URL without scheme", []string{"127.0.0.1:18080/x", "-n", "1"}, []string{`did you mean "http://127.0.0.1:18080/x"?`}},
 		{"two URLs", []string{url, url, "-n", "1"}, []string{"one URL", "got 2"}},
 		{"negative rate", []string{url, "-r", "-5", "-n", "1"}, []string{"-r", "-5"}},
 		{"zero rate", []string{url, "-r", "0", "-n", "1"}, []string{"-r", "got 0"}},
