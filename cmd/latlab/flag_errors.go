@@ -9,11 +9,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/latlab/latlab/units"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // flagError rewords what the flag parser reports: a bad value names the
-// flag and says what it wants, and an unknown flag of attack that another
-// load generator has (wrk, wrk2, hey, ab, oha) names latlab's equivalent.
+// flag and says what it wants, an unknown flag of attack that another
+// load generator has (wrk, wrk2, hey, ab, oha) names latlab's equivalent,
+// and a mistyped long flag gets the one it likely meant.
 // Every one is a usage error.
 func flagError(cmd *cobra.Command, err error) error {
 	var bad *pflag.InvalidValueError
@@ -26,12 +28,31 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usagef("%s %s: %s", name, bad.GetValue(), valueProblem(bad.Unwrap()))
 	}
 	var unknown *pflag.NotExistError
-	if errors.As(err, &unknown) && cmd.Name() == "attack" {
-		if hint := peerFlags[unknown.GetSpecifiedName()]; hint != "" {
+	if errors.As(err, &unknown) {
+		name := unknown.GetSpecifiedName()
+		if hint := peerFlags[name]; hint != "" && cmd.Name() == "attack" {
 			return usagef("%v; %s", err, hint)
+		}
+		if c := closestFlag(cmd, name); c != "" {
+			return usagef("%v; did you mean --%s?", err, c)
 		}
 	}
 	return usageError{err}
+}
+
+// closestFlag returns the long flag of cmd closest to name, a long flag
+// mistyped, or "" when none is close enough (see yamlfile.Closest).
+func closestFlag(cmd *cobra.Command, name string) string {
+	if len(name) < 2 {
+		return "" // a shorthand: one letter is no typo to guess from
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	return yamlfile.Closest(name, names)
 }
 
 // valueProblem says in a user's words why a flag's value did not parse.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/internal/textsafe"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // Exit codes.
@@ -67,11 +68,20 @@ the target is never hidden (coordinated omission), into HdrHistograms: in
   latlab attack http://127.0.0.1:8080/ -c 50 -d 10s --format json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown command %q; run \"latlab help\" for the commands", args[0])
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
 			}
-			return nil
+			var names []string
+			for _, c := range cmd.Commands() {
+				if !c.Hidden {
+					names = append(names, c.Name())
+				}
+			}
+			if c := yamlfile.Closest(args[0], names); c != "" {
+				return usagef("unknown command %q; did you mean %s?", args[0], c)
+			}
+			return usagef("unknown command %q; run \"latlab help\" for the commands", args[0])
 		},
 		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		Version: versionText(),

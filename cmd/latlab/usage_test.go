@@ -50,6 +50,7 @@ func TestAttackBadInput(t *testing.T) {
 		want []string // substrings of stderr
 	}{
 		{"unknown flag", []string{url, "-n", "1", "--bogus"}, []string{"unknown flag: --bogus"}},
+		{"mistyped flag", []string{url, "-n", "1", "--warmpu", "1s"}, []string{"unknown flag: --warmpu; did you mean --warmup?"}},
 		{"ftp URL", []string{"ftp://x", "-n", "1"}, []string{`URL: expected an absolute http or https URL, got "ftp://x"`}},
 		{"not a URL", []string{"not a url", "-n", "1"}, []string{`got "not a url"`}},
 		{"URL without host", []string{"http:///path", "-n", "1"}, []string{`got "http:///path"`}},
@@ -130,7 +131,9 @@ func TestBadCommandLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown command", []string{"atack"}, `unknown command "atack"`},
+		{"unknown command", []string{"atack"}, `unknown command "atack"; did you mean attack?`},
+		{"unknown command, nothing near", []string{"xyzzy"}, `unknown command "xyzzy"; run "latlab help" for the commands`},
+		{"mistyped flag of a command", []string{"report", "x.db", "--formta", "json"}, "unknown flag: --formta; did you mean --format?"},
 		{"version with an argument", []string{"version", "x"}, `"x"`},
 		{"unknown root flag", []string{"--bogus"}, "unknown flag: --bogus"},
 		{"serve on a bad CPU list", []string{"serve", "--listen", "127.0.0.1:0", "--cpus", "abc"}, `--cpus: `},
