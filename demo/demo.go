@@ -31,7 +31,8 @@ type Options struct {
 	Quick    bool                    // the short form, for CI: fewer rates and repetitions, shorter runs
 	Binary   string                  // the latlab executable graph nodes run ("latlab serve"); "" means this one
 	Version  string                  // latlab's version, stored with each experiment
-	Log      io.Writer               // what Run is doing: one line per step and per trial; nil discards
+	Log      io.Writer               // what Run is doing: one line per step, and per trial unless Trials is set; nil discards
+	Trials   io.Writer               // one line per finished trial, as latlab run prints them; nil means Log
 	Progress experiment.ProgressLine // the trial under way, live; nil shows none
 }
 
@@ -145,7 +146,7 @@ type runner struct {
 // gets a new experiment beside it.
 func (r runner) run(ctx context.Context, spec *experiment.Spec) (experiment.Outcome, error) {
 	x := &experiment.Runner{Spec: spec, DB: r.db, Binary: r.opt.Binary, Version: r.opt.Version,
-		Log: r.opt.Log, Progress: r.opt.Progress, NodeOutput: r.nodeLog}
+		Log: r.opt.Log, Trials: r.opt.Trials, Progress: r.opt.Progress, NodeOutput: r.nodeLog}
 	logf(r.opt.Log, "%s: %s", spec.Name, describe(spec))
 	out, err := x.Run(ctx)
 	var changed *experiment.ChangedError

@@ -54,7 +54,9 @@ left out, what the machine was doing and what to do.
 variants and ramp with two rates, three runs of each and shorter runs, too
 few for any interval, as it says; it is what CI runs.
 
-The graph nodes' output goes to nodes.log in the folder. The first Ctrl-C
+As latlab run does, it prints a line per finished trial on stdout and what
+it is doing on stderr. The graph nodes' output goes to nodes.log in the
+folder. The first Ctrl-C
 stops the trial under way, stores what was measured and stops every node;
 running the same command again resumes after the last trial stored. The
 files are plain latlab inputs: latlab run, report, ls and compare read
@@ -76,7 +78,7 @@ them as they read your own.`,
 			if err != nil {
 				return fmt.Errorf("finding the latlab executable: %w", err)
 			}
-			opt := demo.Options{Dir: dir, Quick: quick, Binary: bin, Version: latlabVersion(), Log: stderr}
+			opt := demo.Options{Dir: dir, Quick: quick, Binary: bin, Version: latlabVersion(), Log: stderr, Trials: stdout}
 			if progress || isTerminal(stderr) {
 				opt.Progress = report.NewLine[experiment.Progress](stderr)
 			}
