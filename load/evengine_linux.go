@@ -148,12 +148,12 @@ func (e *engine) preopen(src Source, n int, open bool) {
 
 // settle readies the pool for the measured phase after a warm-up ran on
 // it: each loop keeps what the warm-up opened and opens more, to hold
-// twice the warm-up's peak of requests in flight, and what the loop
-// would otherwise open ahead of need during the load (growAhead), so that the measured load,
-// longer than its warm-up and so likely to see a higher peak, opens none
-// where the warm-up needed none. An idle connection costs the
-// target a few kilobytes; one opened during the load costs a request its
-// connect. The pool is then every connection open.
+// twice the warm-up's peak of requests in flight and what it would
+// otherwise open ahead of need during the load (growAhead), so that the
+// measured load, longer than its warm-up and so likely to see a higher
+// peak, opens none where the warm-up needed none. An idle connection costs
+// the target a few kilobytes; one opened during the load costs a request
+// its connect. The pool is then every connection open.
 func (e *engine) settle(src Source) {
 	keys := firstKeys(src)
 	var wg sync.WaitGroup

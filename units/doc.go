@@ -16,6 +16,9 @@
 //	units.Rate(1234.56)  // "1235/s"
 //	units.ExactRate(2.5) // "2.5/s"
 //
+// ParseRate reads a rate as people write it, on the command line (-r) and
+// in every file alike: 500, 500/s, 6000/m, 5/100ms.
+//
 // DurationUnit, BytesUnit and Prefix name the unit a magnitude is written
 // in, so that a chart's axis (package report/plot) labels its ticks in the
 // units the tables use: "ms", "kB", or the SI prefix of a plain count.

@@ -7,7 +7,9 @@
 // and the Decoder every such parser reads its nodes with: strict mappings
 // (no repeated keys, no merge keys), sequences, a bound on what aliases
 // expand to, and scalars — strings, booleans, bounded integers, numbers,
-// durations, percentages, words of a set, URLs. A Decoder collects every
+// rates (500/s, as the command line's -r), durations, percentages, words
+// of a set, URLs (whose message, from ParseURL, the command line gives
+// too). A Decoder collects every
 // problem of a file instead of stopping at the first, and its error lists
 // them by line, MaxProblems at most.
 //
