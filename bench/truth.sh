@@ -25,6 +25,10 @@
 #   --conns N       connections of wrk2 and oha (default 100)
 #   --stress        run stress-ng --cpu 2 beside everything, as a busy
 #                   machine would
+#   --keep DIR      keep every latlab run's results database in DIR, as
+#                   SERVER-TOOL-ROUND.db (latlab attack -o), with each
+#                   request's intended, sent and done times: what to read
+#                   when one run stands out
 #
 # The tools: latlab (latlab attack -r R -d S, nothing else), latlab-warm
 # (with --warmup W), shards and shards-warm (the same from --shards 4
@@ -58,6 +62,7 @@ servers="slow fast"
 tools=""
 conns=100
 stress=0
+keep=""
 
 die() { printf 'truth.sh: %s\n' "$*" >&2; exit 2; }
 note() { printf '%s\n' "$*" >&2; }
@@ -72,6 +77,7 @@ while [ $# -gt 0 ]; do
     --tools) tools=${2//,/ }; shift 2 ;;
     --conns) conns=${2:?}; shift 2 ;;
     --stress) stress=1; shift ;;
+    --keep) keep=${2:?}; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
@@ -83,6 +89,9 @@ for s in $servers; do
   case "$s" in slow | fast) ;; *) die "--servers: slow or fast, not $s" ;; esac
 done
 
+if [ -n "$keep" ]; then
+  mkdir -p "$keep" && keep=$(cd "$keep" && pwd) || die "--keep: cannot make $keep"
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 pids=()
@@ -136,18 +145,20 @@ truth() {
   curl -fsS "${1}truth${2:+?reset=1}" | python3 -c 'import json,sys; d=json.load(sys.stdin); w=d["wire"]; print(w["p50_us"], w["p99_us"], w["count"], d["p50_us"], d["p99_us"])'
 }
 
-# run TOOL URL: one measured run; prints "p50_us p99_us conns_during".
+# run TOOL URL LABEL: one measured run; prints "p50_us p99_us conns_during".
 run() {
   local t=$1 u=$2 j=$work/out.json
+  local -a o=()
+  [ -n "$keep" ] && o=(-o "$keep/$3.db")
   rm -f "$j"
   case "$t" in
-    latlab) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --format json >"$j" 2>/dev/null ;;
-    latlab-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
-    shards) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --format json >"$j" 2>/dev/null ;;
-    shards-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --warmup "$warmup" --format json >"$j" 2>/dev/null ;;
-    latlab-auto) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime=auto --format json >"$j" 2>/dev/null ;;
-    latlab-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime --format json >"$j" 2>/dev/null ;;
-    shards-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --realtime --format json >"$j" 2>/dev/null ;;
+    latlab) "$latlab" attack "$u" -r "$rate" -d "${secs}s" "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    latlab-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --warmup "$warmup" "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    shards) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    shards-warm) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --warmup "$warmup" "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    latlab-auto) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime=auto "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    latlab-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --realtime "${o[@]}" --format json >"$j" 2>/dev/null ;;
+    shards-rt) "$latlab" attack "$u" -r "$rate" -d "${secs}s" --shards 4 --local --realtime "${o[@]}" --format json >"$j" 2>/dev/null ;;
     oha) oha --no-tui -c "$conns" -q "$rate" --latency-correction -z "${secs}s" -w --output-format json -o "$j" "$u" >/dev/null 2>&1 ;;
     wrk2) "$wrk2" -t "$(nproc)" -c "$conns" -d "${secs}s" -R "$rate" --latency "$u" >"$work/wrk2.out" 2>&1 ;;
   esac
@@ -207,7 +218,7 @@ for s in $servers; do
       k=$(( (i + r - 1) % n + 1 ))
       t=${!k}
       truth "$url" reset >/dev/null
-      read -r p50 p99 during < <(run "$t" "$url")
+      read -r p50 p99 during < <(run "$t" "$url" "$s-$t-$r")
       read -r t50 t99 _ h50 h99 < <(truth "$url" reset)
       echo "$t $r $p50 $p99 $during $t50 $t99 $h50 $h99" >>"$work/figs"
       note "  $s round $r $t: p50 $p50 p99 $p99 µs; server $t50 / $t99 µs, handler $h50 / $h99 µs; opened during $during"
