@@ -135,8 +135,9 @@ func probeMedian(series string, xs []float64) float64 {
 }
 
 // ProbeLabels returns the labels of each of one run's points that tell
-// its series apart from run to run. A process is named by its role and
-// command; when several share both, the pid's rank among them is kept as
+// its series apart from run to run. A process is named by its role,
+// command and name (a graph node's service, a variant, when the runner
+// gave one); when several share all three, the pid's rank among them is kept as
 // label n, since a pid changes from run to run (and so does the pid of a
 // process's root, which is dropped too). A family scraped from one
 // instance only, or labelled by service as graph nodes are, drops its
@@ -146,7 +147,7 @@ func ProbeLabels(run []store.ProbePoint) []map[string]string {
 	instances := map[string][]string{} // probe and family → instances
 	for _, p := range run {
 		if p.Probe == "process" {
-			k := p.Labels["role"] + "\x00" + p.Labels["comm"]
+			k := processKey(p.Labels)
 			if pid, err := strconv.Atoi(p.Labels["pid"]); err == nil && !slices.Contains(pids[k], pid) {
 				pids[k] = append(pids[k], pid)
 			}
@@ -170,7 +171,7 @@ func ProbeLabels(run []store.ProbePoint) []map[string]string {
 		switch p.Probe {
 		case "process":
 			drop = "pid"
-			k := p.Labels["role"] + "\x00" + p.Labels["comm"]
+			k := processKey(p.Labels)
 			if ps := pids[k]; len(ps) > 1 {
 				pid, _ := strconv.Atoi(p.Labels["pid"])
 				rank = slices.Index(ps, pid) + 1
@@ -200,6 +201,12 @@ func ProbeLabels(run []store.ProbePoint) []map[string]string {
 		out[i] = l
 	}
 	return out
+}
+
+// processKey is what tells processes apart from run to run: role,
+// command and the name the runner gave (a graph node's service).
+func processKey(labels map[string]string) string {
+	return labels["role"] + "\x00" + labels["comm"] + "\x00" + labels["name"]
 }
 
 // ObserverRoute says whether p measures a graph node's answers to the

@@ -164,6 +164,23 @@ func TestBucketBound(t *testing.T) {
 
 // TestProbeLabelsDropRoot keeps a target's children apart from run to run
 // by command and rank, never by their root's pid, which changes.
+// TestProbeLabelsNamed: processes the runner named (a graph's nodes)
+// keep their name, and are numbered only among those of the same name.
+func TestProbeLabelsNamed(t *testing.T) {
+	proc := func(pid, name string) store.ProbePoint {
+		return store.ProbePoint{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": pid, "role": "target", "comm": "latlab", "name": name}}
+	}
+	got := ProbeLabels([]store.ProbePoint{proc("30", "root"), proc("20", "leaf"), proc("40", "leaf")})
+	want := []map[string]string{
+		{"role": "target", "comm": "latlab", "name": "root"},
+		{"role": "target", "comm": "latlab", "name": "leaf", "n": "1"},
+		{"role": "target", "comm": "latlab", "name": "leaf", "n": "2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestProbeLabelsDropRoot(t *testing.T) {
 	run := []store.ProbePoint{
 		{Probe: "process", Series: "rss_bytes", Labels: map[string]string{"pid": "10", "role": "target", "comm": "nginx"}},

@@ -317,7 +317,7 @@ func (r *Runner) probes(l *live) []probeFunc {
 		}
 	}
 	if len(pids) > 0 || r.Spec.Probes.Process != nil {
-		p := &probe.Process{PIDs: pids, Self: true}
+		p := &probe.Process{PIDs: pids, Names: l.names, Self: true}
 		out = append(out, p.Run)
 	}
 	// Every run measures what else kept the machine busy: it explains

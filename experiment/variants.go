@@ -30,13 +30,22 @@ type live struct {
 	entry   string         // the URL requests go to; "" for a target variant (its own URL)
 	nodes   map[string]string
 	pids    []int
-	level   record.Level  // the level it was set up for, for restart: per-rate
-	started *exec.Cmd     // the variant's start command, running
-	exited  chan struct{} // closed when it ends
+	names   map[int]string // of pids: a graph node's service, a start command's variant
+	level   record.Level   // the level it was set up for, for restart: per-rate
+	started *exec.Cmd      // the variant's start command, running
+	exited  chan struct{}  // closed when it ends
 
 	set       *cluster.Set // what was applied to the cluster, for a variant there
 	namespace string       // where, and the selector of its objects and pods
 	selector  string
+}
+
+// watch adds pid, named name, to the processes the process probe watches.
+func (l *live) watch(pid int, name string) {
+	if l.names == nil {
+		l.names = map[int]string{}
+	}
+	l.pids, l.names[pid] = append(l.pids, pid), name
 }
 
 // metricsURLs returns the /metrics endpoints of a graph's nodes.
@@ -86,7 +95,7 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		l.cluster, l.entry = c, c.Entry
 		for _, n := range c.Nodes {
 			l.nodes[n.Name] = n.URL
-			l.pids = append(l.pids, n.PID)
+			l.watch(n.PID, n.Name)
 		}
 		return r.configure(ctx, l)
 	}
@@ -173,7 +182,7 @@ func (r *Runner) start(l *live) error {
 			pid = p
 		}
 	}
-	l.pids = append(l.pids, pid)
+	l.watch(pid, l.v.Name)
 	return nil
 }
 

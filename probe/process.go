@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,8 @@ import (
 // yields, with Probe "process" and Labels pid, comm and role ("target", or
 // "latlab" for latlab itself), and for a descendant also root, the pid of
 // the outermost of PIDs it descends from (one of PIDs under another of
-// them, a server named beside the script that started it, has it too):
+// them, a server named beside the script that started it, has it too),
+// and name when Names names it or that root:
 //   - "up": 1, or 0 with Labels["error"] once the process is gone (a
 //     zombie counts as gone);
 //   - "rss_bytes": resident set size (VmRSS);
@@ -38,6 +40,10 @@ import (
 type Process struct {
 	// PIDs are the processes to watch, each with its descendants.
 	PIDs []int
+	// Names, when set, names some of PIDs by what they are (a graph
+	// node's service, a variant): label "name" on their points and on
+	// their descendants'.
+	Names map[int]string
 	// Self adds latlab's own process.
 	Self bool
 	// Interval between samples; zero means 1s.
@@ -162,6 +168,9 @@ func (p *Process) sampleOne(points []Point, pid, root int, role string, at time.
 	labels := map[string]string{"pid": strconv.Itoa(pid), "role": role}
 	if root > 0 {
 		labels["root"] = strconv.Itoa(root)
+	}
+	if name := p.Names[cmp.Or(root, pid)]; name != "" {
+		labels["name"] = name
 	}
 	point := func(series string, v float64) {
 		points = append(points, Point{Probe: "process", Series: series, Labels: labels, T: at, Value: v})

@@ -430,7 +430,8 @@ func TestProcessTree(t *testing.T) {
 // TestProcessListedInTree lists a shell and, beside it, the child it
 // started, as a spec names a server beside the script that starts it:
 // the child is still part of the shell's tree (root is the shell), so
-// that a CPU budget judges the two together, and it is sampled once.
+// that a CPU budget judges the two together, it is sampled once, and
+// the shell's name (Names) is its name too.
 func TestProcessListedInTree(t *testing.T) {
 	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -451,9 +452,12 @@ func TestProcessListedInTree(t *testing.T) {
 			child = kids[0]
 		}
 	}
-	p := &Process{PIDs: []int{child, root}}
+	p := &Process{PIDs: []int{child, root}, Names: map[int]string{root: "svc"}}
 	ups := map[string]int{}
 	for _, pt := range p.Sample(0) {
+		if got := pt.Labels["name"]; got != "svc" {
+			t.Errorf("pid %s: name %q, want its root's, svc", pt.Labels["pid"], got)
+		}
 		if pt.Series != "up" {
 			continue
 		}

@@ -106,18 +106,21 @@ func statOrder(stat string) float64 {
 	return 2000
 }
 
-// labelText names a label set compactly: a process by its role and
-// command ("target latlab-node", "target latlab #2", "load generator"),
-// the rest as k=v in name order.
+// labelText names a label set compactly: a process by its role and the
+// name the runner gave it, or else its command ("target root (latlab)",
+// "target latlab #2", "load generator"), the rest as k=v in name order.
 func labelText(labels map[string]string) string {
 	if comm, ok := labels["comm"]; ok {
 		name := comm
+		if svc := labels["name"]; svc != "" {
+			name = svc + " (" + comm + ")"
+		}
 		switch labels["role"] {
 		case "latlab":
 			name = "load generator"
 		case "":
 		default:
-			name = labels["role"] + " " + comm
+			name = labels["role"] + " " + name
 		}
 		if n := labels["n"]; n != "" {
 			name += " #" + n

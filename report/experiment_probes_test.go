@@ -23,6 +23,8 @@ func TestLabelText(t *testing.T) {
 		want   string
 	}{
 		{map[string]string{"role": "target", "comm": "latlab", "n": "1"}, "target latlab #1"},
+		{map[string]string{"role": "target", "comm": "latlab", "name": "leaf"}, "target leaf (latlab)"},
+		{map[string]string{"role": "target", "comm": "nginx", "name": "proxied", "n": "2"}, "target proxied (nginx) #2"},
 		{map[string]string{"role": "latlab", "comm": "latlab"}, "load generator"}, {map[string]string{"comm": "nginx"}, "nginx"},
 		{map[string]string{"route": "/", "code": "200"}, "code=200 route=/"}, {nil, ""},
 	} {
