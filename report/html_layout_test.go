@@ -20,7 +20,12 @@ func TestHTMLOneLevel(t *testing.T) {
 	if !strings.Contains(page, "Every counted run was at 100/s, so there is no line against the load to draw") {
 		t.Errorf("the page does not say why it draws no line against the load")
 	}
-	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate", "errors-vs-rate"} {
+	// No run of the fixture had an error: a line says so, where a plot at
+	// zero would be.
+	if plotSVG(page, "errors-vs-rate") != "" || !strings.Contains(page, noErrors) {
+		t.Errorf("an error-ratio plot of no errors, or no line saying there were none")
+	}
+	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate"} {
 		svg := plotSVG(page, id)
 		if svg == "" {
 			t.Errorf("no plot %s", id)

@@ -84,17 +84,17 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 	if ciRuns {
 		lat.Note = "bar: median over runs; whisker: 95% CI of the median (range of the runs below 6 runs)"
 	}
-	if !slices.ContainsFunc(slices.Concat(errs.Series[0].Values, errs.Series[0].Hi), func(x float64) bool { return x > 0 }) {
-		top := 0.01 // no errors: show 0 against a 1% scale, not 100%
-		errs.Value.Max = &top
-	}
 	s.Plots = append(s.Plots, bars(lat))
 	if slices.Contains(r.overheadLevels(), lv) {
 		s.Plots = append(s.Plots, bars(r.overheadBars(lv)))
 	} else if len(r.Overheads) > 0 {
 		s.Intro = append(s.Intro, noOverheadPlot)
 	}
-	s.Plots = append(s.Plots, bars(errs))
+	if slices.ContainsFunc(slices.Concat(errs.Series[0].Values, errs.Series[0].Hi), func(x float64) bool { return x > 0 }) {
+		s.Plots = append(s.Plots, bars(errs))
+	} else {
+		s.Intro = append(s.Intro, noErrors)
+	}
 	return s
 }
 

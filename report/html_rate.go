@@ -51,10 +51,7 @@ func (r *Experiment) rateSection() htmlSection {
 		lat.Series = append(lat.Series, r.expectMarkers(v, i, x)...)
 		errs.Series = append(errs.Series, er)
 	}
-	if allZero(errs.Series) {
-		top := 0.01 // no errors: show 0 against a 1% scale, not 100%
-		errs.Y.Max = &top
-	}
+
 	lat.Note = "line: median over runs; band: range of the runs (95% CI of the median from 6 runs up)"
 	if ciRuns {
 		lat.Note = "line: median over runs; band: 95% CI of the median (range of the runs below 6 runs)"
@@ -73,9 +70,17 @@ func (r *Experiment) rateSection() htmlSection {
 	case len(r.Overheads) > 0:
 		s.Intro = append(s.Intro, noOverheadPlot)
 	}
-	s.Plots = append(s.Plots, svg(errs))
+	if allZero(errs.Series) {
+		s.Intro = append(s.Intro, noErrors)
+	} else {
+		s.Plots = append(s.Plots, svg(errs))
+	}
 	return s
 }
+
+// noErrors stands for an error-ratio plot that would be a line at zero.
+const noErrors = "No request failed in any counted run, so there is no error ratio to plot."
+
 
 // expectMarkers mark variant v's expect: at p50 and p99, the quantiles
 // the latency plot draws: at each level it ran, a short thick bar across
