@@ -109,6 +109,34 @@ func TestProbeChartsOneTime(t *testing.T) {
 	}
 }
 
+// TestProbeChartsAtZero checks that a probe series at 0 all through the
+// runs drawn (a flow-control wait that never waited) is named in the
+// notes rather than drawn as a flat line, while one that moves is drawn.
+func TestProbeChartsAtZero(t *testing.T) {
+	r := &Experiment{variants: []string{"a"}, Exp: &analysis.Experiment{}}
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	node := map[string]string{"service": "x"}
+	var probes []store.ProbePoint
+	for i := range 5 {
+		t := at.Add(time.Duration(i) * time.Second)
+		probes = append(probes,
+			store.ProbePoint{Probe: "metrics", Series: "wait_seconds:p50", Labels: node, Time: t, Value: 0},
+			store.ProbePoint{Probe: "metrics", Series: "work_seconds:p50", Labels: node, Time: t, Value: float64(i % 2)})
+	}
+	run := &analysis.RunDetail{Run: analysis.Run{Trial: store.Trial{Variant: "a"}}, Probes: probes}
+	groups, notes := r.probeCharts([]*analysis.RunDetail{run})
+	var titles []string
+	for _, g := range groups {
+		titles = append(titles, g.title)
+	}
+	if len(titles) != 1 || titles[0] != "work_seconds" {
+		t.Errorf("chart groups %q; want only work_seconds", titles)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "at 0 throughout") || !strings.Contains(notes[0], "wait_seconds") {
+		t.Errorf("notes %q; want one naming wait_seconds, at 0 throughout", notes)
+	}
+}
+
 // TestOverheadAtOneLevel checks that overheads at one level only, the
 // others left without counted runs, are drawn as bars over the variants,
 // not as dots on a line axis.

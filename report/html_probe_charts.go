@@ -134,7 +134,7 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	})
 	budget := r.Exp.Design.Budget()
 	var out []probeChartGroup
-	var notes, single []string
+	var notes, single, zero []string
 	for _, g := range sorted {
 		cg := probeChartGroup{title: g.title, intro: strings.TrimSpace(g.intro + " " + g.common), code: g.order != probeOrder("process")}
 		for _, pl := range g.plots {
@@ -143,6 +143,10 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 			for _, c := range charts {
 				if oneTime(c, max(span, 1)) {
 					single = append(single, g.title+" "+c.Title)
+					continue
+				}
+				if atZero(c) {
+					zero = append(zero, g.title+" "+c.Title)
 					continue
 				}
 				// One time axis for all: the charts are read side by side.
@@ -164,6 +168,9 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 		notes = append(notes, "Not drawn over time, with one sample in the run drawn (a run shorter than two scrapes or samples); "+
 			"the tables above give their values: "+strings.Join(single, "; ")+".")
 	}
+	if len(zero) > 0 {
+		notes = append(notes, "Not drawn, at 0 throughout every run drawn: "+strings.Join(zero, "; ")+".")
+	}
 	return out, notes
 }
 
@@ -184,6 +191,19 @@ func oneTime(c *plot.Chart, span float64) bool {
 		}
 	}
 	return !(hi-lo >= minTimeShare*span)
+}
+
+// atZero reports whether every point of c is 0 (NaN aside): a flat line
+// on an axis of nothing, such as a flow-control wait that never waited.
+func atZero(c *plot.Chart) bool {
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if p.Y != 0 && !math.IsNaN(p.Y) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // probeDrawn reports whether p is drawn: traces are not (the per-hop
