@@ -416,7 +416,9 @@ func (c *evconn) done(l *evloop, now time.Duration) {
 		l.busy--
 		l.putIdle(c)
 	} else {
+		// A connection that carries one request: no pool to grow ahead.
 		l.drop(c)
+		l.aheadOff = true
 	}
 	l.then(j, done)
 	l.pump()

@@ -154,10 +154,11 @@ const aheadPerTurn = 4
 // for a guessed service time then holds enough by the time the first
 // requests would have queued, and none waits for a connect. Room for a
 // burst (need) is opened only for requests that wait. A pool's dial that
-// fails, or a kept connection the server closes, ends the growing ahead
-// for the phase, lest the loop open what the server closes for ever:
-// growth is then for requests that wait (mayDial), which record their
-// failures.
+// fails, a kept connection the server closes, or a response after which
+// its connection is not kept (--no-keepalive, Connection: close) ends the
+// growing ahead for the phase, lest the loop open what is closed for
+// ever: growth is then for requests that wait (mayDial), which record
+// their failures.
 func (l *evloop) growAhead() {
 	if l.service == 0 || l.aheadOff || l.ahead == "" || l.queued() > 0 || l.open >= l.limit {
 		return
