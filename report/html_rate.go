@@ -81,7 +81,6 @@ func (r *Experiment) rateSection() htmlSection {
 // noErrors stands for an error-ratio plot that would be a line at zero.
 const noErrors = "No request failed in any counted run, so there is no error ratio to plot."
 
-
 // expectMarkers mark variant v's expect: at p50 and p99, the quantiles
 // the latency plot draws: at each level it ran, a short thick bar across
 // the level in the variant's colour i, on the x axis x.
