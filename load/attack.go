@@ -53,6 +53,13 @@ type Config struct {
 	// (RealtimeAuto), never (RealtimeOff) or always (RealtimeOn). It
 	// changes nothing for a closed loop, a ramp or net/http.
 	Realtime Realtime
+	// Threads is how many event loops, each a thread, the lean HTTP/1.1
+	// client runs the load on; 0 chooses: for an open loop one per
+	// 100,000/s of its peak rate, for a closed loop or a ramp as
+	// closedLoops does (one for a target on this machine, which needs
+	// CPUs of its own to answer); never more than its connections. It
+	// changes nothing for HTTP/2 or net/http.
+	Threads int
 	// Started, if set, is called with the recorder of Attack's measured
 	// phase as it starts, for live progress.
 	Started func(*record.Recorder)
@@ -216,14 +223,14 @@ func (r *runner) run(model Model, started func(*record.Recorder)) *record.Result
 	switch m := model.(type) {
 	case Open:
 		r.open(m, started)
-	case Closed:
+	case Closed, Ramp:
+		if r.eng != nil {
+			r.eng.run(r, m, func() { r.begin(startLead, started) })
+			break
+		}
 		r.begin(0, started)
 		r.sleepUntil(r.start)
-		r.ramp(Ramp{Workers: m.Workers, Burst: m.Workers, Every: time.Hour})
-	case Ramp:
-		r.begin(0, started)
-		r.sleepUntil(r.start)
-		r.ramp(m)
+		r.ramp(rampOf(m))
 	}
 	r.wg.Wait()
 	return r.result()

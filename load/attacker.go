@@ -68,8 +68,8 @@ func NewAttacker(cfg Config) (*Attacker, error) {
 		}
 		a.cfg.Source = own
 	}
-	if eventLoops(&a.cfg, a.cfg.Transport) {
-		if a.eng, err = newEngine(&a.cfg, a.cfg.Transport); err != nil {
+	if eventLoops(&a.cfg, a.model, a.cfg.Transport) {
+		if a.eng, err = newEngine(&a.cfg, a.model, a.cfg.Transport); err != nil {
 			a.tr.Close()
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func (a *Attacker) Warm(ctx context.Context, m Model, d time.Duration, started f
 	w := a.cfg
 	w.Model, w.Duration, w.Count, w.KeepRaw = m, d, 0, 0 // raw samples are of the measurement only
 	eng := a.eng
-	if _, open := m.(Open); !open {
+	if eng != nil && !eng.runs(m) {
 		eng = nil
 	}
 	return newRunner(ctx, &w, a.tr, eng, d, 0).run(m, started), nil
@@ -140,6 +140,7 @@ func (a *Attacker) Run(ctx context.Context, at time.Time, started func(*record.R
 	res.Interrupted = ctx.Err() != nil
 	if a.eng != nil {
 		res.Pool = a.eng.preopened()
+		res.Threads = a.eng.threads()
 	}
 	res.Mode = modeName(cfg.Model)
 	switch m := a.model.(type) {

@@ -352,7 +352,8 @@ func (c *evconn) receive(l *evloop) {
 	case n == 0:
 		switch {
 		case !c.inHead && rd.body == bodyClose:
-			c.done(l, Now())
+			l.took = Now()
+			c.done(l, l.took)
 		case c.inHead && rd.w == 0:
 			c.fail(l, io.EOF)
 		default:
@@ -362,7 +363,8 @@ func (c *evconn) receive(l *evloop) {
 	}
 	// When the read's last bytes arrived: the response's end if it is
 	// whole.
-	now := l.stamped(at, c.s.Sent, Now())
+	l.took = Now()
+	now := l.stamped(at, c.s.Sent, l.took)
 	if rd.firstAt == 0 {
 		rd.firstAt = now
 	}
@@ -410,6 +412,7 @@ func (c *evconn) done(l *evloop, now time.Duration) {
 		c.untried = false
 		l.untried--
 	}
+	c.fresh = false // it carried a response: a request it fails may go again
 	c.j = evjob{}
 	if keep {
 		c.busy = false
@@ -448,6 +451,7 @@ func (c *evconn) fail(l *evloop, err error) {
 		return
 	}
 	now := Now()
+	l.took = now
 	if s.Sent == 0 {
 		s.Sent = now
 	}

@@ -12,44 +12,68 @@ import (
 // loopsSupported: Linux has epoll.
 const loopsSupported = true
 
-// engine runs the open loop of the lean HTTP/1.1 client on event loops.
-// Each loop is one thread that owns its connections and every stride-th
-// request of the schedule: it waits on epoll with a nanosecond timeout
-// until its next request is due or a response arrives, sends every request
-// due at a wake-up in one pass, and reads each response with one system
-// call where it fits. A busy loop sleeps through arrivals until its next
-// batch, and takes each response's end from the kernel's stamp of it.
-// Nothing is handed from goroutine to goroutine, and no wake-up is spent
-// per request. The connections stay open from the warm-up through the
-// measured phase.
+// engine runs the load of the lean HTTP/1.1 client on event loops. Each
+// loop is one thread that owns its connections and a share of the load.
+// In an open loop, the share is every stride-th request of the schedule:
+// the loop waits on epoll with a nanosecond timeout until its next request
+// is due or a response arrives, sends every request due at a wake-up in
+// one pass, and reads each response with one system call where it fits. A
+// busy loop sleeps through arrivals until its next batch, and takes each
+// response's end from the kernel's stamp of it. In a closed loop or a
+// ramp, the share is some of the workers: a worker's next iteration
+// begins on the connection its last one freed, within the same turn, and
+// one wake-up serves every connection that became ready. Nothing is
+// handed from goroutine to goroutine, and no wake-up is spent per request.
+// The connections stay open from the warm-up through the measured phase.
 type engine struct {
 	procs   int // GOMAXPROCS before the engine raised it
 	o       Options
 	timeout time.Duration
 	loops   []*evloop
 	pool    int64 // connections opened before the load started
+	closed  bool  // made for a closed loop or a ramp
 	// realtime says when the loops' threads run SCHED_FIFO (Config.Realtime).
 	realtime Realtime
 }
 
-// newEngine readies the event loops for cfg's open loop and opens its pool
-// of connections.
-func newEngine(cfg *Config, o Options) (*engine, error) {
-	m := cfg.Model.(Open)
-	limit := m.MaxInFlight
-	if limit <= 0 {
-		limit = DefaultMaxInFlight
+// newEngine readies the event loops for model, cfg's load, and opens its
+// pool of connections: for an open loop as its rate needs, for a closed
+// loop one per worker.
+func newEngine(cfg *Config, model Model, o Options) (*engine, error) {
+	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0), realtime: cfg.Realtime}
+	var n, limit, pool int
+	switch m := model.(type) {
+	case Open:
+		limit = m.MaxInFlight
+		if limit <= 0 {
+			limit = DefaultMaxInFlight
+		}
+		if o.Connections > 0 {
+			limit = min(limit, o.Connections)
+		}
+		n = loopCount(m.Pacer, limit, cfg.Threads)
+		pool = poolSize(cfg.Pool, m.Pacer, n, limit)
+	default:
+		e.closed = true
+		workers := int(cfg.Shard.Share(int64(rampOf(model).Workers)))
+		keys := firstKeys(cfg.Source)
+		// A worker holds one connection per address its iterations go
+		// to; its first is opened before the load.
+		limit = workers * max(1, len(keys))
+		if o.Connections > 0 {
+			limit = min(limit, o.Connections)
+		}
+		n = closedLoops(min(workers, limit), onThisMachine(keys, o), cfg.Threads)
+		if _, ramp := model.(Ramp); !ramp {
+			// A ramp's workers open theirs as their bursts fall due.
+			pool = min(workers, limit)
+		}
 	}
-	if o.Connections > 0 {
-		limit = min(limit, o.Connections)
-	}
-	n := loopCount(m.Pacer, limit)
 	// Each loop blocks in epoll holding its P until the runtime takes it
 	// back. One P more than loops keeps one free for the rest of the
 	// program (the recorder, progress, signals, the collector), so that
 	// the runtime never needs to take a loop's: a loop's wake-up then
 	// costs no hand-off between threads.
-	e := &engine{o: o, timeout: o.timeout(), procs: runtime.GOMAXPROCS(0), realtime: cfg.Realtime}
 	if e.procs < n+1 {
 		runtime.GOMAXPROCS(n + 1)
 	}
@@ -61,8 +85,24 @@ func newEngine(cfg *Config, o Options) (*engine, error) {
 		}
 		e.loops = append(e.loops, l)
 	}
-	e.preopen(cfg.Source, poolSize(cfg.Pool, m.Pacer, n, limit), cfg.Pool >= 0)
+	e.preopen(cfg.Source, pool, cfg.Pool >= 0)
 	return e, nil
+}
+
+// threads returns how many event loops the engine runs.
+func (e *engine) threads() int { return len(e.loops) }
+
+// runs reports whether the engine can run m: an open loop on an engine
+// made for one, or on a single loop; a closed loop or a ramp on any.
+func (e *engine) runs(m Model) bool {
+	switch m := m.(type) {
+	case Open:
+		_, ok := fork(m.Pacer)
+		return len(e.loops) == 1 || ok
+	case Closed, Ramp:
+		return true
+	}
+	return false
 }
 
 func btoi(b bool) int {
@@ -87,25 +127,36 @@ func (e *engine) close() {
 // Once every loop is on its thread and waiting, ready fixes the phase's
 // start (runner.begin), a little ahead, and the loops go: each is on the
 // mark before its first request is due.
-func (e *engine) run(r *runner, m Open, ready func()) {
+func (e *engine) run(r *runner, m Model, ready func()) {
 	var wg, set sync.WaitGroup
 	gate := make(chan struct{})
 	set.Add(len(e.loops))
 	for i, l := range e.loops {
-		p, ok := fork(m.Pacer)
-		if !ok {
-			p = m.Pacer // one loop: it reads the schedule alone
+		rt := e.realtime
+		var p Pacer
+		if o, open := m.(Open); open {
+			var ok bool
+			if p, ok = fork(o.Pacer); !ok {
+				p = o.Pacer // one loop: it reads the schedule alone
+			}
+			l.rate = peakRate(o.Pacer) / float64(len(e.loops))
+			l.least = batchFor(l.rate)
+			l.batch, l.deaf = l.least, l.least > 0 || deafAlways // more if the loop falls behind (adapt)
+			l.closed = nil
+		} else {
+			// A closed loop never waits for a schedule: it has no lag of
+			// its own for a real-time thread to cure, nor batches.
+			rt = RealtimeOff
+			l.rate, l.least, l.batch, l.deaf = 0, 0, 0, false
+			l.closed = newClosedShare(rampOf(m), r.cfg.Shard, i, len(e.loops))
 		}
-		l.rate = peakRate(m.Pacer) / float64(len(e.loops))
-		l.least = batchFor(l.rate)
-		l.batch, l.deaf = l.least, l.least > 0 || deafAlways // more if the loop falls behind (adapt)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer precise()()
 			// CheckRealtime ran when the attacker was made: a failure
 			// here leaves the thread as it was.
-			l.sched, _ = prompt(e.realtime, l.lastSched)
+			l.sched, _ = prompt(rt, l.lastSched)
 			defer func() { l.lastSched = l.sched.undo() }()
 			set.Done()
 			<-gate

@@ -2,7 +2,10 @@ package load
 
 import (
 	"math"
+	"net"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -66,14 +69,17 @@ func batchFor(rate float64) time.Duration {
 // connection to open, even when twice the mean is in flight.
 const PoolService = time.Millisecond
 
-// eventLoops reports whether the open loop of cfg can run on event loops:
-// the lean HTTP/1.1 client over plain TCP or a unix socket, with requests
-// whose address is known before the run.
-func eventLoops(cfg *Config, o Options) bool {
+// eventLoops reports whether model, the load of cfg, can run on event
+// loops: an open loop, a closed loop or a ramp of the lean HTTP/1.1 client
+// over plain TCP or a unix socket, with requests whose address is known
+// before the run.
+func eventLoops(cfg *Config, model Model, o Options) bool {
 	if o.HTTP2 || o.H2C || o.NetHTTP || !loopsSupported {
 		return false
 	}
-	if _, ok := cfg.Model.(Open); !ok {
+	switch model.(type) {
+	case Open, Closed, Ramp:
+	default:
 		return false
 	}
 	switch src := cfg.Source.(type) {
@@ -90,7 +96,25 @@ func eventLoops(cfg *Config, o Options) bool {
 	return false
 }
 
-// loopCount returns how many event loops to run: one per loopRate of the
+// closedLoops returns how many event loops a closed loop of workers runs
+// on: threads when asked, else, for a target on this machine, which needs
+// CPUs of its own to answer, one per four CPUs the Go scheduler may use
+// (at least one), and for a target elsewhere one per CPU but one, left to
+// the recorder, the collector and the kernel's share of the network; never
+// more than one per worker.
+func closedLoops(workers int, local bool, threads int) int {
+	procs := runtime.GOMAXPROCS(0)
+	n := max(1, procs-1)
+	switch {
+	case threads > 0:
+		n = threads
+	case local:
+		n = max(1, procs/4)
+	}
+	return max(1, min(n, workers))
+}
+
+// loopCount returns how many event loops an open loop runs on: one per loopRate of the
 // schedule's peak rate, at most one per CPU the Go scheduler may use but
 // one, and one per connection; one when the schedule cannot be split. A
 // loop that keeps up at a high rate takes a CPU whole, and the CPU left
@@ -98,12 +122,18 @@ func eventLoops(cfg *Config, o Options) bool {
 // the network and, often, the target. On two CPUs beside nginx, one loop
 // kept 140,000/s with latency p99 under 10 ms in three runs of three; two
 // loops, fighting nginx for its CPU, read 8 to 39 ms.
-func loopCount(p Pacer, limit int) int {
+//
+// threads, when positive, is the count the user asked for, within the same
+// bounds but the CPUs.
+func loopCount(p Pacer, limit, threads int) int {
 	if _, ok := fork(p); !ok {
 		return 1
 	}
-	n := min(int(math.Ceil(peakRate(p)/loopRate)), runtime.GOMAXPROCS(0)-1, limit)
-	return max(n, 1)
+	n := min(int(math.Ceil(peakRate(p)/loopRate)), runtime.GOMAXPROCS(0)-1)
+	if threads > 0 {
+		n = threads
+	}
+	return max(min(n, limit), 1)
 }
 
 // fork returns a copy of p that yields the same schedule from its start,
@@ -158,4 +188,44 @@ func poolSize(asked int, p Pacer, loops, limit int) int {
 		return limit
 	}
 	return min(max(int(n), loops), limit)
+}
+
+// onThisMachine reports whether every one of keys (dial keys) reaches a
+// server on this machine: a unix socket, a loopback address, localhost, or
+// an address of one of this machine's interfaces.
+func onThisMachine(keys []string, o Options) bool {
+	if o.UnixSocket != "" {
+		return true
+	}
+	var own []net.Addr
+	for _, k := range keys {
+		_, hostport, _ := strings.Cut(k, "://")
+		hostport, _, _ = strings.Cut(hostport, " ")
+		host, _, err := net.SplitHostPort(hostport)
+		if err != nil {
+			return false
+		}
+		if host == "localhost" {
+			continue
+		}
+		ip := net.ParseIP(host)
+		if ip == nil {
+			return false
+		}
+		if ip.IsLoopback() {
+			continue
+		}
+		if own == nil {
+			if own, err = net.InterfaceAddrs(); err != nil {
+				return false
+			}
+		}
+		if !slices.ContainsFunc(own, func(a net.Addr) bool {
+			n, ok := a.(*net.IPNet)
+			return ok && n.IP.Equal(ip)
+		}) {
+			return false
+		}
+	}
+	return len(keys) > 0
 }

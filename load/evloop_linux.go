@@ -16,6 +16,7 @@ import (
 // evjob is one iteration of the schedule: due at due, at its step.
 type evjob struct {
 	seq, iter int64
+	worker    int64 // a closed loop's worker; the loop's id in an open loop
 	step      int
 	due       time.Duration
 	queued    time.Duration // when it first looked for a connection
@@ -88,8 +89,17 @@ type evloop struct {
 	rate     float64       // the loop's share of the schedule at its peak, per second
 	// deaf: the loop batches, and sleeps through arrivals between its
 	// batches while reads carry stamps.
-	deaf  bool
-	sched *loopSched // how the kernel runs the loop's thread (sched_linux.go)
+	deaf bool
+	// closed is the loop's share of a closed loop or a ramp; nil in an
+	// open loop.
+	closed *closedShare
+	// took is when the loop last took up a response or a failure: a
+	// closed loop's next iteration is due then.
+	took time.Duration
+	// pumping is set while pump runs, and again when it left queued
+	// iterations that may start at once.
+	pumping, again bool
+	sched          *loopSched // how the kernel runs the loop's thread (sched_linux.go)
 	// lastSched is where the last phase left it, for the next one's.
 	lastSched *loopSched
 }
@@ -138,23 +148,32 @@ func (l *evloop) scanEvery() time.Duration {
 // run runs one phase: the requests first, first+stride, ... of p.
 func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 	l.r, l.pacer, l.next, l.stride, l.iters = r, p, first-stride, stride, 0
-	l.sending, l.aheadOff = true, false
-	l.advance()
-	if l.more && l.nextDue-Now() < 10*time.Millisecond {
-		l.await(l.nextDue) // a later one the loop's own waits find
+	l.sending, l.aheadOff, l.again = true, false, false
+	if l.closed != nil {
+		l.more = false
+		if r.start-Now() < 10*time.Millisecond {
+			l.await(r.start)
+		}
+	} else {
+		l.advance()
+		if l.more && l.nextDue-Now() < 10*time.Millisecond {
+			l.await(l.nextDue) // a later one the loop's own waits find
+		}
 	}
 	l.scanAt = Now() + l.scanEvery()
 	l.adaptAt, l.wakes, l.lateOnes, l.lateFar = Now()+adaptEvery, 0, 0, 0
 	for {
 		now := l.tick()
 		l.now = now
-		if now >= l.adaptAt {
+		if now >= l.adaptAt && l.closed == nil {
 			l.adapt()
 			l.adaptAt = now + adaptEvery
 		}
 		if l.sending {
 			if r.stopped.Load() || (r.end > 0 && now >= r.end) {
 				l.stop()
+			} else if l.closed != nil {
+				l.burst(now)
 			} else {
 				l.release(now)
 			}
@@ -164,7 +183,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		} else if l.sending && l.more {
 			l.growAhead()
 		}
-		if l.busy == 0 && l.queued() == 0 && l.dials == 0 && (!l.sending || !l.more) {
+		if l.busy == 0 && l.queued() == 0 && l.dials == 0 && (!l.sending || !l.more && l.closed == nil) {
 			return
 		}
 		if now >= l.scanAt {
@@ -190,6 +209,12 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		}
 		if t := l.growAt(); t > 0 {
 			wait = min(wait, t-now)
+		}
+		if t := l.burstAt(); t > 0 && l.sending {
+			wait = min(wait, t-now)
+		}
+		if l.again {
+			wait = 0
 		}
 		if wait < 2*time.Microsecond || timed && !deaf && wait < l.late {
 			// A timed wait shorter than wake-ups lately came late would
@@ -365,7 +390,7 @@ func (l *evloop) release(now time.Duration) {
 		}
 	}
 	for l.more && l.nextDue <= now {
-		j := evjob{seq: l.next, iter: l.iters, due: l.nextDue}
+		j := evjob{seq: l.next, iter: l.iters, worker: int64(l.id), due: l.nextDue}
 		l.iters++
 		l.advance()
 		l.begin(j)
@@ -395,8 +420,18 @@ func (l *evloop) stop() {
 	kept := l.queue[:0]
 	for _, j := range l.queue[l.qhead:] {
 		switch {
-		case j.step == 0 && r.timedOut():
-			unsent++
+		case j.step == 0 && l.closed != nil:
+			// A closed loop's iteration that waits for a connection began
+			// before its phase's count ran out: it goes, unless the time
+			// is up or the user interrupted. It has no schedule to fall
+			// behind: nothing counts as unsent.
+			if !interrupted && (r.end == 0 || Now() < r.end) {
+				kept = append(kept, j)
+			}
+		case j.step == 0:
+			if r.timedOut() {
+				unsent++
+			}
 		case j.step > 0 && !interrupted:
 			kept = append(kept, j)
 		}
@@ -408,7 +443,13 @@ func (l *evloop) stop() {
 // then begins the next step of j's iteration, which ended at done.
 func (l *evloop) then(j evjob, done time.Duration) {
 	r := l.r
-	if j.step+1 >= r.nsteps || r.ctx.Err() != nil {
+	if r.ctx.Err() != nil {
+		return
+	}
+	if j.step+1 >= r.nsteps {
+		if l.closed != nil {
+			l.iterate(j.worker, l.took)
+		}
 		return
 	}
 	j.step++

@@ -202,7 +202,7 @@ func TestEventLoopsScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !eventLoops(&Config{Source: sc, Model: Open{}}, Options{}) {
+	if !eventLoops(&Config{Source: sc}, Open{}, Options{}) {
 		t.Fatal("a scenario over http does not run on the event loops")
 	}
 	res := attack(t, context.Background(), Config{Source: sc, Model: Open{Pacer: Constant{Rate: 1000}}, Count: 40})
@@ -233,13 +233,12 @@ func TestEventLoopsOnlyPlainHTTP(t *testing.T) {
 		{"http://127.0.0.1:1/", Options{H2C: true}, false},
 		{"http://127.0.0.1:1/", Options{NetHTTP: true}, false},
 	} {
-		cfg := Config{Source: staticTo(t, tt.url), Model: open}
-		if got := eventLoops(&cfg, tt.opts); got != tt.want {
-			t.Errorf("%s %+v: event loops %v, want %v", tt.url, tt.opts, got, tt.want)
+		cfg := Config{Source: staticTo(t, tt.url)}
+		for _, m := range []Model{open, Closed{Workers: 1}, Ramp{Workers: 2, Burst: 1, Every: time.Second}} {
+			if got := eventLoops(&cfg, m, tt.opts); got != tt.want {
+				t.Errorf("%s %+v %T: event loops %v, want %v", tt.url, tt.opts, m, got, tt.want)
+			}
 		}
-	}
-	if eventLoops(&Config{Source: staticTo(t, "http://127.0.0.1:1/"), Model: Closed{Workers: 1}}, Options{}) {
-		t.Error("a closed loop runs on the event loops")
 	}
 }
 
@@ -344,14 +343,14 @@ func TestLoopCount(t *testing.T) {
 		{Stages{Steps: []Stage{{time.Second, 2 * loopRate}, {time.Second, 0}}}, 100, 2},
 		{&Poisson{Of: Constant{Rate: 10 * loopRate}}, 100, 3},
 	} {
-		if got := loopCount(tt.p, tt.limit); got != tt.want {
+		if got := loopCount(tt.p, tt.limit, 0); got != tt.want {
 			t.Errorf("loopCount(%v, %d) = %d, want %d", tt.p, tt.limit, got, tt.want)
 		}
 	}
 	// Two CPUs, or one: one loop, whatever the rate.
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
-		if got := loopCount(Constant{Rate: 10 * loopRate}, 100); got != 1 {
+		if got := loopCount(Constant{Rate: 10 * loopRate}, 100, 0); got != 1 {
 			t.Errorf("with %d Ps: %d loops, want 1", procs, got)
 		}
 	}

@@ -31,12 +31,22 @@ func (l *evloop) begin(j evjob) {
 	}
 }
 
-// pump starts the queued iterations that a connection is free for.
+// pump starts the queued iterations that a connection is free for, those
+// queued before it began: what their starting queues (a closed loop's
+// next iteration, after one that failed at once) waits for the loop's next
+// turn, which then does not sleep (again). A pump within a pump (a start
+// that failed at once pumps again) leaves the work to the outer one.
 func (l *evloop) pump() {
-	for l.queued() > 0 && l.start(l.queue[l.qhead]) {
+	if l.pumping {
+		return
+	}
+	l.pumping, l.again = true, false
+	for n := l.queued(); n > 0 && l.queued() > 0 && l.start(l.queue[l.qhead]); n-- {
 		l.queue[l.qhead] = evjob{}
 		l.qhead++
 	}
+	l.pumping = false
+	l.again = l.queued() > 0 && (l.nidle > 0 || l.open < l.target)
 	if l.qhead > 0 && (l.qhead == len(l.queue) || l.qhead >= len(l.queue)/2) {
 		// Taken from the front: move what is left there, so that a queue
 		// that never empties does not grow for ever.
@@ -54,10 +64,11 @@ func (l *evloop) start(j evjob) bool {
 		if testHookBuild != nil {
 			testHookBuild(j.seq, j.step)
 		}
-		req, err := r.cfg.Source.Request(j.step, r.vars(int64(l.id), j.iter, j.seq))
+		req, err := r.cfg.Source.Request(j.step, r.vars(j.worker, j.iter, j.seq))
 		if err != nil {
 			r.rec.Sent()
 			now := Now()
+			l.took = now
 			s := record.Sample{Intended: j.due, Step: j.step, Sent: now, Done: now, Error: record.Other, Err: err}
 			l.record(&s)
 			l.then(j, now)

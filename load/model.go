@@ -46,6 +46,18 @@ func (m Ramp) started(step int) int {
 	return min(m.Workers, (step+1)*m.Burst)
 }
 
+// rampOf returns a closed loop as the ramp that starts all its workers at
+// once.
+func rampOf(m Model) Ramp {
+	switch m := m.(type) {
+	case Ramp:
+		return m
+	case Closed:
+		return Ramp{Workers: m.Workers, Burst: m.Workers, Every: time.Hour}
+	}
+	return Ramp{Workers: 1, Burst: 1, Every: time.Hour} // Sequential
+}
+
 // ParseRamp reads a Ramp's Burst and Every as --ramp writes them:
 // "300/30s" starts 300 workers every 30 seconds.
 func ParseRamp(s string) (burst int, every time.Duration, err error) {

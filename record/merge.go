@@ -189,6 +189,7 @@ func (m *merger) scalars() {
 		out.Interrupted = out.Interrupted || r.Interrupted
 		out.WarmupRequests += r.WarmupRequests
 		out.Pool += r.Pool
+		out.Threads += r.Threads
 		if r.HoldFrom != 0 { // 0 is no ramp's
 			if v := m.offsets[i] + r.HoldFrom; out.HoldFrom == 0 || v > out.HoldFrom {
 				out.HoldFrom = v

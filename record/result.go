@@ -18,7 +18,8 @@ type Result struct {
 	Concurrency    int     // workers, or the cap on requests in flight in open loop
 	Interrupted    bool    // the run was stopped before its end
 	WarmupRequests int64   // requests the warm-up completed, counted in no other figure
-	Pool           int64   // open loop: connections opened before the load started
+	Pool           int64   // connections the event loops opened before the load started
+	Threads        int     // event loops (threads) the load ran on; 0 on goroutines
 	// HoldFrom is, for a ramp, when its last workers were due to start,
 	// an offset from Start: the load is constant after it. 0 otherwise.
 	HoldFrom time.Duration

@@ -42,7 +42,8 @@ type Summary struct {
 	InFlight       InFlight          `json:"in_flight"`
 	Interrupted    bool              `json:"interrupted"`
 	WarmupRequests int64             `json:"warmup_requests"`
-	Pool           int64             `json:"pool,omitempty"`              // open loop: connections opened before the load; connect_seconds counts those opened during it
+	Pool           int64             `json:"pool,omitempty"`              // connections the event loops opened before the load; connect_seconds counts those opened during it
+	Threads        int               `json:"threads,omitempty"`           // event loops (threads) the load ran on; absent on goroutines (HTTP/2, TLS, net/http)
 	HoldFrom       float64           `json:"hold_from_seconds,omitempty"` // ramp: when its last workers were due, from the start; the load holds after it
 	Intervals      []IntervalJSON    `json:"intervals"`
 	Steps          []StepJSON        `json:"steps"`
@@ -155,6 +156,7 @@ func Summarize(r *Result) (Summary, error) {
 		Concurrency:    r.Concurrency,
 		WarmupRequests: r.WarmupRequests,
 		Pool:           r.Pool,
+		Threads:        r.Threads,
 		HoldFrom:       r.HoldFrom.Seconds(),
 		ErrorExamples:  r.ErrorExample,
 		TargetRate:     r.TargetRate,

@@ -14,9 +14,14 @@ import (
 )
 
 // WireVersion is the version of the encoding EncodeResult writes. A
-// decoder reads only its own version: a change of the encoding's meaning
-// or layout takes a new one.
-const WireVersion = 1
+// change of the encoding's meaning or layout takes a new one. A decoder
+// reads its own version and those from oldestWire on, which stored
+// results and load pods of an earlier latlab wrote: version 1 lacks
+// Threads.
+const WireVersion = 2
+
+// oldestWire is the oldest version DecodeResult reads.
+const oldestWire = 1
 
 // wireMagic starts every encoding of a Result, before its version.
 const wireMagic = "LLRW"
@@ -96,6 +101,7 @@ func (w *wireWriter) result(r *Result) {
 	w.varint(r.WarmupRequests)
 	w.varint(r.Pool)
 	w.varint(int64(r.HoldFrom))
+	w.varint(int64(r.Threads))
 	for _, v := range []int64{r.Sent, r.Unsent, r.Retries, r.Requests, r.ErrorsTotal, r.Unsuccessful, r.BytesIn, r.BytesOut} {
 		w.varint(v)
 	}
@@ -180,7 +186,8 @@ func (r *Result) histograms() []**hdr.Histogram {
 // precision. Its errors say what was being read.
 func DecodeResult(rd io.Reader) (*Result, error) {
 	br := bufio.NewReader(rd)
-	if err := readWireHeader(br); err != nil {
+	v, err := readWireHeader(br)
+	if err != nil {
 		return nil, fmt.Errorf("decoding result: %w", err)
 	}
 	z, err := gzip.NewReader(br)
@@ -189,7 +196,7 @@ func DecodeResult(rd io.Reader) (*Result, error) {
 	}
 	z.Multistream(false)
 	lim := &wireLimit{r: z, n: maxWireBytes}
-	wr := &wireReader{r: bufio.NewReaderSize(lim, 64<<10), idx: -1}
+	wr := &wireReader{r: bufio.NewReaderSize(lim, 64<<10), idx: -1, version: v}
 	res := wr.result()
 	if wr.err == nil {
 		wr.end(br)
@@ -200,26 +207,27 @@ func DecodeResult(rd io.Reader) (*Result, error) {
 	return res, nil
 }
 
-// readWireHeader reads the magic bytes and the version.
-func readWireHeader(br *bufio.Reader) error {
+// readWireHeader reads the magic bytes and the version, and returns the
+// version.
+func readWireHeader(br *bufio.Reader) (uint64, error) {
 	magic := make([]byte, len(wireMagic))
 	if n, err := io.ReadFull(br, magic); err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
-			return errors.New("empty input, not a result encoding")
+			return 0, errors.New("empty input, not a result encoding")
 		}
-		return fmt.Errorf("not a result encoding: %d bytes", n)
+		return 0, fmt.Errorf("not a result encoding: %d bytes", n)
 	}
 	if string(magic) != wireMagic {
-		return fmt.Errorf("not a result encoding: it starts %q, not %q", magic, wireMagic)
+		return 0, fmt.Errorf("not a result encoding: it starts %q, not %q", magic, wireMagic)
 	}
 	v, err := binary.ReadUvarint(br)
 	switch {
 	case err != nil:
-		return fmt.Errorf("reading the encoding's version: %w", wireIOError(err))
-	case v != WireVersion:
-		return fmt.Errorf("encoding version %d: this latlab reads version %d; run the same latlab on both sides", v, WireVersion)
+		return 0, fmt.Errorf("reading the encoding's version: %w", wireIOError(err))
+	case v < oldestWire || v > WireVersion:
+		return 0, fmt.Errorf("encoding version %d: this latlab reads versions %d to %d; run the same latlab on both sides", v, oldestWire, WireVersion)
 	}
-	return nil
+	return v, nil
 }
 
 // wireIOError names an early end as truncation.
@@ -299,6 +307,9 @@ func (r *wireReader) result() *Result {
 	res.WarmupRequests = r.varint()
 	res.Pool = r.varint()
 	res.HoldFrom = r.duration()
+	if r.version >= 2 {
+		res.Threads = r.integer()
+	}
 	r.section("counts", -1)
 	for _, v := range []*int64{&res.Sent, &res.Unsent, &res.Retries, &res.Requests, &res.ErrorsTotal, &res.Unsuccessful, &res.BytesIn, &res.BytesOut} {
 		*v = r.varint()

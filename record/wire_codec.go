@@ -122,10 +122,11 @@ var errTruncated = errors.New("truncated")
 // at, the part being read, and every read after it returns a zero value,
 // so that a decoder checks once per item rather than once per field.
 type wireReader struct {
-	r   *bufio.Reader
-	err error
-	at  string
-	idx int // the item of at being read, or -1
+	r       *bufio.Reader
+	err     error
+	at      string
+	idx     int    // the item of at being read, or -1
+	version uint64 // of the encoding
 }
 
 // fail records the first error, prefixed with the part being read.

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,7 +191,7 @@ func recorded(t testing.TB) *Result {
 		rec.Record(i, &s)
 	}
 	r := rec.Stop()
-	r.Mode, r.TargetRate, r.Concurrency = "open", 40, 100
+	r.Mode, r.TargetRate, r.Concurrency, r.Pool, r.Threads = "open", 40, 100, 8, 2
 	return r
 }
 
@@ -232,6 +234,28 @@ func encodeBody(v uint64, body func(w *wireWriter)) []byte {
 	return buf.Bytes()
 }
 
+// TestWireReadsVersion1 decodes a result that the first version of the
+// encoding stored (testdata/result-v1.bin): stored studies and load pods
+// of an earlier latlab stay readable. Version 1 has no Threads.
+func TestWireReadsVersion1(t *testing.T) {
+	f, err := os.Open("testdata/result-v1.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := DecodeResult(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 120 || r.Mode != "closed" || r.Pool != 4 || r.Threads != 0 || len(r.Raw) != 50 || !slices.Equal(r.Steps, []string{"login", "get"}) {
+		t.Errorf("decoded %d requests, mode %q, pool %d, threads %d, %d raw, steps %v; want 120, closed, 4, 0, 50, [login get]",
+			r.Requests, r.Mode, r.Pool, r.Threads, len(r.Raw), r.Steps)
+	}
+	if _, err := Summarize(r); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestWireRefuses holds DecodeResult to an error, never a panic, and a
 // message saying what is wrong and where, for each kind of bad input.
 func TestWireRefuses(t *testing.T) {
@@ -252,28 +276,29 @@ func TestWireRefuses(t *testing.T) {
 		{"not ours", []byte(`{"error": "no"}`), `not a result encoding: it starts "{\"er"`},
 		{"short", []byte("LL"), "not a result encoding: 2 bytes"},
 		{"no version", []byte(wireMagic), "version: truncated"},
-		{"newer", encodeBody(2, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 2: this latlab reads version 1"},
+		{"newer", encodeBody(WireVersion+1, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 3: this latlab reads versions 1 to 2"},
+		{"older", encodeBody(0, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 0: this latlab reads versions 1 to 2"},
 		{"not gzip", append([]byte(wireMagic+"\x01"), strings.Repeat("xy", 10)...), "gzip: invalid header"},
 		{"trailing", append(bytes.Clone(good.Bytes()), 0), "data after the gzip stream"},
-		{"body too long", encodeBody(1, func(w *wireWriter) { fields(w, &Result{}); w.u8(0) }), "data after the body's last field"},
-		{"body cut short", encodeBody(1, func(w *wireWriter) {}), "start: truncated"},
-		{"nil count", encodeBody(1, func(w *wireWriter) {
+		{"body too long", encodeBody(WireVersion, func(w *wireWriter) { fields(w, &Result{}); w.u8(0) }), "data after the body's last field"},
+		{"body cut short", encodeBody(WireVersion, func(w *wireWriter) {}), "start: truncated"},
+		{"nil count", encodeBody(WireVersion, func(w *wireWriter) {
 			w.blob(must(time.Time{}.MarshalBinary()))
 			w.varint(0)
 			w.varint(-5)
 		}), "steps: -5 steps: want 0 to 65536"},
-		{"huge string", encodeBody(1, func(w *wireWriter) {
+		{"huge string", encodeBody(WireVersion, func(w *wireWriter) {
 			w.blob(must(time.Time{}.MarshalBinary()))
 			w.varint(0)
 			w.count(0, true)
 			w.uvarint(1 << 40)
 		}), "load: mode of 1099511627776 bytes: at most 1048576"},
-		{"other histogram", encodeBody(1, func(w *wireWriter) {
+		{"other histogram", encodeBody(WireVersion, func(w *wireWriter) {
 			r := &Result{Intervals: make([]Interval, 4)}
 			r.Intervals[3].Latency = KeptEncoding(otherEnc)
 			fields(w, r)
 		}), "intervals[3]: latency histogram: range 1 to 1000 ns at 2 significant digits, not latlab's"},
-		{"bad class", encodeBody(1, func(w *wireWriter) {
+		{"bad class", encodeBody(WireVersion, func(w *wireWriter) {
 			r := &Result{Raw: make([]Raw, 3)}
 			r.Raw[2].Error = 99
 			fields(w, r)

@@ -91,6 +91,18 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 }
 
 func loadLine(res *record.Result) string {
+	s := modeLine(res)
+	switch {
+	case res.Threads == 1:
+		s += "; 1 thread"
+	case res.Threads > 1:
+		s += fmt.Sprintf("; %d threads", res.Threads)
+	}
+	return s
+}
+
+// modeLine describes the load's model.
+func modeLine(res *record.Result) string {
 	switch res.Mode {
 	case "open":
 		return fmt.Sprintf("open loop, %s intended, at most %d in flight", units.Rate(res.TargetRate), res.Concurrency)

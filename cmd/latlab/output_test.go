@@ -25,7 +25,8 @@ func TestAttackText(t *testing.T) {
 	// the spaces that align the table.
 	for _, want := range []string{
 		`Target +GET ` + regexp.QuoteMeta(srv.URL) + `/t`,
-		`Load +closed loop, 2 workers`,
+		`Load +closed loop, 2 workers; (1 thread|2 threads)`,
+		`Conns +2 opened before the load, 0 during it`,
 		`Requests +sent 20, completed 20 in .+`,
 		`Rate +.+ sent, throughput .+ successful`,
 		`Success +100\.00% +codes 200:20`,
