@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,12 +81,12 @@ func (c *Cluster) Apply(ctx context.Context, objs []*unstructured.Unstructured, 
 func (c *Cluster) applyOne(ctx context.Context, o *unstructured.Unstructured, namespace string, labels map[string]string) (Ref, error) {
 	o = o.DeepCopy()
 	gvk := o.GroupVersionKind()
-	m, err := c.mapping(gvk)
+	gvr, namespaced, err := c.mapping(ctx, gvk)
 	if err != nil {
 		return Ref{}, fmt.Errorf("applying %s/%s: %w", lowerKind(gvk.Kind), o.GetName(), err)
 	}
-	ref := Ref{Resource: m.Resource, Kind: gvk.Kind, Name: o.GetName()}
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+	ref := Ref{Resource: gvr, Kind: gvk.Kind, Name: o.GetName()}
+	if namespaced {
 		if o.GetNamespace() == "" {
 			o.SetNamespace(namespace)
 		}
@@ -98,7 +97,7 @@ func (c *Cluster) applyOne(ctx context.Context, o *unstructured.Unstructured, na
 	if err := addLabels(o, labels); err != nil {
 		return ref, fmt.Errorf("applying %s: %w", ref, err)
 	}
-	_, err = c.Dynamic.Resource(m.Resource).Namespace(ref.Namespace).Apply(ctx, ref.Name, o,
+	_, err = c.Dynamic.Resource(gvr).Namespace(ref.Namespace).Apply(ctx, ref.Name, o,
 		metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 	if err != nil {
 		return ref, fmt.Errorf("applying %s: %w", ref, err)
@@ -106,26 +105,11 @@ func (c *Cluster) applyOne(ctx context.Context, o *unstructured.Unstructured, na
 	return ref, nil
 }
 
-// mapping returns the resource of gvk, asking the server's discovery again
-// once if it is not known, since an object applied before may have defined
-// it.
-func (c *Cluster) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
-	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if meta.IsNoMatchError(err) {
-		c.mapper.Reset()
-		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	}
-	if meta.IsNoMatchError(err) {
-		return nil, fmt.Errorf("the server has no kind %s in %s", gvk.Kind, gvk.GroupVersion())
-	}
-	return m, err
-}
-
 // EnsureNamespace creates namespace, labelled, unless it exists, and says
 // whether it did. A user who may not read namespaces, only use one, is
 // taken at their word that it exists.
 func (c *Cluster) EnsureNamespace(ctx context.Context, namespace string, labels map[string]string) (bool, error) {
-	_, err := c.Client.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+	_, err := get[corev1.Namespace](ctx, c.coreV1, "namespaces", "", namespace)
 	if err == nil || apierrors.IsForbidden(err) {
 		// Forbidden: RBAC grants this user a namespace (a Role in it),
 		// not namespaces; it is there, or the first object says so.
@@ -135,7 +119,7 @@ func (c *Cluster) EnsureNamespace(ctx context.Context, namespace string, labels 
 		return false, fmt.Errorf("namespace %s: %w", namespace, err)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: maps.Clone(labels)}}
-	_, err = c.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: FieldManager})
+	_, err = create(ctx, c.coreV1, "namespaces", "", ns, metav1.CreateOptions{FieldManager: FieldManager})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		return false, nil

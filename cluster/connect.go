@@ -7,12 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -27,7 +23,6 @@ type Options struct {
 // A Cluster is a connection to a Kubernetes API server.
 type Cluster struct {
 	Config  *rest.Config
-	Client  kubernetes.Interface
 	Dynamic dynamic.Interface
 	// Where is where the configuration came from: the kubeconfig's
 	// context and server, or "in-cluster".
@@ -37,8 +32,9 @@ type Cluster struct {
 	// otherwise, as with kubectl.
 	Namespace string
 
-	mapper *restmapper.DeferredDiscoveryRESTMapper
-	http   *http.Client // the API server's, with its credentials
+	typedGroups // clients of the groups read typed
+	kinds       kindCache
+	http        *http.Client // the API server's, with its credentials
 
 	nodeCPUs sync.Map // node name → allocatable cores, for PodMetrics
 }
@@ -85,7 +81,7 @@ func connect(cfg *rest.Config, where string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
-	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
+	typed, err := newTypedGroups(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
@@ -93,13 +89,8 @@ func connect(cfg *rest.Config, where string) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
-	disc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, hc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
-	}
 	return &Cluster{
-		Config: cfg, Client: cs, Dynamic: dyn, Where: where, Namespace: corev1.NamespaceDefault,
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc)),
-		http:   hc,
+		Config: cfg, Dynamic: dyn, Where: where, Namespace: corev1.NamespaceDefault,
+		typedGroups: typed, http: hc,
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -31,7 +32,7 @@ func (c *Cluster) Delete(ctx context.Context, set *Set) error {
 		}
 	}
 	if set.CreatedNamespace {
-		err := c.Client.CoreV1().Namespaces().Delete(ctx, set.Namespace, metav1.DeleteOptions{})
+		err := remove(ctx, c.coreV1, "namespaces", "", set.Namespace, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("deleting namespace %s: %w", set.Namespace, err))
 		}
@@ -93,7 +94,7 @@ func (c *Cluster) remaining(ctx context.Context, set *Set) ([]string, error) {
 		}
 	}
 	if len(set.Labels) > 0 {
-		pods, err := c.Client.CoreV1().Pods(set.Namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set.Labels).String()})
+		pods, err := list[corev1.PodList](ctx, c.coreV1, "pods", set.Namespace, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set.Labels).String()})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("listing pods in %s: %w", set.Namespace, err)
 		}
@@ -104,7 +105,7 @@ func (c *Cluster) remaining(ctx context.Context, set *Set) ([]string, error) {
 		}
 	}
 	if set.CreatedNamespace {
-		_, err := c.Client.CoreV1().Namespaces().Get(ctx, set.Namespace, metav1.GetOptions{})
+		_, err := get[corev1.Namespace](ctx, c.coreV1, "namespaces", "", set.Namespace)
 		switch {
 		case err == nil:
 			left = append(left, "namespace/"+set.Namespace)

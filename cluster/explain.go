@@ -24,7 +24,7 @@ const (
 // explainPods returns, one line each, why the pods of sel in namespace are
 // not ready, and their last warning events.
 func (c *Cluster) explainPods(ctx context.Context, namespace string, sel labels.Selector) string {
-	pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	pods, err := list[corev1.PodList](ctx, c.coreV1, "pods", namespace, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {
 		return fmt.Sprintf("\n    (its pods could not be listed: %v)", err)
 	}
@@ -54,7 +54,7 @@ func (c *Cluster) explainPods(ctx context.Context, namespace string, sel labels.
 // podEvents returns the last warning events of p, oldest first.
 func (c *Cluster) podEvents(ctx context.Context, p *corev1.Pod) []corev1.Event {
 	sel := fields.Set{"involvedObject.name": p.Name, "involvedObject.namespace": p.Namespace, "type": corev1.EventTypeWarning}
-	evs, err := c.Client.CoreV1().Events(p.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel.AsSelector().String()})
+	evs, err := list[corev1.EventList](ctx, c.coreV1, "events", p.Namespace, metav1.ListOptions{FieldSelector: sel.AsSelector().String()})
 	if err != nil || len(evs.Items) == 0 {
 		return nil
 	}

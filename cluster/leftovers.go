@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,7 +28,7 @@ type Leftover struct {
 // --keep, left behind. Pods and ReplicaSets that a listed workload owns
 // are left out; they go with it.
 func (c *Cluster) Leftovers(ctx context.Context, experiment string) ([]Leftover, error) {
-	resources, err := c.listable()
+	resources, err := c.listable(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,24 +114,18 @@ type resource struct {
 // can be listed and deleted, but events and v1 Endpoints: the endpoints
 // controller copies a Service's labels to its Endpoints, which go with
 // the Service, and listing them draws a deprecation warning.
-func (c *Cluster) listable() ([]resource, error) {
-	lists, err := c.Client.Discovery().ServerPreferredResources()
-	if err != nil && len(lists) == 0 {
+func (c *Cluster) listable(ctx context.Context) ([]resource, error) {
+	served, err := c.preferredResources(ctx)
+	if err != nil && len(served) == 0 {
 		return nil, fmt.Errorf("asking the API server what it serves: %w", err)
 	}
 	var out []resource
-	for _, l := range lists {
-		gv, err := schema.ParseGroupVersion(l.GroupVersion)
-		if err != nil {
+	for _, r := range served {
+		if r.Kind == "Event" || r.Kind == "Endpoints" && r.gv.Group == "" ||
+			!slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "delete") {
 			continue
 		}
-		for _, r := range l.APIResources {
-			if strings.Contains(r.Name, "/") || r.Kind == "Event" || r.Kind == "Endpoints" && gv.Group == "" ||
-				!slices.Contains(r.Verbs, "list") || !slices.Contains(r.Verbs, "delete") {
-				continue
-			}
-			out = append(out, resource{gvr: gv.WithResource(r.Name), kind: r.Kind})
-		}
+		out = append(out, resource{gvr: r.gv.WithResource(r.Name), kind: r.Kind})
 	}
 	return out, nil
 }

@@ -188,7 +188,7 @@ type Running struct {
 // Job. Stop deletes the Job, and the cluster the Secret with it.
 func (c *Cluster) StartLoad(ctx context.Context, lp LoadPod) (*Running, error) {
 	j := lp.job()
-	made, err := c.Client.BatchV1().Jobs(lp.Namespace).Create(ctx, j, metav1.CreateOptions{FieldManager: FieldManager})
+	made, err := create(ctx, c.batchV1, "jobs", lp.Namespace, j, metav1.CreateOptions{FieldManager: FieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("creating load job %s in %s: %w", lp.Name, lp.Namespace, err)
 	}
@@ -198,7 +198,7 @@ func (c *Cluster) StartLoad(ctx context.Context, lp LoadPod) (*Running, error) {
 	}
 	// The pod waits for its Secret to mount it: made after the Job, the
 	// Secret can name it as its owner.
-	if _, err := c.Client.CoreV1().Secrets(lp.Namespace).Create(ctx, lp.secret(made.UID), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
+	if _, err := create(ctx, c.coreV1, "secrets", lp.Namespace, lp.secret(made.UID), metav1.CreateOptions{FieldManager: FieldManager}); err != nil {
 		_ = r.Stop(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("creating the token secret of load job %s in %s: %w", lp.Name, lp.Namespace, err)
 	}
@@ -292,7 +292,7 @@ func (r *Running) Check(ctx context.Context) error {
 // pod returns the Job's pod, nil if it has none yet; the newest, should
 // there be more.
 func (r *Running) pod(ctx context.Context) (*corev1.Pod, error) {
-	pods, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
+	pods, err := list[corev1.PodList](ctx, r.c.coreV1, "pods", r.lp.Namespace, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of load job %s: %w", r.lp.Name, err)
 	}
@@ -310,7 +310,7 @@ func (r *Running) pod(ctx context.Context) (*corev1.Pod, error) {
 // gone, so that nothing of a trial is left when the next one starts or
 // latlab exits.
 func (r *Running) Stop(ctx context.Context) error {
-	err := r.c.Client.BatchV1().Jobs(r.lp.Namespace).Delete(ctx, r.lp.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+	err := remove(ctx, r.c.batchV1, "jobs", r.lp.Namespace, r.lp.Name, metav1.DeleteOptions{PropagationPolicy: &background})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting load job %s: %w", r.lp.Name, err)
 	}
@@ -382,7 +382,7 @@ func Failure(p *corev1.Pod) *PodFailure {
 func (r *Running) WaitShards(ctx context.Context, timeout time.Duration) ([]*corev1.Pod, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		pods, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
+		pods, err := list[corev1.PodList](ctx, r.c.coreV1, "pods", r.lp.Namespace, metav1.ListOptions{LabelSelector: "job-name=" + r.lp.Name})
 		if err != nil {
 			return nil, fmt.Errorf("listing the pods of load job %s: %w", r.lp.Name, err)
 		}
@@ -434,7 +434,7 @@ func (r *Running) Watch(ctx context.Context, pod string) <-chan string {
 				return
 			case <-t.C:
 			}
-			p, err := r.c.Client.CoreV1().Pods(r.lp.Namespace).Get(ctx, pod, metav1.GetOptions{})
+			p, err := get[corev1.Pod](ctx, r.c.coreV1, "pods", r.lp.Namespace, pod)
 			switch {
 			case apierrors.IsNotFound(err):
 				out <- (&PodFailure{Pod: pod, Reason: FailGone, Detail: "the pod is gone"}).Error()

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
 )
 
 // TestLoadPodToken holds where a load pod's token goes: into a Secret of
@@ -18,14 +17,14 @@ func TestLoadPodToken(t *testing.T) {
 	const token = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
 	lp := LoadPod{Namespace: "bench", Name: "latlab-load-x-1-abc", Image: "latlab", Port: 7070, ReadyPath: "/healthz",
 		Args: []string{"agent", "--token-file", TokenPath}, Labels: map[string]string{}, Token: token}
-	c := &Cluster{Client: fake.NewClientset()}
+	api, c := newFakeAPI(t)
 	ctx := context.Background()
 	if _, err := c.StartLoad(ctx, lp); err != nil {
 		t.Fatal(err)
 	}
-	j, err := c.Client.BatchV1().Jobs("bench").Get(ctx, lp.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	j, ok := api.get("/apis/batch/v1/namespaces/bench/jobs/" + lp.Name).(*batchv1.Job)
+	if !ok {
+		t.Fatalf("no Job %s in bench; requests %q", lp.Name, api.requests())
 	}
 	ps := j.Spec.Template.Spec
 	if a := ps.AutomountServiceAccountToken; a == nil || *a {
@@ -56,14 +55,14 @@ func TestLoadPodToken(t *testing.T) {
 	if m[0].MountPath != "/tmp" || ps.Volumes[0].EmptyDir == nil {
 		t.Errorf("no writable /tmp: %+v", m[0])
 	}
-	s, err := c.Client.CoreV1().Secrets("bench").Get(ctx, lp.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	s, ok := api.get("/api/v1/namespaces/bench/secrets/" + lp.Name).(*corev1.Secret)
+	if !ok {
+		t.Fatalf("no Secret %s in bench; requests %q", lp.Name, api.requests())
 	}
 	if string(s.Data[tokenKey]) != token || s.Type != corev1.SecretTypeOpaque {
 		t.Errorf("secret %s: type %s, data %v; want the token", s.Name, s.Type, s.Data)
 	}
-	if o := s.OwnerReferences; len(o) != 1 || o[0].Kind != "Job" || o[0].Name != lp.Name {
+	if o := s.OwnerReferences; len(o) != 1 || o[0].Kind != "Job" || o[0].Name != lp.Name || o[0].UID != j.UID {
 		t.Errorf("secret owners %+v, want the Job", o)
 	}
 	if s.Labels[LabelRole] != RoleLoad {
@@ -75,7 +74,7 @@ func TestLoadPodToken(t *testing.T) {
 	if _, err := c.StartLoad(ctx, lp); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Client.CoreV1().Secrets("bench").Get(ctx, lp.Name, metav1.GetOptions{}); err == nil {
+	if s := api.get("/api/v1/namespaces/bench/secrets/" + lp.Name); s != nil {
 		t.Error("a Secret without a token")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
 // ErrNoMetricsAPI is wrapped by PodMetrics's error when the cluster serves
@@ -44,18 +44,14 @@ type PodUsage struct {
 // window for, so a pod just started may be missing. The error wraps
 // ErrNoMetricsAPI when the cluster has none.
 func (c *Cluster) PodMetrics(ctx context.Context, namespace, selector string) ([]PodUsage, error) {
-	mc, err := c.metricsClient()
-	if err != nil {
-		return nil, err
-	}
-	list, err := mc.MetricsV1beta1().PodMetricses(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	usage, err := list[metricsv1beta1.PodMetricsList](ctx, c.metricsV1beta1, "pods", namespace, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		if noMetricsAPI(err) {
 			return nil, fmt.Errorf("pod metrics in %s: %w", namespace, ErrNoMetricsAPI)
 		}
 		return nil, fmt.Errorf("pod metrics in %s: %w", namespace, err)
 	}
-	pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	pods, err := list[corev1.PodList](ctx, c.coreV1, "pods", namespace, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods in %s: %w", namespace, err)
 	}
@@ -64,7 +60,7 @@ func (c *Cluster) PodMetrics(ctx context.Context, namespace, selector string) ([
 		specs[pods.Items[i].Name] = &pods.Items[i]
 	}
 	var out []PodUsage
-	for _, m := range list.Items {
+	for _, m := range usage.Items {
 		u := PodUsage{Pod: m.Name, Time: m.Timestamp.Time, Window: m.Window.Duration}
 		for _, ct := range m.Containers {
 			u.CPU += ct.Usage.Cpu().AsApproximateFloat64()
@@ -112,16 +108,6 @@ func podResources(p *corev1.Pod) (cpuLimit, cpuRequest float64, memLimit int64) 
 	return cpuLimit, cpuRequest, memLimit
 }
 
-// metricsClient is the metrics API's client over the cluster's
-// connection.
-func (c *Cluster) metricsClient() (metricsclient.Interface, error) {
-	mc, err := metricsclient.NewForConfigAndClient(c.Config, c.http)
-	if err != nil {
-		return nil, fmt.Errorf("metrics API client for %s: %w", c.Config.Host, err)
-	}
-	return mc, nil
-}
-
 // noMetricsAPI tells whether err says the API server does not serve
 // metrics.k8s.io: the group is unknown (404), or registered but its
 // server is unavailable (503), as when metrics-server is not running.
@@ -152,7 +138,7 @@ func (c *Cluster) nodeCPU(ctx context.Context, node string) float64 {
 	if v, ok := c.nodeCPUs.Load(node); ok {
 		return v.(float64)
 	}
-	n, err := c.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	n, err := get[corev1.Node](ctx, c.coreV1, "nodes", "", node)
 	if err != nil {
 		if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
 			c.nodeCPUs.Store(node, 0.0)

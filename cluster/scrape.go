@@ -33,7 +33,7 @@ type ScrapeTarget struct {
 // (else the first port its containers name), prometheus.io/path (else
 // /metrics) and prometheus.io/scheme (else http), through the pod proxy.
 func (c *Cluster) ScrapeTargets(ctx context.Context, namespace, selector string) ([]ScrapeTarget, error) {
-	pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	pods, err := list[corev1.PodList](ctx, c.coreV1, "pods", namespace, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods to scrape in %s: %w", namespace, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -93,11 +94,11 @@ type podSet struct {
 func (c *Cluster) restarts(ctx context.Context, pods []podSet) (map[types.UID]int32, error) {
 	out := map[types.UID]int32{}
 	for _, ps := range pods {
-		list, err := c.Client.CoreV1().Pods(ps.namespace).List(ctx, metav1.ListOptions{LabelSelector: ps.sel.String()})
+		found, err := list[corev1.PodList](ctx, c.coreV1, "pods", ps.namespace, metav1.ListOptions{LabelSelector: ps.sel.String()})
 		if err != nil {
 			return nil, fmt.Errorf("listing pods %s in %s: %w", ps.sel, ps.namespace, err)
 		}
-		for _, p := range list.Items {
+		for _, p := range found.Items {
 			var n int32
 			for _, cs := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
 				n += cs.RestartCount
@@ -136,10 +137,9 @@ func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]strin
 // readiness returns why the object r is not ready ("" when it is) and the
 // selector of its pods.
 func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
-	get := metav1.GetOptions{}
 	switch {
 	case r.Kind == "Deployment" && r.Resource.Group == "apps":
-		d, err := c.Client.AppsV1().Deployments(r.Namespace).Get(ctx, r.Name, get)
+		d, err := get[appsv1.Deployment](ctx, c.appsV1, "deployments", r.Namespace, r.Name)
 		if err != nil {
 			return "", nil, err
 		}
@@ -166,7 +166,7 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 		}
 		return "", sel, nil
 	case r.Kind == "StatefulSet" && r.Resource.Group == "apps":
-		st, err := c.Client.AppsV1().StatefulSets(r.Namespace).Get(ctx, r.Name, get)
+		st, err := get[appsv1.StatefulSet](ctx, c.appsV1, "statefulsets", r.Namespace, r.Name)
 		if err != nil {
 			return "", nil, err
 		}
@@ -183,7 +183,7 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 		}
 		return "", sel, nil
 	case r.Kind == "DaemonSet" && r.Resource.Group == "apps":
-		ds, err := c.Client.AppsV1().DaemonSets(r.Namespace).Get(ctx, r.Name, get)
+		ds, err := get[appsv1.DaemonSet](ctx, c.appsV1, "daemonsets", r.Namespace, r.Name)
 		if err != nil {
 			return "", nil, err
 		}
@@ -200,7 +200,7 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 		}
 		return "", sel, nil
 	case r.Kind == "Service" && r.Resource.Group == "":
-		svc, err := c.Client.CoreV1().Services(r.Namespace).Get(ctx, r.Name, get)
+		svc, err := get[corev1.Service](ctx, c.coreV1, "services", r.Namespace, r.Name)
 		if err != nil {
 			return "", nil, err
 		}
@@ -217,7 +217,7 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 		}
 		return "", sel, nil
 	case r.Kind == "Pod" && r.Resource.Group == "":
-		p, err := c.Client.CoreV1().Pods(r.Namespace).Get(ctx, r.Name, get)
+		p, err := get[corev1.Pod](ctx, c.coreV1, "pods", r.Namespace, r.Name)
 		if err != nil {
 			return "", nil, err
 		}
@@ -230,7 +230,7 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 
 // readyEndpoints counts the ready endpoints of the Service name.
 func (c *Cluster) readyEndpoints(ctx context.Context, namespace, name string) (int, error) {
-	slices, err := c.Client.DiscoveryV1().EndpointSlices(namespace).List(ctx, metav1.ListOptions{
+	slices, err := list[discoveryv1.EndpointSliceList](ctx, c.discoveryV1, "endpointslices", namespace, metav1.ListOptions{
 		LabelSelector: discoveryv1.LabelServiceName + "=" + name,
 	})
 	if err != nil {

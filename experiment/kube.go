@@ -50,7 +50,7 @@ func (r *Runner) connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.Client.Discovery().ServerVersion(); err != nil {
+	if _, err := c.ServerVersion(ctx); err != nil {
 		return fmt.Errorf("kubernetes (%s): %w", c.Where, err)
 	}
 	r.kube = c

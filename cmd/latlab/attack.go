@@ -209,7 +209,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	var sharded *shardAttack
 	switch {
 	case f.pod.on:
-		if pod, err = f.podAttack(args, cfg); err != nil {
+		if pod, err = f.podAttack(ctx, args, cfg); err != nil {
 			return err
 		}
 	case f.shards.n > 0:

@@ -131,7 +131,7 @@ type podAttack struct {
 // it with the files it names, builds the loads from the bundle as the
 // pod's agent will, and connects to the cluster. Nothing is created in
 // the cluster yet. Errors of the flags are usage errors naming the flag.
-func (f *attackFlags) podAttack(args []string, cfg load.Config) (*podAttack, error) {
+func (f *attackFlags) podAttack(ctx context.Context, args []string, cfg load.Config) (*podAttack, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ func (f *attackFlags) podAttack(args []string, cfg load.Config) (*podAttack, err
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Client.Discovery().ServerVersion(); err != nil {
+	if _, err := c.ServerVersion(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes (%s): %w", c.Where, err)
 	}
 	pa := &podAttack{c: c, pod: s.AgentPod(b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,

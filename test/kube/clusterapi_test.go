@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/latlab/latlab/cluster"
 )
@@ -94,8 +96,12 @@ func TestClusterApply(t *testing.T) {
 		t.Errorf("applied in the order %v", a.Refs)
 	}
 
-	dep, err := c.Client.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+	u, err := c.Dynamic.Resource(appsv1.SchemeGroupVersion.WithResource("deployments")).Namespace("default").Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	var dep appsv1.Deployment
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &dep); err != nil {
 		t.Fatal(err)
 	}
 	if got := dep.Spec.Template.Labels[cluster.LabelExperiment]; got != "exp-a" {
