@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -23,14 +24,16 @@ func TestEventLoopsClosed(t *testing.T) {
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			var mu sync.Mutex
 			steps := map[string][]string{}
-			srv := newCountingServer(t, 0)
-			inner := srv.Config.Handler
-			srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var active, peak atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n := active.Add(1)
+				defer active.Add(-1)
 				mu.Lock()
 				steps[r.URL.Path] = append(steps[r.URL.Path], r.Method)
+				peak.Store(max(peak.Load(), n))
 				mu.Unlock()
-				inner.ServeHTTP(w, r)
-			})
+			}))
+			defer srv.Close()
 			yaml := `steps:
   - {name: create, method: POST, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}", body: "{}"}
   - {name: get, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
@@ -48,7 +51,7 @@ func TestEventLoopsClosed(t *testing.T) {
 			if res.Requests != 3*count || res.Codes[200] != 3*count {
 				t.Errorf("%d requests, %d answered 200; want %d", res.Requests, res.Codes[200], 3*count)
 			}
-			if got := srv.peak.Load(); got > workers {
+			if got := peak.Load(); got > workers {
 				t.Errorf("server saw %d at once, want at most %d workers", got, workers)
 			}
 			mu.Lock()
