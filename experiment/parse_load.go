@@ -211,6 +211,10 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 				l.Realtime = r
 			}
 		}
+	case "threads":
+		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
+			l.Threads = int(n)
+		}
 	case "duration":
 		if t, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Duration, dec.explicit = t, append(dec.explicit, e.key)

@@ -60,6 +60,11 @@ var specDocsLoad = map[string]specDoc{
 		def:     "auto",
 		example: "realtime: false",
 	},
+	"load.threads": {
+		doc:     "The event loops, each a thread, that the lean HTTP/1.1 client runs the load on. Left out, latlab chooses: in open mode one per 100,000 requests a second, at most one per CPU but one; in closed and ramp modes one per four CPUs for a target on this machine (which needs CPUs of its own to answer), else one per CPU but one; never more than the workers or the cap on connections. Runs say how many they used. From 1 to 1024; refused with http2, h2c, `client: nethttp` and sequential mode.",
+		def:     "chosen",
+		example: "threads: 2",
+	},
 	"load.duration": {
 		doc:     "How long each trial's measured load lasts (the warm-up apart). With requests too, a trial stops at whichever comes first. Positive, at most 24h.",
 		def:     "10s, unless requests is given",

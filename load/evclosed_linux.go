@@ -78,3 +78,28 @@ func (l *evloop) iterate(w int64, due time.Duration) {
 	l.queue = append(l.queue, evjob{seq: seq, iter: c.iters[k], worker: w, due: due, queued: due})
 	c.iters[k]++
 }
+
+// spinMax bounds the service times a closed loop spins for, rather than
+// sleeping until a response arrives.
+const spinMax = 100 * time.Microsecond
+
+// spin looks for events without sleeping, for up to twice the target's
+// recent service time from now (at most wait), when that is short: a
+// thread that sleeps on epoll for a response that comes tens of
+// microseconds later wakes tens of microseconds after it on a virtual CPU,
+// and a closed loop waits for each response before it sends again. It
+// returns the events that came, none when the spin ran out.
+func (l *evloop) spin(now, wait time.Duration) int {
+	if l.service == 0 || l.service > spinMax {
+		return 0
+	}
+	until := now + min(wait, 2*l.service)
+	for {
+		if n := l.wait(0); n > 0 {
+			return n
+		}
+		if Now() >= until {
+			return 0
+		}
+	}
+}

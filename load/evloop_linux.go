@@ -232,7 +232,13 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 			l.learn(now, wait, l.batch)
 			wait = 0
 		}
-		n := l.wait(wait)
+		n := 0
+		if wait > 0 && l.closed != nil && l.busy > 0 {
+			n = l.spin(now, wait)
+		}
+		if n == 0 {
+			n = l.wait(wait)
+		}
 		if n > 0 {
 			l.dispatch(n)
 		} else if timed && wait > 0 {

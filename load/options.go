@@ -27,6 +27,7 @@ type Settings struct {
 	MaxInFlight int           `spec:"max_in_flight"` // open: cap on requests in flight; 0 means DefaultMaxInFlight
 	Pool        int           `spec:"pool"`          // open: connections opened before the load and kept; 0 sizes the pool from the rate
 	Realtime    Realtime      `spec:"realtime"`      // open: when event loops run as real-time threads (Config.Realtime); "" is auto
+	Threads     int           `spec:"threads"`       // event loops of the lean HTTP/1.1 client (Config.Threads); 0 chooses
 	Duration    time.Duration `spec:"duration"`      // stop sending after this long; 0 means no limit (Requests is set)
 	Requests    int64         `spec:"requests"`      // stop after this many requests (scenario iterations); 0 means no limit
 	Interval    time.Duration `spec:"interval"`      // length of one interval of the series; 0 means 1 s
@@ -112,6 +113,7 @@ const (
 const (
 	MaxCount    = 1_000_000      // workers, the in-flight cap, connections and a ramp's burst
 	MaxStreams  = 10_000         // streams per HTTP/2 connection
+	MaxThreads  = 1024           // event loops
 	MaxRequests = 1e12           // requests
 	MaxRate     = 1e9            // requests per second
 	MaxDuration = 24 * time.Hour // duration, warm-up, interval, timeout and a ramp's period

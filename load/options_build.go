@@ -89,6 +89,7 @@ func (s *Settings) Config(src Source, m Model) (Config, error) {
 		KeepRaw:   s.Samples,
 		Pool:      s.Pool,
 		Realtime:  s.Realtime,
+		Threads:   s.Threads,
 	}, nil
 }
 

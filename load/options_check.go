@@ -108,6 +108,7 @@ func (s *Settings) Validate(given ...string) error {
 	if _, err := ParseRealtime(s.Realtime.String()); err != nil {
 		bad("realtime", 0, "%v", err)
 	}
+	count("threads", int64(s.Threads), 0, MaxThreads, "0 (latlab chooses) or more")
 	if s.Samples < 0 {
 		bad("samples", 0, "want 0 or more, got %d", s.Samples)
 	}
@@ -140,6 +141,9 @@ func (s *Settings) Conflicts(given ...string) error {
 	}
 	if s.Realtime == RealtimeOn && (h2 || s.Client == NetHTTPClient) {
 		bad("realtime", "makes the lean HTTP/1.1 client's event loops real-time threads; HTTP/2 and net/http have none")
+	}
+	if s.Threads > 0 && (h2 || s.Client == NetHTTPClient || s.Mode == ModeSequential) {
+		bad("threads", "sets the lean HTTP/1.1 client's event loops; HTTP/2, net/http and sequential mode have none")
 	}
 	if slices.Contains(given, "connections") && s.Mode == ModeSequential {
 		bad("connections", "%s uses one connection", Ref{"mode", string(ModeSequential)})

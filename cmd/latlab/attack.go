@@ -161,6 +161,7 @@ still exits 130.
 	fl.Var(&f.Realtime, "realtime", "open loop: when the event loops run as real-time threads (SCHED_FIFO; root or CAP_SYS_NICE): auto (while the fair scheduler wakes a loop late and it uses under a quarter of a CPU, where allowed), true (always) or false (never)")
 	fl.Lookup("realtime").NoOptDefVal = "true"
 	fl.Lookup("realtime").DefValue = "auto"
+	fl.IntVar(&f.Threads, "threads", 0, "event loops (threads) of the lean HTTP/1.1 client; 0 chooses from the load and where the target is (see the README)")
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
 	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
 	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 connection")

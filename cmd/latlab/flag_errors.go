@@ -77,8 +77,7 @@ func valueProblem(err error) string {
 // peerFlags maps flags of other load generators, by the name typed
 // (a shorthand's letter, or a long name), to latlab's way of saying it.
 var peerFlags = map[string]string{
-	"t":       "-t is wrk's thread count (ab's time limit): latlab uses every CPU, --cpus restricts it; for a time limit use -d, such as -d 10s",
-	"threads": "--threads is wrk's thread count: latlab uses every CPU, --cpus restricts it",
+	"t":       "-t is wrk's thread count (ab's time limit): latlab chooses its threads, --threads sets them and --cpus pins them; for a time limit use -d, such as -d 10s",
 	"z":       "-z is the duration in hey and oha: use -d, such as -d 10s",
 	"q":       "-q is a rate (per worker in hey, in all in oha): use -r, the total rate, such as -r 100",
 	"qps":     "--qps is a rate: use -r, the total rate, such as -r 100",

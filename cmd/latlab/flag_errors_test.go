@@ -27,9 +27,9 @@ func TestFlagErrorsWorded(t *testing.T) {
 		{"hey's duration", []string{"attack", url, "-z", "10s"}, []string{"'z'", "hey", "use -d, such as -d 10s"}},
 		{"hey's rate", []string{"attack", url, "-q", "10"}, []string{"'q'", "use -r"}},
 		{"wrk2's rate", []string{"attack", url, "-R", "10"}, []string{"'R'", "wrk2", "use -r"}},
-		{"wrk's threads", []string{"attack", url, "-t", "4"}, []string{"'t'", "wrk's thread count", "--cpus"}},
+		{"wrk's threads", []string{"attack", url, "-t", "4"}, []string{"'t'", "wrk's thread count", "--threads", "--cpus"}},
 		{"wrk's threads in a group", []string{"attack", url, "-t4"}, []string{"'t'", "--cpus"}},
-		{"wrk's threads, long", []string{"attack", url, "--threads", "4"}, []string{"--threads", "--cpus"}},
+		{"threads for HTTP/2", []string{"attack", url, "--threads", "4", "--h2c", "-n", "1"}, []string{"--threads", "HTTP/2"}},
 		{"hey's content type", []string{"attack", url, "-T", "text/plain"}, []string{"'T'", "-H 'Content-Type"}},
 		{"ab's keep-alive", []string{"attack", url, "-k", "-n", "1"}, []string{"--insecure", "-k is --insecure here", "keep-alive"}},
 	}
