@@ -7,18 +7,20 @@
 // transports carry them: a lean HTTP/1.1 client of its own (pooled
 // connections, no allocation per request) and net/http for HTTP/2.
 //
-// The open loop of the lean client over plain TCP runs on event loops
+// The load of the lean client over plain TCP runs on event loops
 // (evengine_linux.go starts them and opens their pool, evloop_linux.go
-// keeps the schedule, evpool_linux.go the connections, evconn_linux.go
-// one connection's request): each is one thread that owns its connections and
-// every nth request of the schedule, waits on epoll until its next request
-// is due or a response arrives, and sends every request due at a wake-up in
-// one pass; only a loop that falls behind batches its wake-ups. Connections
-// are opened before the load (the pool), grow ahead of need once answers
-// tell the target's service time and as the target takes them, and are
-// kept from the warm-up through the measured phase. Every other
-// open loop, and every closed one, runs on goroutines: a worker per
-// request in flight.
+// keeps the schedule, evclosed_linux.go a closed loop's workers,
+// evpool_linux.go the connections, evconn_linux.go one connection's
+// request): each is one thread that owns its connections. In an open loop
+// it takes every nth request of the schedule, waits on epoll until its
+// next request is due or a response arrives, and sends every request due
+// at a wake-up in one pass; only a loop that falls behind batches its
+// wake-ups. Connections are opened before the load (the pool), grow ahead
+// of need once answers tell the target's service time and as the target
+// takes them, and are kept from the warm-up through the measured phase. In
+// a closed loop or a ramp it takes some of the workers, and begins a
+// worker's next iteration on the connection its last one freed. HTTP/2,
+// TLS and net/http run on goroutines: a worker per request in flight.
 //
 // Latency is measured from each request's intended send time, so a slow
 // target cannot hide its queueing (coordinated omission); service time from
