@@ -155,3 +155,26 @@ func TestOnThisMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestEventLoopsClosedTwoHosts runs a scenario whose steps go to two
+// servers: each worker keeps a connection to each, and none is closed to
+// make room for the other.
+func TestEventLoopsClosedTwoHosts(t *testing.T) {
+	a, b := newCountingServer(t, 0), newCountingServer(t, 0)
+	yaml := `steps:
+  - {name: a, url: "` + a.URL + `/a"}
+  - {name: b, url: "` + b.URL + `/b"}
+`
+	sc, err := ParseScenario("two.yaml", []byte(yaml), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 3
+	res := attack(t, context.Background(), Config{Source: sc, Model: Closed{Workers: workers}, Count: 60})
+	if res.Threads == 0 || res.Requests != 120 || res.ErrorsTotal != 0 {
+		t.Errorf("%d threads, %d requests, %d failed; want event loops, 120 and none", res.Threads, res.Requests, res.ErrorsTotal)
+	}
+	if na, nb := a.conns.Load(), b.conns.Load(); na > workers || nb > workers {
+		t.Errorf("servers saw %d and %d connections, want at most %d each", na, nb, workers)
+	}
+}

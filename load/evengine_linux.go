@@ -58,8 +58,9 @@ func newEngine(cfg *Config, model Model, o Options) (*engine, error) {
 		workers := int(cfg.Shard.Share(int64(rampOf(model).Workers)))
 		keys := firstKeys(cfg.Source)
 		// A worker holds one connection per address its iterations go
-		// to; its first is opened before the load.
-		limit = workers * max(1, len(keys))
+		// to (a scenario's steps may each go to another): its first is
+		// opened before the load, the others as it needs them.
+		limit = workers * max(1, len(keys), len(cfg.Source.Steps()))
 		if o.Connections > 0 {
 			limit = min(limit, o.Connections)
 		}
@@ -86,6 +87,13 @@ func newEngine(cfg *Config, model Model, o Options) (*engine, error) {
 		e.loops = append(e.loops, l)
 	}
 	e.preopen(cfg.Source, pool, cfg.Pool >= 0)
+	if e.closed {
+		// A worker opens what it lacks at once: the cap on connections
+		// is the only bound.
+		for _, l := range e.loops {
+			l.target = l.limit
+		}
+	}
 	return e, nil
 }
 
@@ -209,8 +217,10 @@ func (e *engine) settle(src Source) {
 	keys := firstKeys(src)
 	var wg sync.WaitGroup
 	for _, l := range e.loops {
-		if l.peak == 0 {
-			continue // no warm-up ran here: the pool is as newEngine left it
+		if l.peak == 0 || e.closed {
+			// No warm-up ran here, or a closed loop's, whose workers
+			// hold the connections they need: the pool is as it is.
+			continue
 		}
 		need := min(max(2*l.peak+1, l.aheadOf()), l.limit)
 		l.target, l.peak = max(l.target, need), 0
