@@ -471,6 +471,8 @@ func TestScenarioSteps(t *testing.T) {
 			t.Errorf("step %s: %d requests, codes %v; want 30 × %d", st.Name, st.Requests, st.Codes, want[st.Name])
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(objects) != 0 {
 		t.Errorf("%d objects left: steps ran out of order", len(objects))
 	}
