@@ -34,15 +34,7 @@ func TestEventLoopsClosed(t *testing.T) {
 				mu.Unlock()
 			}))
 			defer srv.Close()
-			yaml := `steps:
-  - {name: create, method: POST, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}", body: "{}"}
-  - {name: get, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
-  - {name: delete, method: DELETE, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
-`
-			sc, err := ParseScenario("crud.yaml", []byte(yaml), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := crudScenario(t, srv.URL)
 			const workers, count = 4, 40
 			res := attack(t, context.Background(), Config{Source: sc, Model: Closed{Workers: workers}, Count: count, Threads: threads})
 			if res.Threads != threads || res.Pool != workers {

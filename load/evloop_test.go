@@ -193,15 +193,7 @@ func TestEventLoopsScenario(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer srv.Close()
-	yaml := `steps:
-  - {name: create, method: POST, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}", body: "{}"}
-  - {name: get, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
-  - {name: delete, method: DELETE, url: "` + srv.URL + `/o-{{.Worker}}-{{.Iter}}"}
-`
-	sc, err := ParseScenario("crud.yaml", []byte(yaml), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := crudScenario(t, srv.URL)
 	if !eventLoops(&Config{Source: sc}, Open{}, Options{}) {
 		t.Fatal("a scenario over http does not run on the event loops")
 	}
@@ -216,6 +208,22 @@ func TestEventLoopsScenario(t *testing.T) {
 			t.Errorf("%s: steps %v, want POST, GET, DELETE in order", path, got)
 		}
 	}
+}
+
+// crudScenario returns a scenario that creates, reads and deletes an
+// object per iteration at base, named /o-WORKER-ITER.
+func crudScenario(t *testing.T, base string) *Scenario {
+	t.Helper()
+	yaml := `steps:
+  - {name: create, method: POST, url: "` + base + `/o-{{.Worker}}-{{.Iter}}", body: "{}"}
+  - {name: get, url: "` + base + `/o-{{.Worker}}-{{.Iter}}"}
+  - {name: delete, method: DELETE, url: "` + base + `/o-{{.Worker}}-{{.Iter}}"}
+`
+	sc, err := ParseScenario("crud.yaml", []byte(yaml), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }
 
 // TestEventLoopsOnlyPlainHTTP keeps every other protocol on the
