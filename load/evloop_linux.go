@@ -213,7 +213,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 		if t := l.burstAt(); t > 0 && l.sending {
 			wait = min(wait, t-now)
 		}
-		if l.again {
+		if l.again && l.queued() > 0 {
 			wait = 0
 		}
 		if wait < 2*time.Microsecond || timed && !deaf && wait < l.late {

@@ -40,13 +40,16 @@ func (l *evloop) pump() {
 	if l.pumping {
 		return
 	}
-	l.pumping, l.again = true, false
-	for n := l.queued(); n > 0 && l.queued() > 0 && l.start(l.queue[l.qhead]); n-- {
+	l.pumping = true
+	n := l.queued()
+	for ; n > 0 && l.queued() > 0 && l.start(l.queue[l.qhead]); n-- {
 		l.queue[l.qhead] = evjob{}
 		l.qhead++
 	}
 	l.pumping = false
-	l.again = l.queued() > 0 && (l.nidle > 0 || l.open < l.target)
+	// Stopped short of what was queued after it began, not for want of a
+	// connection: the next turn looks without sleeping.
+	l.again = n == 0 && l.queued() > 0
 	if l.qhead > 0 && (l.qhead == len(l.queue) || l.qhead >= len(l.queue)/2) {
 		// Taken from the front: move what is left there, so that a queue
 		// that never empties does not grow for ever.
