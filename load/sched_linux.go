@@ -155,8 +155,14 @@ func (s *loopSched) set(fifo bool) error {
 		_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	}
 	s.fifo = fifo
+	if fifo && testHookFIFO != nil {
+		testHookFIFO()
+	}
 	return nil
 }
+
+// testHookFIFO, when set, is called as a loop's thread goes real-time.
+var testHookFIFO func()
 
 // weigh, for a loop left to choose (RealtimeAuto), moves its thread by
 // what the loop saw since the last weigh: wakes wake-ups for the schedule,
