@@ -164,9 +164,10 @@ func TestAutoStopsOnPrecision(t *testing.T) {
 
 // TestAutoIgnoresTheVerdict shifts the proxy by nothing and by far more
 // than the noise: the tests' p-values part from one another, the
-// intervals' widths do not, and neither does any decision.
+// intervals' widths do not, and, judged by the width against the
+// baseline alone (relative: off), neither does any decision.
 func TestAutoIgnoresTheVerdict(t *testing.T) {
-	s := autoSpec(t, "{min: 6, max: 30, precision: 12%}", "")
+	s := autoSpec(t, "{min: 6, max: 30, precision: 12%, relative: off}", "")
 	none := simulate(t, s, noise(5, 0.15, 0))
 	far := simulate(t, s, noise(5, 0.15, 500*time.Microsecond))
 	if diff := cmp.Diff(none.reps, far.reps); diff != "" {
@@ -203,6 +204,25 @@ func TestAutoIgnoresTheVerdict(t *testing.T) {
 	}
 	if pn, pf := p(noise(6, 0.15, 0)), p(noise(6, 0.15, 500*time.Microsecond)); !(pf < 0.05 && pn > 0.05) {
 		t.Errorf("p-values %g without a difference and %g with one; want them to part at 0.05", pn, pf)
+	}
+}
+
+// TestAutoRelative: with relative: 50% beside the width against the
+// baseline, an overhead far larger than its noise is precise at min,
+// while without one every decision is the width's alone, as with
+// relative: off.
+func TestAutoRelative(t *testing.T) {
+	on := autoSpec(t, "{min: 6, max: 30, precision: 12%, relative: 50%}", "")
+	off := autoSpec(t, "{min: 6, max: 30, precision: 12%, relative: off}", "")
+	far := simulate(t, on, noise(5, 0.15, 500*time.Microsecond))
+	for _, st := range far.stops {
+		if st.Reason != analysis.StopPrecise || st.Runs != 6 || !strings.Contains(st.String(), "of the overhead") {
+			t.Errorf("a 500µs overhead: stop %s; want precise after 6 runs, against 50%% of the overhead", st)
+		}
+	}
+	none, alone := simulate(t, on, noise(5, 0.15, 0)), simulate(t, off, noise(5, 0.15, 0))
+	if diff := cmp.Diff(alone.reps, none.reps); diff != "" {
+		t.Errorf("without an overhead, relative: 50%% changed the repetitions run (-off +on):\n%s", diff)
 	}
 }
 

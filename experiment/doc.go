@@ -50,10 +50,11 @@
 //	  # streams: 100, or HTTP/1.1 with no_keepalive and client: lean | nethttp
 //	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
 //	runs: 10                              # default 1; raising it goes on with a stored experiment
-//	# runs: auto, or {min: 6, max: 30, precision: 10%, quantiles: [p50, p99],
-//	# budget: 1h}: min repetitions, then one at a time of each variant and
-//	# level whose overheads' 95% intervals are wider than precision of the
-//	# baseline's value (or a duration, 20us), up to max (see AutoRuns)
+//	# runs: auto, or {min: 6, max: 100, precision: 10%, relative: 50%,
+//	# quantiles: [p50, p99], budget: 1h}: min repetitions, then one at a
+//	# time of each variant and level whose overheads' 95% intervals are
+//	# wider than precision of the baseline's value (or a duration, 20us)
+//	# and than relative of the overhead, up to max (see AutoRuns)
 //	order: interleaved                    # or grouped
 //	seed: 42                              # default: picked by latlab run and stored
 //	restart: never                        # or per-run | per-rate

@@ -17,9 +17,12 @@ import (
 // one repetition at a time, every cell still open together, until each
 // of its overheads against the baseline at Quantiles has a 95% interval
 // no wider than Precision of the baseline's value there (or than Width),
-// until Max repetitions, or until Budget is spent. It stops on the width
-// of the intervals, never on their verdict: an experiment that stopped
-// once a difference looked significant would find more than there is.
+// or than Relative of the overhead's own size, until Max repetitions, or
+// until Budget is spent. It stops on the width of the intervals, never on
+// their verdict: an experiment that stopped once a difference looked
+// significant would find more than there is. Relative is no verdict
+// either: at ½ it asks an interval to lie further from zero than any
+// test does (see analysis.Precision).
 type AutoRuns struct {
 	Min int `spec:"min"`
 	Max int `spec:"max"`
@@ -30,6 +33,9 @@ type AutoRuns struct {
 	// Width is the widest an overhead's interval may be, as a duration;
 	// 0 when Precision gives it.
 	Width time.Duration `spec:"precision"`
+	// Relative, when above 0, is the widest an overhead's interval may
+	// also be as a share of the overhead's size: either goal met will do.
+	Relative float64 `spec:"relative,percent"`
 	// Quantiles are the overheads that must be precise, of those the
 	// overhead table compares (analysis.CompareStats).
 	Quantiles []string `spec:"quantiles"`
@@ -41,8 +47,9 @@ type AutoRuns struct {
 // The defaults of runs: auto.
 const (
 	DefaultAutoMin       = 6
-	DefaultAutoMax       = 30
+	DefaultAutoMax       = 100
 	DefaultAutoPrecision = 0.10
+	DefaultAutoRelative  = 0.5
 )
 
 // DefaultAutoQuantiles are the overheads runs: auto makes precise by
@@ -51,11 +58,11 @@ var DefaultAutoQuantiles = []string{"p50", "p99"}
 
 // Goal returns the precision a as the analysis judges it.
 func (a *AutoRuns) Goal() analysis.Precision {
-	return analysis.Precision{Ratio: a.Precision, Width: a.Width.Seconds()}
+	return analysis.Precision{Ratio: a.Precision, Width: a.Width.Seconds(), Relative: a.Relative}
 }
 
 // autoKeys are the fields of runs: as a mapping.
-var autoKeys = []string{"min", "max", "precision", "quantiles", "budget"}
+var autoKeys = []string{"min", "max", "precision", "relative", "quantiles", "budget"}
 
 // maxRuns bounds runs: and runs.max.
 const maxRuns = 100000
@@ -70,7 +77,8 @@ func (d *decoder) runs(s *Spec, n *yaml.Node) {
 			d.errorf(n, "runs", "expected a whole number, auto, or {min, max, precision, quantiles, budget}, got %s", got(n))
 			return
 		}
-		s.Auto = &AutoRuns{Min: DefaultAutoMin, Max: DefaultAutoMax, Precision: DefaultAutoPrecision, Quantiles: slices.Clone(DefaultAutoQuantiles)}
+		s.Auto = &AutoRuns{Min: DefaultAutoMin, Max: DefaultAutoMax, Precision: DefaultAutoPrecision, Relative: DefaultAutoRelative,
+			Quantiles: slices.Clone(DefaultAutoQuantiles)}
 	case n.Kind == yaml.MappingNode:
 		s.Auto = d.autoRuns(n)
 	default:
@@ -88,7 +96,7 @@ func (d *decoder) runs(s *Spec, n *yaml.Node) {
 // left out defaults, but not past the other bound given: {max: 4} runs
 // 4 at least and at most.
 func (d *decoder) autoRuns(n *yaml.Node) *AutoRuns {
-	a := &AutoRuns{Precision: DefaultAutoPrecision, Quantiles: slices.Clone(DefaultAutoQuantiles)}
+	a := &AutoRuns{Precision: DefaultAutoPrecision, Relative: DefaultAutoRelative, Quantiles: slices.Clone(DefaultAutoQuantiles)}
 	var minNode *yaml.Node
 	good := d.Fields(n, "runs", nil, func(key, f string, k, v *yaml.Node) bool {
 		switch key {
@@ -99,6 +107,8 @@ func (d *decoder) autoRuns(n *yaml.Node) *AutoRuns {
 			return keep(&a.Max)(d.count(v, f))
 		case "precision":
 			return d.precision(a, v, f)
+		case "relative":
+			return d.relative(a, v, f)
 		case "quantiles":
 			return d.autoQuantiles(a, v, f)
 		case "budget":
@@ -147,6 +157,21 @@ func (d *decoder) precision(a *AutoRuns, n *yaml.Node, f string) bool {
 	return ok
 }
 
+// relative decodes runs.relative: a share of the overhead, such as 50%,
+// or off (0%) for the width against the baseline alone.
+func (d *decoder) relative(a *AutoRuns, n *yaml.Node, f string) bool {
+	nn := yamlfile.Deref(n)
+	if nn.Kind == yaml.ScalarNode && (nn.Value == "off" || nn.Value == "0" || nn.Value == "0%") {
+		a.Relative = 0
+		return true
+	}
+	if _, _, ok := ratio(nn); !ok {
+		d.errorf(n, f, "expected a share of the overhead such as 50%%, or off, got %s", got(nn))
+		return false
+	}
+	return keep(&a.Relative)(d.percent(n, f, true, 2))
+}
+
 // autoQuantiles decodes runs.quantiles: percentiles the overhead table
 // compares, each once.
 func (d *decoder) autoQuantiles(a *AutoRuns, n *yaml.Node, f string) bool {
@@ -180,12 +205,17 @@ func isDuration(s string) bool {
 }
 
 // goalText says how narrow a's intervals must be: "10% of the
-// baseline's value", "20µs".
+// baseline's value", "20µs", "10% of the baseline's value and 50% of
+// the overhead".
 func (a *AutoRuns) goalText() string {
+	s := pct(a.Precision) + " of the baseline's value"
 	if a.Precision == 0 {
-		return units.Duration(a.Width)
+		s = units.Duration(a.Width)
 	}
-	return pct(a.Precision) + " of the baseline's value"
+	if a.Relative > 0 {
+		s += " and " + pct(a.Relative) + " of the overhead"
+	}
+	return s
 }
 
 // budgetText says a's budget, "" without one.
@@ -202,6 +232,9 @@ func (a *AutoRuns) String() string {
 	prec := pct(a.Precision)
 	if a.Precision == 0 {
 		prec = units.Duration(a.Width)
+	}
+	if a.Relative > 0 {
+		prec += " or " + pct(a.Relative) + " of the overhead"
 	}
 	s := fmt.Sprintf("auto (min %d, max %d, precision %s at %s", a.Min, a.Max, prec, strings.Join(a.Quantiles, " and "))
 	if a.Budget > 0 {

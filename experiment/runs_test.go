@@ -16,13 +16,14 @@ func TestParseRuns(t *testing.T) {
 		auto       *AutoRuns
 	}{
 		{"a number", "8", 8, nil},
-		{"auto", "auto", 30, &AutoRuns{Min: 6, Max: 30, Precision: 0.1, Quantiles: []string{"p50", "p99"}}},
-		{"a mapping", "{min: 4, max: 12, precision: 5%, quantiles: [p50, p99.9], budget: 1h}", 12,
-			&AutoRuns{Min: 4, Max: 12, Precision: 0.05, Quantiles: []string{"p50", "p99.9"}, Budget: time.Hour}},
-		{"a width", "{precision: 20us}", 30, &AutoRuns{Min: 6, Max: 30, Width: 20 * time.Microsecond, Quantiles: []string{"p50", "p99"}}},
-		{"a ratio", "{precision: 0.2}", 30, &AutoRuns{Min: 6, Max: 30, Precision: 0.2, Quantiles: []string{"p50", "p99"}}},
-		{"max below the default min", "{max: 4}", 4, &AutoRuns{Min: 4, Max: 4, Precision: 0.1, Quantiles: []string{"p50", "p99"}}},
-		{"min above the default max", "{min: 40}", 40, &AutoRuns{Min: 40, Max: 40, Precision: 0.1, Quantiles: []string{"p50", "p99"}}},
+		{"auto", "auto", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"a mapping", "{min: 4, max: 12, precision: 5%, relative: 25%, quantiles: [p50, p99.9], budget: 1h}", 12,
+			&AutoRuns{Min: 4, Max: 12, Precision: 0.05, Relative: 0.25, Quantiles: []string{"p50", "p99.9"}, Budget: time.Hour}},
+		{"a width", "{precision: 20us}", 100, &AutoRuns{Min: 6, Max: 100, Width: 20 * time.Microsecond, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"a ratio", "{precision: 0.2}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.2, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"relative off", "{relative: off}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Quantiles: []string{"p50", "p99"}}},
+		{"max below the default min", "{max: 4}", 4, &AutoRuns{Min: 4, Max: 4, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"min above the default max", "{min: 140}", 140, &AutoRuns{Min: 140, Max: 140, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustParse(t, loadBase+"runs: "+tt.runs+"\n")
@@ -49,6 +50,9 @@ func TestParseRunsErrors(t *testing.T) {
 		{"quantile twice", loadBase + "runs: {quantiles: [p99, p99]}\n", "spec.yaml:8: runs.quantiles[1]: p99 is given twice"},
 		{"no quantiles", loadBase + "runs: {quantiles: []}\n", "spec.yaml:8: runs.quantiles: expected at least one percentile"},
 		{"budget zero", loadBase + "runs: {budget: 0s}\n", "spec.yaml:8: runs.budget: 0s is not positive"},
+		{"relative past the bound", loadBase + "runs: {relative: 300%}\n", "spec.yaml:8: runs.relative: 300% is more than 200%"},
+		{"relative negative", loadBase + "runs: {relative: -10%}\n", "spec.yaml:8: runs.relative: -10% is not above 0%"},
+		{"relative a word", loadBase + "runs: {relative: loose}\n", `spec.yaml:8: runs.relative: expected a share of the overhead such as 50%, or off, got "loose"`},
 		{"unknown field", loadBase + "runs: {precison: 5%}\n", "spec.yaml:8: runs.precison: unknown field; did you mean precision?"},
 		{"grouped", loadBase + "runs: auto\norder: grouped\n", "spec.yaml:9: order: grouped runs a cell's repetitions together, and runs: auto decides after each repetition of every cell still open: use order: interleaved, or a number of runs"},
 	})
@@ -58,18 +62,21 @@ func TestParseRunsErrors(t *testing.T) {
 // of its own, and changes the hash with any part.
 func TestCanonicalRuns(t *testing.T) {
 	auto := mustParse(t, loadBase+"runs: auto\n")
-	written := mustParse(t, loadBase+"runs: {min: 6, max: 30, precision: 10%, quantiles: [p50, p99]}\n")
+	written := mustParse(t, loadBase+"runs: {min: 6, max: 100, precision: 10%, relative: 50%, quantiles: [p50, p99]}\n")
 	if auto.Hash() != written.Hash() {
 		t.Errorf("runs: auto and its defaults written out differ:\n%s", Diff(auto, written))
 	}
 	c := auto.Canonical()
-	for _, want := range []string{"runs.min: 6\n", "runs.max: 30\n", "runs.precision: 10%\n", "runs.quantiles: [p50 p99]\n"} {
+	for _, want := range []string{"runs.min: 6\n", "runs.max: 100\n", "runs.precision: 10%\n", "runs.relative: 50%\n", "runs.quantiles: [p50 p99]\n"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("canonical form lacks %q:\n%s", want, c)
 		}
 	}
 	if strings.Contains(c, "\nruns: ") {
 		t.Errorf("canonical form of runs: auto has a runs line:\n%s", c)
+	}
+	if off := mustParse(t, loadBase+"runs: {relative: off}\n"); off.Hash() == auto.Hash() || strings.Contains(off.Canonical(), "runs.relative") {
+		t.Errorf("relative: off: canonical form\n%s", off.Canonical())
 	}
 	width := mustParse(t, loadBase+"runs: {precision: 20us}\n")
 	if !strings.Contains(width.Canonical(), "runs.precision: 20µs\n") || width.Hash() == auto.Hash() {

@@ -169,7 +169,7 @@ var specDocsTop = map[string]specDoc{
 
 	"runs": {
 		typ:     "integer, auto or mapping",
-		doc:     "Repetitions of each variant at each level, from 1 to 100000; raise it and run the same command again to go on with the stored experiment (lowering it is refused). auto, or a mapping of min, max, precision, quantiles and budget, repeats each variant and level until its overheads against the baseline are precise enough, and needs `order: interleaved`. A plan holds at most 1,000,000 trials.",
+		doc:     "Repetitions of each variant at each level, from 1 to 100000; raise it and run the same command again to go on with the stored experiment (lowering it is refused). auto, or a mapping of min, max, precision, relative, quantiles and budget, repeats each variant and level until its overheads against the baseline are precise enough, and needs `order: interleaved`. A plan holds at most 1,000,000 trials.",
 		def:     "1",
 		example: "runs: auto",
 	},
@@ -180,13 +180,19 @@ var specDocsTop = map[string]specDoc{
 	},
 	"runs.max": {
 		doc:     "The most repetitions `runs: auto` runs of a variant and level, precise or not, from 1 to 100000.",
-		def:     "30, or min if that is more",
-		example: "max: 30",
+		def:     "100, or min if that is more",
+		example: "max: 40",
 	},
 	"runs.precision": {
-		doc:     "How narrow each overhead's 95% interval (hi - lo) must be for `runs: auto` to stop: a share of the baseline's value of that quantile at that level, above 0 and up to 1000%, or a duration.",
+		doc:     "How narrow each overhead's 95% interval (hi - lo) must be for `runs: auto` to stop: a share of the baseline's value of that quantile at that level, above 0 and up to 1000%, or a duration. An interval that meets relative instead will do.",
 		def:     "10%",
 		example: "precision: 20us",
+	},
+	"runs.relative": {
+		typ:     "percent (50%) or off",
+		doc:     "An overhead's 95% interval no wider than this share of the overhead itself is precise too, whatever precision says: +95µs [+68µs, +131µs] answers the question long before its interval is a tenth of the baseline. Above 0 and up to 200%, or off to judge by precision alone. At 50% only an interval far from zero passes (its low end near three quarters of its centre), so an overhead that is not there practically never stops on it.",
+		def:     "50%",
+		example: "relative: off",
 	},
 	"runs.quantiles": {
 		typ:     "list of percentiles",

@@ -65,7 +65,10 @@ type WidthJSON struct {
 	Stat         string   `json:"stat"`
 	WidthSeconds *float64 `json:"width_seconds"`
 	GoalSeconds  *float64 `json:"goal_seconds"`
-	Precise      bool     `json:"precise"`
+	// RelativeGoalSeconds is the widest the interval could be as a share
+	// of the overhead's size (runs.relative), absent without one.
+	RelativeGoalSeconds *float64 `json:"relative_goal_seconds,omitempty"`
+	Precise             bool     `json:"precise"`
 }
 
 // ShardedRunJSON is one run whose load several generators sent: its
@@ -287,6 +290,9 @@ func (r *Experiment) JSON() ExperimentJSON {
 			}
 			if w.Goal > 0 {
 				wj.GoalSeconds = num(w.Goal)
+			}
+			if w.Relative > 0 {
+				wj.RelativeGoalSeconds = num(w.Relative)
 			}
 			sj.Widths = append(sj.Widths, wj)
 		}

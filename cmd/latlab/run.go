@@ -44,10 +44,11 @@ the last committed run; raise runs: and it goes on with the same experiment,
 its runs kept, running only the new repetitions (interleaved as the plan
 orders them, from the stored seed); any other change to the spec, and lowering
 runs:, is refused, with what changed, unless --new starts another experiment
-in the same file. runs: auto (or runs: {min, max, precision, quantiles,
-budget}) runs min repetitions, then one at a time of each variant and level
-whose overheads' 95% intervals are still wider than the precision asked, up
-to max or the budget, and prints why each stopped. Each trial prints one
+in the same file. runs: auto (or runs: {min, max, precision, relative,
+quantiles, budget}) runs min repetitions, then one at a time of each variant
+and level whose overheads' 95% intervals are still wider than the precision
+asked (a share of the baseline's value) and than the relative share of the
+overhead itself, up to max or the budget, and prints why each stopped. Each trial prints one
 line on stdout as it finishes, terminal or not (a CI log shows the run
 advancing); a live status line shows on stderr when it is a terminal, or
 with --progress. --dry-run prints every command the spec runs, the plan
