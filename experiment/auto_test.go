@@ -111,7 +111,7 @@ func noise(seed uint64, spread float64, shift time.Duration) func(Trial) synthet
 // whose runs agree stop at min, noisy ones run to max, each variant's
 // cell with its baseline's beside it, and each stop says why.
 func TestAutoStopsOnPrecision(t *testing.T) {
-	s := autoSpec(t, "{min: 6, max: 14, precision: 10%}", "")
+	s := autoSpec(t, "{min: 6, max: 14, precision: 10%, quantiles: [p50, p99]}", "")
 	t.Run("tight", func(t *testing.T) {
 		sim := simulate(t, s, noise(1, 0.001, 10*time.Microsecond))
 		for k, reps := range sim.reps {

@@ -51,7 +51,7 @@
 //	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
 //	runs: 10                              # default 1; raising it goes on with a stored experiment
 //	# runs: auto, or {min: 6, max: 100, precision: 10%, relative: 50%,
-//	# quantiles: [p50, p99], budget: 1h}: min repetitions, then one at a
+//	# quantiles: [p50], budget: 1h}: min repetitions, then one at a
 //	# time of each variant and level whose overheads' 95% intervals are
 //	# wider than precision of the baseline's value (or a duration, 20us)
 //	# and than relative of the overhead, up to max (see AutoRuns)

@@ -115,9 +115,11 @@ func (p *Preview) Write(w io.Writer) error {
 		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
 	}
 	if a != nil && len(p.Trials) > 0 {
+		full := p.Spec.Plan(p.Seed)
 		fmt.Fprintf(ew, "runs:     auto: %s, then one repetition at a time of each variant and level whose overheads at %s are wider than %s, "+
-			"its baseline's beside it, up to %d repetitions (%s in all at most)%s\n",
-			plural(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.goalText(), a.Max, plural(p.Plan, "trial"), a.budgetText())
+			"its baseline's beside it, up to %d repetitions (%s in all at most, about %s)%s\n",
+			plural(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.goalText(), a.Max, plural(p.Plan, "trial"),
+			round(p.Spec.totals(full).Total(len(full))), a.budgetText())
 	}
 	if p.Raised != nil {
 		fmt.Fprintf(ew, "raised:   %s: the experiment goes on, its runs kept and not run again\n", p.Raised)

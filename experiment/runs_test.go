@@ -16,14 +16,14 @@ func TestParseRuns(t *testing.T) {
 		auto       *AutoRuns
 	}{
 		{"a number", "8", 8, nil},
-		{"auto", "auto", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"auto", "auto", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50"}}},
 		{"a mapping", "{min: 4, max: 12, precision: 5%, relative: 25%, quantiles: [p50, p99.9], budget: 1h}", 12,
 			&AutoRuns{Min: 4, Max: 12, Precision: 0.05, Relative: 0.25, Quantiles: []string{"p50", "p99.9"}, Budget: time.Hour}},
-		{"a width", "{precision: 20us}", 100, &AutoRuns{Min: 6, Max: 100, Width: 20 * time.Microsecond, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
-		{"a ratio", "{precision: 0.2}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.2, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
-		{"relative off", "{relative: off}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Quantiles: []string{"p50", "p99"}}},
-		{"max below the default min", "{max: 4}", 4, &AutoRuns{Min: 4, Max: 4, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
-		{"min above the default max", "{min: 140}", 140, &AutoRuns{Min: 140, Max: 140, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50", "p99"}}},
+		{"a width", "{precision: 20us}", 100, &AutoRuns{Min: 6, Max: 100, Width: 20 * time.Microsecond, Relative: 0.5, Quantiles: []string{"p50"}}},
+		{"a ratio", "{precision: 0.2}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.2, Relative: 0.5, Quantiles: []string{"p50"}}},
+		{"relative off", "{relative: off}", 100, &AutoRuns{Min: 6, Max: 100, Precision: 0.1, Quantiles: []string{"p50"}}},
+		{"max below the default min", "{max: 4}", 4, &AutoRuns{Min: 4, Max: 4, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50"}}},
+		{"min above the default max", "{min: 140}", 140, &AutoRuns{Min: 140, Max: 140, Precision: 0.1, Relative: 0.5, Quantiles: []string{"p50"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mustParse(t, loadBase+"runs: "+tt.runs+"\n")
@@ -62,12 +62,12 @@ func TestParseRunsErrors(t *testing.T) {
 // of its own, and changes the hash with any part.
 func TestCanonicalRuns(t *testing.T) {
 	auto := mustParse(t, loadBase+"runs: auto\n")
-	written := mustParse(t, loadBase+"runs: {min: 6, max: 100, precision: 10%, relative: 50%, quantiles: [p50, p99]}\n")
+	written := mustParse(t, loadBase+"runs: {min: 6, max: 100, precision: 10%, relative: 50%, quantiles: [p50]}\n")
 	if auto.Hash() != written.Hash() {
 		t.Errorf("runs: auto and its defaults written out differ:\n%s", Diff(auto, written))
 	}
 	c := auto.Canonical()
-	for _, want := range []string{"runs.min: 6\n", "runs.max: 100\n", "runs.precision: 10%\n", "runs.relative: 50%\n", "runs.quantiles: [p50 p99]\n"} {
+	for _, want := range []string{"runs.min: 6\n", "runs.max: 100\n", "runs.precision: 10%\n", "runs.relative: 50%\n", "runs.quantiles: [p50]\n"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("canonical form lacks %q:\n%s", want, c)
 		}

@@ -25,7 +25,7 @@ func TestHTMLOneLevel(t *testing.T) {
 	if plotSVG(page, "errors-vs-rate") != "" || !strings.Contains(page, noErrors) {
 		t.Errorf("an error-ratio plot of no errors, or no line saying there were none")
 	}
-	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate"} {
+	for _, id := range []string{"latency-vs-rate", "overhead-vs-rate-p50", "overhead-vs-rate-p99"} {
 		svg := plotSVG(page, id)
 		if svg == "" {
 			t.Errorf("no plot %s", id)
@@ -151,7 +151,7 @@ func TestOverheadAtOneLevel(t *testing.T) {
 	for _, p := range s.Plots {
 		page.WriteString(string(p))
 	}
-	if svg := plotSVG(page.String(), "overhead-vs-rate"); !strings.Contains(svg, `<g class="row">`) || !strings.Contains(svg, "at 100/s") {
+	if svg := plotSVG(page.String(), "overhead-vs-rate-p50"); !strings.Contains(svg, `<g class="row">`) || !strings.Contains(svg, "at 100/s") {
 		t.Errorf("overheads at 100/s only are not drawn as bars at that level:\n%.300s", svg)
 	}
 	if svg := plotSVG(page.String(), "latency-vs-rate"); strings.Contains(svg, `<g class="row">`) {
@@ -175,11 +175,70 @@ func TestNoOverheadToDraw(t *testing.T) {
 	}
 	s := r.rateSection()
 	for _, p := range s.Plots {
-		if strings.Contains(string(p), `id="overhead-vs-rate"`) {
+		if strings.Contains(string(p), `id="overhead-vs-rate`) {
 			t.Errorf("an overhead plot with nothing to draw")
 		}
 	}
 	if !slices.Contains(s.Intro, noOverheadPlot) {
 		t.Errorf("intro %q does not say why there is no overhead plot", s.Intro)
+	}
+}
+
+// TestOverheadPlotsScale checks that each overhead is drawn at its own
+// scale: p50 and p99 on plots of their own, a variant adding 10 ms and
+// one adding 300µs each on its own line plot, or the bars of one level on
+// a log axis; and that a significant overhead is marked, a dot of class
+// sig on the line, " *" after the bar's label, and an insignificant one
+// is not.
+func TestOverheadPlotsScale(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.variants = []string{"base", "proxy", "filter"}
+	r.Baseline = "base"
+	add := func(v, stat string, rate, abs float64, sig bool) analysis.Comparison {
+		return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat},
+			Diff: analysis.Diff{Abs: abs, AbsLo: 0.8 * abs, AbsHi: 1.2 * abs, CIOK: true, Significant: sig}}
+	}
+	r.Overheads = nil
+	for _, rate := range []float64{100, 200} {
+		r.Overheads = append(r.Overheads,
+			add("proxy", "p50", rate, 300e-6, rate == 200), add("filter", "p50", rate, 10e-3, true),
+			add("proxy", "p99", rate, 2e-3, false), add("filter", "p99", rate, 4e-3, true))
+	}
+	var page strings.Builder
+	for _, p := range r.overheadCharts(r.levelAxis()) {
+		page.WriteString(string(p))
+	}
+	charts := page.String()
+	for _, id := range []string{"overhead-vs-rate-p50-proxy", "overhead-vs-rate-p50-filter", "overhead-vs-rate-p99"} {
+		if plotSVG(charts, id) == "" {
+			t.Errorf("no plot %s", id)
+		}
+	}
+	if n := strings.Count(charts, `<svg `); n != 3 {
+		t.Errorf("%d overhead plots; want 3: p50 of each variant apart, p99 of both together", n)
+	}
+	// proxy at 200/s, filter at both rates: 3 dots at p50, filter's 2 at p99.
+	if n := strings.Count(plotSVG(charts, "overhead-vs-rate-p50-proxy"), `class="series sig"`); n != 1 {
+		t.Errorf("proxy's p50 plot marks %d overheads significant; want 1", n)
+	}
+	if n := strings.Count(plotSVG(charts, "overhead-vs-rate-p99"), `class="series sig"`); n != 2 {
+		t.Errorf("the p99 plot marks %d overheads significant; want 2, filter's", n)
+	}
+
+	r.Overheads = slices.DeleteFunc(r.Overheads, func(o analysis.Comparison) bool { return o.Rate != 200 })
+	page.Reset()
+	for _, p := range r.overheadBars(analysis.Level{Rate: 200}) {
+		page.WriteString(string(p))
+	}
+	p50, p99 := plotSVG(page.String(), "overhead-vs-rate-p50"), plotSVG(page.String(), "overhead-vs-rate-p99")
+	if !strings.Contains(p50, "(log axis)") || strings.Contains(p99, "(log axis)") {
+		t.Errorf("p50 bars of 300µs and 10ms on a log axis, p99 of 2 and 4 ms on a linear one: p50 log %v, p99 log %v",
+			strings.Contains(p50, "(log axis)"), strings.Contains(p99, "(log axis)"))
+	}
+	if strings.Count(p50, " *</text>") != 2 || strings.Count(p99, " *</text>") != 1 {
+		t.Errorf("marked bars: %d at p50, %d at p99; want 2 and 1", strings.Count(p50, " *</text>"), strings.Count(p99, " *</text>"))
 	}
 }

@@ -86,7 +86,7 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 	}
 	s.Plots = append(s.Plots, bars(lat))
 	if slices.Contains(r.overheadLevels(), lv) {
-		s.Plots = append(s.Plots, bars(r.overheadBars(lv)))
+		s.Plots = append(s.Plots, r.overheadBars(lv)...)
 	} else if len(r.Overheads) > 0 {
 		s.Intro = append(s.Intro, noOverheadPlot)
 	}
@@ -96,34 +96,6 @@ func (r *Experiment) oneLevelSection(lv analysis.Level) htmlSection {
 		s.Intro = append(s.Intro, noErrors)
 	}
 	return s
-}
-
-// overheadBars draws each variant's p50 and p99 overhead against the
-// baseline at lv, with its 95% CI.
-func (r *Experiment) overheadBars(lv analysis.Level) *plot.Bars {
-	b := &plot.Bars{ID: "overhead-vs-rate", Title: "Overhead against " + r.Baseline + " at " + lv.String() + ": p50 and p99",
-		Value:  plot.Axis{Label: "overhead", Unit: plot.Seconds, ZeroBased: true},
-		Series: []plot.BarSeries{{Name: "p50", Color: 0}, {Name: "p99", Color: 1}},
-		Note:   "Hodges–Lehmann overhead, paired by repetition where the table says so; whisker: its 95% CI"}
-	for _, v := range r.variants {
-		if v == r.Baseline {
-			continue
-		}
-		b.Categories = append(b.Categories, v)
-		for i, stat := range []string{"p50", "p99"} {
-			val, lo, hi := math.NaN(), math.NaN(), math.NaN()
-			for _, o := range r.Overheads {
-				if o.Variant == v && o.Name == stat && o.Level == lv {
-					val = o.Abs
-					if o.CIOK {
-						lo, hi = o.AbsLo, o.AbsHi
-					}
-				}
-			}
-			addBar(&b.Series[i], val, lo, hi)
-		}
-	}
-	return b
 }
 
 // addBar appends a bar with its whisker to s.

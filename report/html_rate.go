@@ -64,9 +64,9 @@ func (r *Experiment) rateSection() htmlSection {
 	switch ls := r.overheadLevels(); {
 	case len(ls) == 1:
 		// Overheads at one level only: bars, not a dot on a line axis.
-		s.Plots = append(s.Plots, bars(r.overheadBars(ls[0])))
+		s.Plots = append(s.Plots, r.overheadBars(ls[0])...)
 	case len(ls) > 1:
-		s.Plots = append(s.Plots, svg(r.overheadChart(x)))
+		s.Plots = append(s.Plots, r.overheadCharts(x)...)
 	case len(r.Overheads) > 0:
 		s.Intro = append(s.Intro, noOverheadPlot)
 	}
@@ -112,35 +112,6 @@ func (r *Experiment) expectMarkers(v string, i int, x plot.Axis) []plot.Series {
 		}
 	}
 	return out
-}
-
-// overheadChart draws each variant's p50 and p99 overhead against the
-// baseline with its 95% CI.
-func (r *Experiment) overheadChart(x plot.Axis) *plot.Chart {
-	c := &plot.Chart{ID: "overhead-vs-rate", Title: "Overhead against " + r.Baseline + ": p50 (solid) and p99 (dashed)", X: x,
-		Y:    plot.Axis{Label: "overhead", Unit: plot.Seconds},
-		Note: "Hodges–Lehmann overhead, paired by repetition where the table says so; band: its 95% CI"}
-	for i, v := range r.variants {
-		if v == r.Baseline {
-			continue
-		}
-		for _, stat := range []string{"p50", "p99"} {
-			s := plot.Series{Name: v + " " + stat, Style: plot.LineMarkers, Color: i, Dashed: stat == "p99"}
-			for _, o := range r.Overheads {
-				if o.Variant != v || o.Name != stat || math.IsNaN(o.Abs) {
-					continue
-				}
-				lo, hi := math.NaN(), math.NaN()
-				if o.CIOK {
-					lo, hi = o.AbsLo, o.AbsHi
-				}
-				s.Points = append(s.Points, plot.Point{X: levelX(o.Level), Y: o.Abs})
-				s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
-			}
-			c.Series = append(c.Series, s)
-		}
-	}
-	return c
 }
 
 // levelAxis is the x axis of plots against the load, over every level:

@@ -61,6 +61,10 @@ type ChartBox struct {
 	// DataH is the height of the data, rules (limits, budgets) and, when
 	// the y axis shows it, zero: the share of the area they take.
 	DataH float64 `json:"dataH"`
+	// Marked are how far from zero, in pixels, the chart draws each of
+	// its marked points (its series of class "sig", such as a
+	// significant overhead), when the y axis shows zero.
+	Marked []float64 `json:"marked"`
 }
 
 // A Gap is the blank space beneath a plot, down to whatever comes next
@@ -78,6 +82,9 @@ const (
 	maxBlank     = 64  // beneath a plot: a heading and its margins fit
 	minDataShare = 0.2 // of the plot area's height the data's range takes
 	minDataWidth = 8   // a line chart's data spans at least this width
+	// minMarked is the least share of its axis a marked point or bar
+	// stands off zero by: a significant overhead drawn closer reads as none.
+	minMarked = 0.02
 )
 
 // zeroLabel matches the label of a bar of zero, which may be thin.
@@ -136,9 +143,14 @@ const layoutJS = `(() => {
       for (const tx of yticks ? yticks.querySelectorAll("text") : []) {
         if (tx.textContent.trim() === "0") { const b = R(tx); zeros.push((b.top + b.bottom) / 2); }
       }
+      const marked = [];
+      if (zeros.length > 0) for (const m of svg.querySelectorAll("path.series.sig")) {
+        const b = R(m);
+        marked.push(Math.abs((b.top + b.bottom) / 2 - zeros[0]));
+      }
       if (top <= bottom) for (const z of zeros) { top = Math.min(top, z); bottom = Math.max(bottom, z); }
       out.charts.push({plot: svg.id, points: +svg.dataset.points, areaW: a.width, areaH: a.height,
-        dataW: right > left ? right - left : 0, dataH: bottom > top ? bottom - top : 0});
+        dataW: right > left ? right - left : 0, dataH: bottom > top ? bottom - top : 0, marked: marked});
     }
     const sec = svg.closest("section");
     if (!sec) continue;
@@ -159,8 +171,9 @@ const layoutJS = `(() => {
 // Violations lists what is wrong with the page's layout at its width:
 // a document or table that scrolls sideways, a bar too thin to see or a
 // value label away from its bar or outside its chart, a line chart whose
-// data sits at one x or in a sliver of its height, and blank space
-// beneath a plot.
+// data sits at one x or in a sliver of its height, a marked point or bar
+// (a significant overhead) within 2% of its axis from zero, and blank
+// space beneath a plot.
 func (p Page) Violations() []string {
 	l := p.Layout
 	var out []string
@@ -192,6 +205,10 @@ func (p Page) Violations() []string {
 				end, reach = b.Start, b.ReachLeft
 			}
 		}
+		if area := b.Right - b.AreaLeft; strings.HasSuffix(b.Label, "*") && b.Width < minMarked*area {
+			out = append(out, fmt.Sprintf("plot %s: marked bar %s is %.1f px long on a %.0f px axis, under %.0f%%: it reads as none",
+				b.Plot, b.Label, b.Width, area, 100*minMarked))
+		}
 		if !near(b, end) && !near(b, reach) {
 			out = append(out, fmt.Sprintf("plot %s: label %s (%.0f–%.0f px) is neither at its bar's end (%.0f px) nor past its whisker (%.0f px)",
 				b.Plot, b.Label, b.LabelLeft, b.LabelRight, end, reach))
@@ -208,6 +225,12 @@ func (p Page) Violations() []string {
 		// its axis), has nothing an axis could squash.
 		if c.DataH >= 1 && c.DataH < minDataShare*c.AreaH {
 			out = append(out, fmt.Sprintf("plot %s: its data spans %.0f of %.0f px: the axis is mostly empty", c.Plot, c.DataH, c.AreaH))
+		}
+		for _, m := range c.Marked {
+			if m < minMarked*c.AreaH {
+				out = append(out, fmt.Sprintf("plot %s: a marked point is drawn %.1f px from zero on a %.0f px axis, under %.0f%%: it reads as none",
+					c.Plot, m, c.AreaH, 100*minMarked))
+			}
 		}
 	}
 	for _, g := range l.Gaps {

@@ -55,3 +55,41 @@ func TestBarLabelPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestMarked checks the 2% rule: a marked point (a significant overhead)
+// drawn within 2% of its axis from zero, or a marked bar shorter than
+// 2% of its axis, is a violation; one further off is not, nor an
+// unmarked bar as short.
+func TestMarked(t *testing.T) {
+	chart := func(marked ...float64) Layout {
+		return Layout{Viewport: 1000, ScrollWidth: 1000,
+			Charts: []ChartBox{{Plot: "o", Points: 3, AreaW: 500, AreaH: 300, DataW: 400, DataH: 200, Marked: marked}}}
+	}
+	bar := func(label string, width float64) Layout {
+		return Layout{Viewport: 1000, ScrollWidth: 1000, Bars: []BarBox{{Plot: "b", Label: label, Width: width,
+			End: 100 + width, Reach: 100 + width, Start: 100, ReachLeft: 100, LabelLeft: 104 + width, LabelRight: 150 + width,
+			Left: 0, Right: 600, AreaLeft: 100}}}
+	}
+	for _, tt := range []struct {
+		name string
+		l    Layout
+		want string
+	}{
+		{"points well off zero", chart(40, 120), ""},
+		{"a point at 2%", chart(6), ""},
+		{"a point on zero", chart(40, 1.5), "a marked point is drawn 1.5 px from zero on a 300 px axis, under 2%"},
+		{"a long marked bar", bar("+40µs *", 200), ""},
+		{"a short unmarked bar", bar("+1µs", 4), ""},
+		{"a short marked bar", bar("+1µs *", 4), "marked bar +1µs * is 4.0 px long on a 500 px axis, under 2%"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Page{Layout: tt.l}.Violations()
+			switch {
+			case tt.want == "" && len(v) > 0:
+				t.Errorf("violations %q; want none", v)
+			case tt.want != "" && (len(v) != 1 || !strings.Contains(v[0], tt.want)):
+				t.Errorf("violations %q; want one saying %q", v, tt.want)
+			}
+		})
+	}
+}

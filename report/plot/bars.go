@@ -54,6 +54,9 @@ type BarSeries struct {
 	// Color indexes Palette (modulo its length); -1, or any negative value,
 	// picks the next colour no other series uses.
 	Color int
+	// Marks, when set, marks bars: a marked bar's value label ends in
+	// " *", such as an overhead significant after a correction.
+	Marks []bool
 }
 
 // WriteSVG writes c as one <svg> element with class "plot", xmlns, viewBox,

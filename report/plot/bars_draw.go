@@ -84,6 +84,9 @@ func (p *barPlan) bars() []barGeo {
 				g.whisker, g.w0, g.w1 = true, px(lo), px(hi)
 			}
 			g.label = c.Value.Unit.Format(s.Values[j])
+			if j < len(s.Marks) && s.Marks[j] {
+				g.label += " *"
+			}
 			p.placeLabel(&g, v < base)
 			out = append(out, g)
 		}

@@ -43,6 +43,9 @@ type Series struct {
 	// Width is the stroke width in pixels (the dot diameter for Markers is
 	// twice it); 0 means 1.5.
 	Width float64
+	// Class, when set, is a class name the series' path carries besides
+	// "series", for a page's scripts and checks to find it by.
+	Class string
 }
 
 // Span is a shaded x-range, such as a warm-up, labelled at its top.

@@ -156,7 +156,11 @@ func (p *plan) writeSeries(w *svgWriter) {
 		}
 		g := p.geo[i]
 		sw := s.width()
-		w.open("path").str(` class="series"`)
+		w.open("path").str(` class="series`)
+		if s.Class != "" {
+			w.str(" ").text(s.Class)
+		}
+		w.str(`"`)
 		if s.Name != "" {
 			w.attr("data-name", s.Name)
 		}

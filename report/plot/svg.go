@@ -144,7 +144,7 @@ func idPrefix(c *Chart) string {
 		f(float64(a.Scale), float64(a.Unit), ptr(a.Min), ptr(a.Max), b2f(a.ZeroBased))
 	}
 	for _, se := range c.Series {
-		s(se.Name)
+		s(se.Name, se.Class)
 		f(float64(se.Style), float64(se.Color), se.Width, b2f(se.Dashed))
 		for _, q := range se.Points {
 			f(q.X, q.Y)
