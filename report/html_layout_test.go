@@ -242,3 +242,29 @@ func TestOverheadPlotsScale(t *testing.T) {
 		t.Errorf("marked bars: %d at p50, %d at p99; want 2 and 1", strings.Count(p50, " *</text>"), strings.Count(p99, " *</text>"))
 	}
 }
+
+// TestOverheadChartOrder checks that an overhead chart's legend lists
+// the variants in the report's order, as the latency chart does.
+func TestOverheadChartOrder(t *testing.T) {
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.variants = []string{"base", "proxy", "filter"}
+	r.Baseline = "base"
+	r.Overheads = nil
+	for _, rate := range []float64{100, 200} {
+		for _, v := range []string{"proxy", "filter"} {
+			r.Overheads = append(r.Overheads, analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate},
+				Stat: analysis.Stat{Name: "p50"}, Diff: analysis.Diff{Abs: 1e-3, AbsLo: 0.5e-3, AbsHi: 2e-3, CIOK: true, Significant: true}})
+		}
+	}
+	var page strings.Builder
+	for _, p := range r.overheadCharts(r.levelAxis()) {
+		page.WriteString(string(p))
+	}
+	svg := plotSVG(page.String(), "overhead-vs-rate-p50")
+	if p, f := strings.Index(svg, `data-name="proxy"`), strings.Index(svg, `data-name="filter"`); p < 0 || f < 0 || p > f {
+		t.Errorf("proxy's line at %d, filter's at %d; want proxy's first", p, f)
+	}
+}

@@ -82,6 +82,7 @@ func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 			c := &plot.Chart{ID: id, Title: title, X: x,
 				Y:    plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
 				Note: "line: " + overheadNote + "; band: 95% CI; dot: significant after Holm"}
+			var dots []plot.Series
 			for _, v := range g {
 				color := slices.Index(r.variants, v)
 				s := plot.Series{Name: v, Style: plot.Line, Color: color}
@@ -99,11 +100,13 @@ func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 					if o.Significant {
 						// One series a dot, so that each can be found
 						// where it is drawn.
-						c.Series = append(c.Series, plot.Series{Points: []plot.Point{p}, Style: plot.Markers, Color: color, Width: 3.5, Class: sigDot})
+						dots = append(dots, plot.Series{Points: []plot.Point{p}, Style: plot.Markers, Color: color, Width: 3.5, Class: sigDot})
 					}
 				}
-				c.Series = append([]plot.Series{s}, c.Series...)
+				c.Series = append(c.Series, s)
 			}
+			// The lines in the report's order, then the dots over them.
+			c.Series = append(c.Series, dots...)
 			out = append(out, svg(c))
 		}
 	}
