@@ -191,21 +191,11 @@ func TestNoOverheadToDraw(t *testing.T) {
 // sig on the line, " *" after the bar's label, and an insignificant one
 // is not.
 func TestOverheadPlotsScale(t *testing.T) {
-	r, _, err := richReport(context.Background(), HTMLOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.variants = []string{"base", "proxy", "filter"}
-	r.Baseline = "base"
-	add := func(v, stat string, rate, abs float64, sig bool) analysis.Comparison {
-		return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat},
-			Diff: analysis.Diff{Abs: abs, AbsLo: 0.8 * abs, AbsHi: 1.2 * abs, CIOK: true, Significant: sig}}
-	}
-	r.Overheads = nil
+	r := overheadReport(t)
 	for _, rate := range []float64{100, 200} {
 		r.Overheads = append(r.Overheads,
-			add("proxy", "p50", rate, 300e-6, rate == 200), add("filter", "p50", rate, 10e-3, true),
-			add("proxy", "p99", rate, 2e-3, false), add("filter", "p99", rate, 4e-3, true))
+			overheadAt("proxy", "p50", rate, 300e-6, rate == 200), overheadAt("filter", "p50", rate, 10e-3, true),
+			overheadAt("proxy", "p99", rate, 2e-3, false), overheadAt("filter", "p99", rate, 4e-3, true))
 	}
 	var page strings.Builder
 	for _, p := range r.overheadCharts(r.levelAxis()) {
@@ -246,17 +236,10 @@ func TestOverheadPlotsScale(t *testing.T) {
 // TestOverheadChartOrder checks that an overhead chart's legend lists
 // the variants in the report's order, as the latency chart does.
 func TestOverheadChartOrder(t *testing.T) {
-	r, _, err := richReport(context.Background(), HTMLOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.variants = []string{"base", "proxy", "filter"}
-	r.Baseline = "base"
-	r.Overheads = nil
+	r := overheadReport(t)
 	for _, rate := range []float64{100, 200} {
 		for _, v := range []string{"proxy", "filter"} {
-			r.Overheads = append(r.Overheads, analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate},
-				Stat: analysis.Stat{Name: "p50"}, Diff: analysis.Diff{Abs: 1e-3, AbsLo: 0.5e-3, AbsHi: 2e-3, CIOK: true, Significant: true}})
+			r.Overheads = append(r.Overheads, overheadAt(v, "p50", rate, 1e-3, true))
 		}
 	}
 	var page strings.Builder
@@ -267,4 +250,23 @@ func TestOverheadChartOrder(t *testing.T) {
 	if p, f := strings.Index(svg, `data-name="proxy"`), strings.Index(svg, `data-name="filter"`); p < 0 || f < 0 || p > f {
 		t.Errorf("proxy's line at %d, filter's at %d; want proxy's first", p, f)
 	}
+}
+
+// overheadReport returns the rich fixture's report with the variants
+// base, the baseline, proxy and filter, and no overheads yet.
+func overheadReport(t *testing.T) *Experiment {
+	t.Helper()
+	r, _, err := richReport(context.Background(), HTMLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.variants, r.Baseline, r.Overheads = []string{"base", "proxy", "filter"}, "base", nil
+	return r
+}
+
+// overheadAt returns variant v's overhead of abs seconds over base at stat and
+// rate, its 95% CI ±20% about it.
+func overheadAt(v, stat string, rate, abs float64, sig bool) analysis.Comparison {
+	return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat},
+		Diff: analysis.Diff{Abs: abs, AbsLo: 0.8 * abs, AbsHi: 1.2 * abs, CIOK: true, Significant: sig}}
 }
