@@ -270,3 +270,22 @@ func overheadAt(v, stat string, rate, abs float64, sig bool) analysis.Comparison
 	return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat},
 		Diff: analysis.Diff{Abs: abs, AbsLo: 0.8 * abs, AbsHi: 1.2 * abs, CIOK: true, Significant: sig}}
 }
+
+// TestOverheadOneLevelVariant checks that a variant whose overheads have
+// a value at one level only, plotted on its own, is drawn as bars at that
+// level, not as a line of one point (a quick demo's chain-proxy).
+func TestOverheadOneLevelVariant(t *testing.T) {
+	r := overheadReport(t)
+	r.Overheads = append(r.Overheads, overheadAt("proxy", "p50", 200, 300e-6, true),
+		overheadAt("filter", "p50", 100, 10e-3, true), overheadAt("filter", "p50", 200, 10e-3, true))
+	var page strings.Builder
+	for _, p := range r.overheadCharts(r.levelAxis()) {
+		page.WriteString(string(p))
+	}
+	if svg := plotSVG(page.String(), "overhead-vs-rate-p50-proxy"); !strings.Contains(svg, `<g class="row">`) || !strings.Contains(svg, "at 200/s") {
+		t.Errorf("proxy's one overhead is not drawn as a bar at 200/s:\n%.300s", svg)
+	}
+	if svg := plotSVG(page.String(), "overhead-vs-rate-p50-filter"); svg == "" || strings.Contains(svg, `<g class="row">`) {
+		t.Errorf("filter's overheads at two levels are not drawn as a line")
+	}
+}

@@ -31,12 +31,12 @@ const sigDot = "sig"
 // value, in the report's order, grouped for plotting: all in one group,
 // or each in its own when their largest overheads lie more than
 // overheadSpread apart.
-func (r *Experiment) overheadGroups(stat string, at func(analysis.Level) bool) [][]string {
+func (r *Experiment) overheadGroups(stat string) [][]string {
 	var vs []string
 	size := map[string]float64{}
 	for _, v := range r.variants {
 		for _, o := range r.Overheads {
-			if o.Variant != v || o.Name != stat || math.IsNaN(o.Abs) || !at(o.Level) {
+			if o.Variant != v || o.Name != stat || math.IsNaN(o.Abs) {
 				continue
 			}
 			if !slices.Contains(vs, v) {
@@ -70,15 +70,21 @@ func (r *Experiment) overheadGroups(stat string, at func(analysis.Level) bool) [
 func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 	var out []template.HTML
 	for _, stat := range overheadStats {
-		groups := r.overheadGroups(stat, func(analysis.Level) bool { return true })
+		groups := r.overheadGroups(stat)
 		for _, g := range groups {
 			if len(g) == 0 {
 				continue
 			}
-			id, title := "overhead-vs-rate-"+stat, "Overhead against "+r.Baseline+" at "+stat
+			id, prefix := "overhead-vs-rate-"+stat, ""
 			if len(groups) > 1 {
-				id, title = id+"-"+g[0], g[0]+": "+title
+				id, prefix = id+"-"+g[0], g[0]+": "
 			}
+			if lv, one := r.oneOverheadLevel(stat, g); one {
+				// A line of one x would be a dot: bars at that level.
+				out = append(out, bars(r.statBars(stat, lv, g, id, prefix)))
+				continue
+			}
+			title := prefix + "Overhead against " + r.Baseline + " at " + stat
 			c := &plot.Chart{ID: id, Title: title, X: x,
 				Y:    plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
 				Note: "line: " + overheadNote + "; band: 95% CI; dot: significant after Holm"}
@@ -113,45 +119,69 @@ func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 	return out
 }
 
+// oneOverheadLevel returns the level of the overheads of variants vs at
+// stat that have a value, when they are all at one.
+func (r *Experiment) oneOverheadLevel(stat string, vs []string) (analysis.Level, bool) {
+	var levels []analysis.Level
+	for _, o := range r.Overheads {
+		if slices.Contains(vs, o.Variant) && o.Name == stat && !math.IsNaN(o.Abs) && !slices.Contains(levels, o.Level) {
+			levels = append(levels, o.Level)
+		}
+	}
+	if len(levels) != 1 {
+		return analysis.Level{}, false
+	}
+	return levels[0], true
+}
+
 // overheadBars draws each variant's overheads against the baseline at
-// lv, with their 95% CI, a plot per percentile of overheadStats: bars
-// over the variants, on a log axis when they are all above zero and lie
-// more than overheadSpread apart. A significant overhead's label ends in
-// " *".
+// lv, with their 95% CI, a plot per percentile of overheadStats (see
+// statBars).
 func (r *Experiment) overheadBars(lv analysis.Level) []template.HTML {
 	var out []template.HTML
+	vs := slices.DeleteFunc(slices.Clone(r.variants), func(v string) bool { return v == r.Baseline })
 	for _, stat := range overheadStats {
-		b := &plot.Bars{ID: "overhead-vs-rate-" + stat, Title: "Overhead against " + r.Baseline + " at " + lv.String() + ": " + stat,
-			Value:  plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
-			Series: []plot.BarSeries{{Color: 0}},
-			Note:   "bar: " + overheadNote + "; whisker: 95% CI; * significant after Holm"}
-		positive := true
-		for _, v := range r.variants {
-			if v == r.Baseline {
-				continue
-			}
-			val, lo, hi, sig := math.NaN(), math.NaN(), math.NaN(), false
-			for _, o := range r.Overheads {
-				if o.Variant == v && o.Name == stat && o.Level == lv {
-					val, sig = o.Abs, o.Significant
-					if o.CIOK {
-						lo, hi = o.AbsLo, o.AbsHi
-					}
-				}
-			}
-			b.Categories = append(b.Categories, v)
-			addBar(&b.Series[0], val, lo, hi)
-			b.Series[0].Marks = append(b.Series[0].Marks, sig)
-			positive = positive && (math.IsNaN(val) || val > 0)
+		if b := r.statBars(stat, lv, vs, "overhead-vs-rate-"+stat, ""); b != nil {
+			out = append(out, bars(b))
 		}
-		if !slices.ContainsFunc(b.Series[0].Values, func(v float64) bool { return !math.IsNaN(v) }) {
-			continue
-		}
-		if positive && len(r.overheadGroups(stat, func(l analysis.Level) bool { return l == lv })) > 1 {
-			b.Value.Scale, b.Value.ZeroBased = plot.Log, false
-			b.Note += " (log axis)"
-		}
-		out = append(out, bars(b))
 	}
 	return out
+}
+
+// statBars draws the overheads of variants vs at stat and lv as bars with
+// their 95% CI as whiskers, its id and its title prefixed with prefix:
+// on a log axis when they are all above zero and lie more than
+// overheadSpread apart. A significant overhead's label ends in " *". It
+// returns nil when none has a value.
+func (r *Experiment) statBars(stat string, lv analysis.Level, vs []string, id, prefix string) *plot.Bars {
+	b := &plot.Bars{ID: id, Title: prefix + "Overhead against " + r.Baseline + " at " + lv.String() + ": " + stat,
+		Value:  plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
+		Series: []plot.BarSeries{{Color: 0}},
+		Note:   "bar: " + overheadNote + "; whisker: 95% CI; * significant after Holm"}
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vs {
+		val, l, h, sig := math.NaN(), math.NaN(), math.NaN(), false
+		for _, o := range r.Overheads {
+			if o.Variant == v && o.Name == stat && o.Level == lv {
+				val, sig = o.Abs, o.Significant
+				if o.CIOK {
+					l, h = o.AbsLo, o.AbsHi
+				}
+			}
+		}
+		b.Categories = append(b.Categories, v)
+		addBar(&b.Series[0], val, l, h)
+		b.Series[0].Marks = append(b.Series[0].Marks, sig)
+		if !math.IsNaN(val) {
+			lo, hi = min(lo, val), max(hi, math.Abs(val))
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return nil
+	}
+	if lo > 0 && hi > overheadSpread*lo {
+		b.Value.Scale, b.Value.ZeroBased = plot.Log, false
+		b.Note += " (log axis)"
+	}
+	return b
 }
