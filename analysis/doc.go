@@ -32,7 +32,11 @@
 //     given ties; zero differences are ranked but signed neither way
 //     (Pratt). Overheads pairs whenever the pairs suffice for a 95%
 //     interval and, after Holm, a test able to reject: a slow repetition
-//     then moves both runs of a pair and cancels out of the difference.
+//     then moves both runs of a pair and cancels out of the difference;
+//   - in a table, Holm's correction adjusts the p-values within each
+//     quantile, and each row's interval is taken at the level Holm tests
+//     that row at, 1 − Alpha·p/adjusted p (Diff.Holm, HolmLevel), so that
+//     it excludes 0 exactly when the row is significant.
 //
 // Latencies are float64 seconds once aggregated, like record.Summary.
 //
@@ -40,6 +44,8 @@
 // aggregates its runs by variant and level, and prints each variant's
 // overhead against the baseline.
 //
-// Everything but Load is pure computation on values and safe to call
-// concurrently; Load is as safe as the store.DB it reads.
+// The Load functions (Load, LoadDetail, LoadDistributions) read a results
+// database and are as safe as the store.DB they read; CompareBench reads
+// the two files it is given. Everything else is pure computation on
+// values, safe to call concurrently.
 package analysis

@@ -37,39 +37,45 @@ func uLowerTail(m, n, limit int) []float64 {
 
 // shiftRank returns the rank k (1-based) of the sorted pairwise differences
 // whose pair [d(k), d(mn+1−k)] is the narrowest interval for a location
-// shift with confidence at least 95%, and the weight w of d(k) when
-// interpolating towards d(k+1) to reach 95% (w = 1: no interpolation). k
-// is 0 when the samples are too small for any interval at that level.
-func shiftRank(m, n int) (k int, w float64) {
+// shift with confidence at least level, and the weight w of d(k) when
+// interpolating towards d(k+1) to reach level (w = 1: no interpolation).
+// k is 0 when the samples are too small for any interval at that level.
+func shiftRank(m, n int, level float64) (k int, w float64) {
 	mn := m * n
 	if mn > exactU {
 		sd := math.Sqrt(float64(mn) * float64(m+n+1) / 12)
-		k = int(math.Floor(float64(mn)/2 - 1.959963984540054*sd))
+		k = int(math.Floor(float64(mn)/2 - zTwoSided(level)*sd))
 		return max(k, 0), 1
 	}
-	return straddle(uLowerTail(m, n, mn/2), mn)
+	return straddle(uLowerTail(m, n, mn/2), mn, level)
+}
+
+// zTwoSided is the standard normal quantile that leaves (1−level)/2 in
+// each tail: 1.96 at 95%.
+func zTwoSided(level float64) float64 {
+	return math.Sqrt2 * math.Erfinv(level)
 }
 
 // straddle returns, from cdf[s] = P(S ≤ s) of a rank statistic S
 // symmetric on 0..total, the rank k (1-based) of the order statistics
-// [x(k), x(total+1−k)] that bound a 95% interval, and the weight of x(k)
-// against x(k+1) that interpolates to 95%; k is 0 when no rank reaches
-// 95%.
-func straddle(cdf []float64, total int) (k int, w float64) {
-	tail := (1 - confidence) / 2
+// [x(k), x(total+1−k)] that bound an interval at level, and the weight of
+// x(k) against x(k+1) that interpolates to level; k is 0 when no rank
+// reaches it.
+func straddle(cdf []float64, total int, level float64) (k int, w float64) {
+	tail := (1 - level) / 2
 	for k < len(cdf) && cdf[k] <= tail {
 		k++
 	}
 	if k == 0 {
 		return 0, 0
 	}
-	// The exact levels of ranks k and k+1 straddle 95%: 1−2·cdf[k−1] ≥ 95%
-	// > 1−2·cdf[k]. Interpolate between them linearly in the level.
+	// The exact levels of ranks k and k+1 straddle level: 1−2·cdf[k−1] ≥
+	// level > 1−2·cdf[k]. Interpolate between them linearly in the level.
 	if k >= len(cdf) || 2*k >= total {
 		return k, 1
 	}
 	above, below := 1-2*cdf[k-1], 1-2*cdf[k]
-	return k, (confidence - below) / (above - below)
+	return k, (level - below) / (above - below)
 }
 
 // bounds returns the interval of rank k and weight w (from straddle) in
@@ -91,25 +97,42 @@ func bounds(s []float64, k int, w float64) (lo, hi float64) {
 // samples are too small for any 95% interval (fewer than 4 values on each
 // side, 3 against 7, ...). Ties make the interval slightly conservative.
 func HodgesLehmann(x, y []float64) (shift, lo, hi float64, ok bool) {
-	m, n := len(x), len(y)
-	if m == 0 || n == 0 {
+	if len(x) == 0 || len(y) == 0 {
 		return math.NaN(), 0, 0, false
 	}
-	d := make([]float64, 0, m*n)
+	d := differences(x, y)
+	lo, hi, ok = shiftInterval(d, len(x), len(y), confidence)
+	return sortedMedian(d), lo, hi, ok
+}
+
+// differences returns every x_i − y_j, sorted.
+func differences(x, y []float64) []float64 {
+	d := make([]float64, 0, len(x)*len(y))
 	for _, a := range x {
 		for _, b := range y {
 			d = append(d, a-b)
 		}
 	}
 	slices.Sort(d)
-	shift = d[len(d)/2]
-	if len(d)%2 == 0 {
-		shift = (d[len(d)/2-1] + d[len(d)/2]) / 2
+	return d
+}
+
+// sortedMedian is the median of the sorted, non-empty s.
+func sortedMedian(s []float64) float64 {
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
 	}
-	k, w := shiftRank(m, n)
+	return s[len(s)/2]
+}
+
+// shiftInterval returns the interval at level of the Hodges–Lehmann shift
+// from the sorted differences d of samples of m and n values, as
+// HodgesLehmann does at 95%; ok is false when no rank reaches level.
+func shiftInterval(d []float64, m, n int, level float64) (lo, hi float64, ok bool) {
+	k, w := shiftRank(m, n, level)
 	if k == 0 {
-		return shift, 0, 0, false
+		return 0, 0, false
 	}
 	lo, hi = bounds(d, k, w)
-	return shift, lo, hi, true
+	return lo, hi, true
 }

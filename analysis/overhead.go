@@ -60,6 +60,11 @@ type Diff struct {
 	P, PAdj float64
 	// Significant is PAdj < Alpha.
 	Significant bool
+	// Holm is the interval at the level Holm's correction tests the
+	// comparison at (see HolmLevel): it excludes 0 exactly when the
+	// comparison is Significant. Its Level is 0 until a table corrects the
+	// comparison (see Overheads); CI gives the interval to show either way.
+	Holm Interval
 	// Reason says why there is no difference, no interval, or no test
 	// that could reject at Alpha with these runs whatever they measured;
 	// "" when none of these holds.
@@ -112,9 +117,12 @@ const (
 
 // Overhead compares variant's per-run values of one quantile at one level
 // with baseline's, unpaired. It warns when either side has fewer than
-// MinRuns runs and when the difference is below Floor.
+// MinRuns runs, when the difference is below Floor, and when the 95%
+// interval and the test disagree.
 func Overhead(variant, baseline []float64) Diff {
-	return overhead(variant, baseline, Floor)
+	d := overhead(variant, baseline, Floor)
+	d.disagree()
+	return d
 }
 
 // overhead is Overhead with a measurement floor: differences smaller in
@@ -157,9 +165,17 @@ func overhead(variant, baseline []float64, floor float64) Diff {
 	return d
 }
 
-// check warns when d's interval and test disagree, and when d is below
-// floor.
+// check warns when d is below floor.
 func (d *Diff) check(floor float64) {
+	if math.Abs(d.Abs) < floor {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", units.Seconds(d.Abs), units.Seconds(floor)))
+	}
+}
+
+// disagree warns when d's 95% interval and its test disagree. A table
+// shows the interval at Holm's level instead, made to agree (see
+// Diff.atHolm); a comparison on its own shows this one.
+func (d *Diff) disagree() {
 	if excludes0 := d.AbsLo > 0 || d.AbsHi < 0; d.CIOK && excludes0 != (d.P < Alpha) {
 		// The interval is interpolated to 95% between two exact levels; the
 		// test is exact at its own: near the edge the two can disagree.
@@ -168,9 +184,6 @@ func (d *Diff) check(floor float64) {
 			verdict = "includes 0 while the exact test rejects"
 		}
 		d.Warnings = append(d.Warnings, fmt.Sprintf("the 95%% interval %s (p=%.3g): a borderline difference, interpolated between the exact levels %s allow", verdict, d.P, d.compared()))
-	}
-	if math.Abs(d.Abs) < floor {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("difference %s is below the measurement floor %s", units.Seconds(d.Abs), units.Seconds(floor)))
 	}
 }
 
@@ -187,10 +200,10 @@ func (d Diff) compared() string {
 	return fmt.Sprintf("%d against %d runs", d.N, d.BaselineN)
 }
 
-// String states the verdict in one sentence: "+12.3µs (+4.1%), 95% CI
-// +8.0µs to +15.0µs, p=0.002" when significant, "no detectable difference
-// (95% CI −3.1µs to +4.2µs)" when a test could have found one and did
-// not. When none could, it says why instead: "+9.500ms (+112%),
+// String states the verdict in one sentence with the interval CI gives,
+// named by its level: "+12.3µs (+4.1%), 98.3% CI +8.0µs to +15.0µs,
+// p=0.002" when significant, "no detectable difference (97.5% CI −3.1µs
+// to +4.2µs)" when a test could have found one and did not. When none could, it says why instead: "+9.500ms (+112%),
 // inconclusive with 3 against 3 runs: a 95% CI needs 4 a side, a test
 // able to reject at 5% needs 4 a side", "n/a: all 5 runs of the baseline
 // flagged or unfinished, left out (--include-flagged counts them)".
@@ -198,9 +211,10 @@ func (d Diff) String() string {
 	if math.IsNaN(d.Abs) {
 		return "n/a: " + d.Why()
 	}
-	ci := "95% CI n/a"
-	if d.CIOK {
-		ci = fmt.Sprintf("95%% CI %s to %s", units.Signed(d.AbsLo), units.Signed(d.AbsHi))
+	iv := d.CI()
+	ci := levelText(iv.Level) + " CI n/a"
+	if iv.OK {
+		ci = fmt.Sprintf("%s CI %s to %s", levelText(iv.Level), units.Signed(iv.Lo), units.Signed(iv.Hi))
 	}
 	rel := ""
 	if d.RelOK {
@@ -209,14 +223,14 @@ func (d Diff) String() string {
 	switch {
 	case d.Reason != "" && d.Significant:
 		return fmt.Sprintf("%s%s, %s (%s), p=%.3g", units.Signed(d.Abs), rel, ci, d.Why(), d.PAdj)
-	case d.Reason != "" && d.CIOK:
+	case d.Reason != "" && iv.OK:
 		return fmt.Sprintf("%s%s, %s, inconclusive %s", units.Signed(d.Abs), rel, ci, d.Why())
 	case d.Reason != "":
 		return fmt.Sprintf("%s%s, inconclusive %s", units.Signed(d.Abs), rel, d.Why())
-	case !d.Significant && d.CIOK && (d.AbsLo > 0 || d.AbsHi < 0):
-		// The interval is not Holm-corrected and the exact test and
-		// interval step differently: say the test's verdict and why.
-		return fmt.Sprintf("not significant (p=%.3g, Holm-adjusted %.3g), %s", d.P, d.PAdj, ci)
+	case !d.Significant && iv.Excludes0():
+		// Only an interval no table corrected: the exact test and the
+		// interpolated interval step differently near the edge.
+		return fmt.Sprintf("not significant (p=%.3g, borderline), %s", d.P, ci)
 	case !d.Significant:
 		return "no detectable difference (" + ci + ")"
 	}

@@ -86,7 +86,7 @@ func (d Diff) Needed() (ci, test int) {
 	}
 	k := float64(max(d.Family, 1))
 	for n := 1; ci == 0 || test == 0; n++ {
-		if r, _ := shiftRank(n, n); ci == 0 && r > 0 {
+		if r, _ := shiftRank(n, n, confidence); ci == 0 && r > 0 {
 			ci = n
 		}
 		if test == 0 && k*minRankP(n, n) < Alpha {

@@ -13,7 +13,9 @@ import (
 // SignedRank): it needs MinPairs pairs for a 95% interval. Slices of
 // different lengths are no pairs: the Diff is then n/a and says so.
 func PairedOverhead(variant, baseline []float64) Diff {
-	return pairedOverhead(variant, baseline, Floor)
+	d := pairedOverhead(variant, baseline, Floor)
+	d.disagree()
+	return d
 }
 
 // pairedOverhead is PairedOverhead with a measurement floor, as overhead.

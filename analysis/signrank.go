@@ -46,20 +46,33 @@ func signRankCDF(ranks []int, limit int) []float64 {
 // walshRank returns the rank k (1-based) of the sorted Walsh averages of
 // n pairs whose pair [w(k), w(N+1−k)], N = n(n+1)/2, is the narrowest
 // interval for the centre of the differences with confidence at least
-// 95%, and the weight of w(k) when interpolating towards w(k+1) to reach
-// 95%, as shiftRank does for two samples. k is 0 below MinPairs pairs.
-func walshRank(n int) (k int, w float64) {
+// level, and the weight of w(k) when interpolating towards w(k+1) to
+// reach level, as shiftRank does for two samples. k is 0 when no rank
+// reaches level: at 95%, below MinPairs pairs.
+func walshRank(n int, level float64) (k int, w float64) {
 	total := n * (n + 1) / 2
 	if n > exactPairs {
 		sd := math.Sqrt(float64(n) * float64(n+1) * float64(2*n+1) / 24)
-		k = int(math.Floor(float64(total)/2 - 1.959963984540054*sd))
+		k = int(math.Floor(float64(total)/2 - zTwoSided(level)*sd))
 		return max(k, 0), 1
 	}
 	ranks := make([]int, n)
 	for i := range ranks {
 		ranks[i] = i + 1
 	}
-	return straddle(signRankCDF(ranks, total/2), total)
+	return straddle(signRankCDF(ranks, total/2), total, level)
+}
+
+// centreInterval returns the interval at level of the centre of n pairs'
+// differences from their sorted Walsh averages w, as SignedRank does at
+// 95%; ok is false when no rank reaches level.
+func centreInterval(w []float64, n int, level float64) (lo, hi float64, ok bool) {
+	k, weight := walshRank(n, level)
+	if k == 0 {
+		return 0, 0, false
+	}
+	lo, hi = bounds(w, k, weight)
+	return lo, hi, true
 }
 
 // minSignedP is the smallest two-sided p-value a signed-rank test of n
@@ -100,17 +113,8 @@ func SignedRank(d []float64) (centre, lo, hi, p float64, ok bool) {
 		return math.NaN(), 0, 0, math.NaN(), false
 	}
 	w := walsh(d)
-	centre = w[len(w)/2]
-	if len(w)%2 == 0 {
-		centre = (w[len(w)/2-1] + w[len(w)/2]) / 2
-	}
-	p = signRankP(d)
-	k, weight := walshRank(len(d))
-	if k == 0 {
-		return centre, 0, 0, p, false
-	}
-	lo, hi = bounds(w, k, weight)
-	return centre, lo, hi, p, true
+	lo, hi, ok = centreInterval(w, len(d), confidence)
+	return sortedMedian(w), lo, hi, signRankP(d), ok
 }
 
 // signRankP returns the two-sided p-value of the signed-rank test that d

@@ -128,7 +128,7 @@ func cmpAbs(a, b float64) int {
 
 func TestWalshRank(t *testing.T) {
 	for n := 1; n <= 30; n++ {
-		k, w := walshRank(n)
+		k, w := walshRank(n, confidence)
 		if n < MinPairs {
 			if k != 0 {
 				t.Errorf("n=%d: rank %d; want none below %d pairs", n, k, MinPairs)
@@ -150,8 +150,8 @@ func TestWalshRank(t *testing.T) {
 		}
 	}
 	// The normal approximation beyond exactPairs continues the exact ranks.
-	ke, _ := walshRank(exactPairs)
-	ka, _ := walshRank(exactPairs + 1)
+	ke, _ := walshRank(exactPairs, confidence)
+	ka, _ := walshRank(exactPairs+1, confidence)
 	if ka < ke || ka > ke+exactPairs {
 		t.Errorf("rank %d at %d pairs, %d at %d", ke, exactPairs, ka, exactPairs+1)
 	}

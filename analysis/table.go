@@ -65,9 +65,6 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 		name := r.name
 		d := compare(r.vc, r.bc, r.floor, family[name])
 		d.limit(r.l, r.b, r.vc, r.bc)
-		for i, w := range d.Warnings {
-			d.Warnings[i] = fmt.Sprintf("%s vs %s %s %s: %s", r.l.Variant, baseline, r.l.Level, name, w)
-		}
 		out = append(out, Comparison{Variant: r.l.Variant, Baseline: baseline, Level: r.l.Level, Stat: r.vc.Stat, Diff: d})
 	}
 	for _, name := range CompareStats {
@@ -83,6 +80,13 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 			family[j].Significant = p < Alpha
 		}
 		holmReason(family)
+	}
+	for i := range out {
+		c := &out[i]
+		c.atHolm(rows[i].vc, rows[i].bc)
+		for j, w := range c.Warnings {
+			c.Warnings[j] = fmt.Sprintf("%s vs %s %s %s: %s", c.Variant, baseline, c.Level, c.Name, w)
+		}
 	}
 	return out
 }

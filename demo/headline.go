@@ -26,8 +26,9 @@ func writeHeadline(w io.Writer, rs reports, out Outcome, sweepSpec string) error
 	var b strings.Builder
 	r := rs.sweep
 	fmt.Fprintf(&b, "Overhead against %s: the shift of each variant's per-run percentile (Hodges–Lehmann)\n", r.Baseline)
-	b.WriteString("with its 95% CI; * marks a significant one (Mann-Whitney, p < 0.05 once Holm-corrected\n")
-	b.WriteString("over the rows, which the CI is not).\n\n")
+	b.WriteString("with its CI; * marks a significant one (Mann-Whitney, p < 0.05 once Holm-corrected over\n")
+	b.WriteString("the rows). Each CI is at the level Holm tests its row at, so it excludes 0 exactly when\n")
+	b.WriteString("the row has a *.\n\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "variant\tlevel")
 	for _, s := range headlineStats {
@@ -123,9 +124,9 @@ func diffText(d analysis.Diff) string {
 	}
 	s := units.Signed(d.Abs)
 	runs := fmt.Sprintf("%d against %d runs", d.N, d.BaselineN)
-	switch {
-	case d.CIOK:
-		s += " [" + units.Signed(d.AbsLo) + ", " + units.Signed(d.AbsHi) + "]"
+	switch iv := d.CI(); {
+	case iv.OK:
+		s += " [" + units.Signed(iv.Lo) + ", " + units.Signed(iv.Hi) + "]"
 	case d.Reason == analysis.ReasonFewRuns:
 		s += " (CI n/a: " + runs + ")"
 	default:
@@ -133,7 +134,7 @@ func diffText(d analysis.Diff) string {
 	}
 	if d.Significant {
 		s += " *"
-	} else if d.Reason == analysis.ReasonFewRuns && d.CIOK {
+	} else if d.Reason == analysis.ReasonFewRuns && d.CI().OK {
 		s += " (untestable: " + runs + ")"
 	}
 	return s

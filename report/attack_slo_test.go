@@ -44,7 +44,7 @@ func TestAttackSLOText(t *testing.T) {
 		if strict {
 			name = "attack-slo-strict.txt"
 		}
-		golden(t, name, b.String())
+		checkGolden(t, name, b.String())
 	}
 }
 

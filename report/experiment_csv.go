@@ -40,18 +40,22 @@ func (r *Experiment) WriteCSV(w io.Writer) error {
 // --table overhead), one row per variant × level × quantile compared,
 // under the header
 //
-//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant,reason
+//	variant,baseline,rate,concurrency,percentile,runs,baseline_runs,baseline_seconds,diff_seconds,diff_lo_seconds,diff_hi_seconds,relative,p,p_holm,significant,reason,ci_level,ci_lo_seconds,ci_hi_seconds
 //
-// with empty cells where OverheadJSON has null; reason is OverheadJSON's.
+// with empty cells where OverheadJSON has null; reason is OverheadJSON's;
+// diff_lo and diff_hi bound the plain 95% interval, ci_lo and ci_hi the
+// one at ci_level, Holm's for the row, which excludes 0 exactly when
+// significant is true.
 func (r *Experiment) WriteOverheadCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"variant", "baseline", "rate", "concurrency", "percentile", "runs", "baseline_runs",
-		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant", "reason"})
+		"baseline_seconds", "diff_seconds", "diff_lo_seconds", "diff_hi_seconds", "relative", "p", "p_holm", "significant", "reason",
+		"ci_level", "ci_lo_seconds", "ci_hi_seconds"})
 	for _, o := range r.JSON().Overheads {
 		_ = cw.Write([]string{o.Variant, o.Baseline, csvFloat(o.Rate), strconv.Itoa(o.Concurrency), o.Percentile,
 			strconv.Itoa(o.Runs), strconv.Itoa(o.BaselineRuns), csvPtr(o.BaselineSeconds), csvPtr(o.DiffSeconds),
 			csvPtr(o.DiffLoSeconds), csvPtr(o.DiffHiSeconds), csvPtr(o.Relative), csvPtr(o.P), csvPtr(o.PHolm),
-			strconv.FormatBool(o.Significant), strPtr(o.Reason)})
+			strconv.FormatBool(o.Significant), strPtr(o.Reason), csvPtr(o.CILevel), csvPtr(o.CILoSeconds), csvPtr(o.CIHiSeconds)})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -151,7 +151,8 @@ type FlagJSON struct {
 // OverheadJSON is one row of the overhead table, in seconds: the
 // Hodges–Lehmann shift of the variant's per-run values against the
 // baseline's (paired: the centre of the differences between runs of one
-// repetition), its 95% CI, and the p-value before and after Holm.
+// repetition), its 95% CI and its CI at Holm's level, and the p-value
+// before and after Holm.
 type OverheadJSON struct {
 	Variant         string   `json:"variant"`
 	Baseline        string   `json:"baseline"`
@@ -170,7 +171,18 @@ type OverheadJSON struct {
 	P               *float64 `json:"p"`
 	PHolm           *float64 `json:"p_holm"`
 	Significant     bool     `json:"significant"`
-	Verdict         string   `json:"verdict"` // the sentence the text report prints
+	// CILevel is the confidence of the interval the verdict gives,
+	// [CILoSeconds, CIHiSeconds] (relative: [CIRelativeLo,
+	// CIRelativeHi]): the level Holm's correction tests the row at, 1 −
+	// 0.05·p/p_holm, so that it excludes 0 exactly when significant; 0.95
+	// when the runs are too few for an interval at that level. The diff_
+	// and relative_ bounds above are the plain 95% ones.
+	CILevel      *float64 `json:"ci_level"`
+	CILoSeconds  *float64 `json:"ci_lo_seconds"`
+	CIHiSeconds  *float64 `json:"ci_hi_seconds"`
+	CIRelativeLo *float64 `json:"ci_relative_lo"`
+	CIRelativeHi *float64 `json:"ci_relative_hi"`
+	Verdict      string   `json:"verdict"` // the sentence the text report prints
 	// Method is "paired" when the row compares each variant run with the
 	// baseline's run of the same repetition (signed-rank interval and
 	// test), "unpaired" when it compares all runs with all (Mann-Whitney).
@@ -278,8 +290,25 @@ func (r *Experiment) JSON() ExperimentJSON {
 			RunsFlagged: c.Flagged, RunsLeftOut: c.LeftOut, RunsFailed: c.Failed, RunsWithoutResult: c.NoResult,
 			RunsPlanned: c.Planned, RunsMissing: c.Missing, RunsUnreadable: c.Unreadable},
 		Baseline: r.Baseline, IncludeFlagged: r.IncludeFlagged,
-		Levels: []LevelJSON{}, Overheads: []OverheadJSON{}, Knees: []KneeJSON{}, Warnings: append([]string{}, r.Warnings...), Notes: r.Notes,
+		Stops: r.stopsJSON(), Levels: r.levelsJSON(), Overheads: r.overheadsJSON(), Knees: []KneeJSON{},
+		Expectations: r.expectationsJSON(), Probes: r.probesJSON(),
+		Warnings: append([]string{}, r.Warnings...), Notes: r.Notes,
 	}
+	if !r.Verdict.SLO.IsZero() {
+		out.SLO, out.Knees = r.sloJSON()
+	}
+	for _, rs := range r.shards {
+		sr := ShardedRunJSON{RunID: rs.run.ID, Variant: rs.run.Variant, Rate: rs.run.Rate, Concurrency: rs.run.Concurrency, Rep: rs.run.Rep}
+		sr.Shards, sr.StartSpreadSeconds = shardsJSON(rs.rows)
+		out.ShardedRuns = append(out.ShardedRuns, sr)
+	}
+	return out
+}
+
+// stopsJSON says why runs: auto stopped each variant and level; nil
+// without runs: auto.
+func (r *Experiment) stopsJSON() []StopJSON {
+	var out []StopJSON
 	for _, st := range r.Stops {
 		sj := StopJSON{Variant: st.Variant, Rate: st.Rate, Concurrency: st.Concurrency, Runs: st.Runs, LeftOut: st.LeftOut,
 			Reason: string(st.Reason), Widths: []WidthJSON{}}
@@ -296,8 +325,13 @@ func (r *Experiment) JSON() ExperimentJSON {
 			}
 			sj.Widths = append(sj.Widths, wj)
 		}
-		out.Stops = append(out.Stops, sj)
+		out = append(out, sj)
 	}
+	return out
+}
+
+func (r *Experiment) levelsJSON() []LevelJSON {
+	out := []LevelJSON{}
 	for _, l := range r.Levels {
 		lj := LevelJSON{Variant: l.Variant, Rate: l.Rate, Concurrency: l.Concurrency, Runs: len(l.RunIDs),
 			Excluded: l.Excluded, RunsPlanned: l.Planned, RunIDs: append([]int64{}, l.RunIDs...),
@@ -306,74 +340,96 @@ func (r *Experiment) JSON() ExperimentJSON {
 		for _, f := range r.Flags(l.Variant, l.Level) {
 			lj.Flags = append(lj.Flags, FlagJSON{Flag: f.Name, Count: f.Count, RunID: f.RunID, Example: f.Example})
 		}
-		out.Levels = append(out.Levels, lj)
+		out = append(out, lj)
 	}
+	return out
+}
+
+func (r *Experiment) overheadsJSON() []OverheadJSON {
+	out := []OverheadJSON{}
 	for _, o := range r.Overheads {
-		d := o.Diff
-		oj := OverheadJSON{Variant: o.Variant, Baseline: o.Baseline, Rate: o.Rate, Concurrency: o.Concurrency,
-			Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, Method: string(d.Method), Pairs: d.Pairs, BaselineSeconds: num(d.Baseline),
-			DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String(),
-			LeftOut: d.LeftOut, BaselineLeftOut: d.BaselineLeftOut, NARuns: d.NA, BaselineNARuns: d.BaselineNA}
-		oj.RunsNeededForCI, oj.RunsNeededForTest = d.Needed()
-		if d.Reason != "" {
-			reason := string(d.Reason)
-			oj.Reason = &reason
-		}
+		out = append(out, overheadJSON(o))
+	}
+	return out
+}
+
+func overheadJSON(o analysis.Comparison) OverheadJSON {
+	d := o.Diff
+	oj := OverheadJSON{Variant: o.Variant, Baseline: o.Baseline, Rate: o.Rate, Concurrency: o.Concurrency,
+		Percentile: o.Name, Runs: d.N, BaselineRuns: d.BaselineN, Method: string(d.Method), Pairs: d.Pairs, BaselineSeconds: num(d.Baseline),
+		DiffSeconds: num(d.Abs), P: num(d.P), PHolm: num(d.PAdj), Significant: d.Significant, Verdict: d.String(),
+		LeftOut: d.LeftOut, BaselineLeftOut: d.BaselineLeftOut, NARuns: d.NA, BaselineNARuns: d.BaselineNA}
+	oj.RunsNeededForCI, oj.RunsNeededForTest = d.Needed()
+	if d.Reason != "" {
+		reason := string(d.Reason)
+		oj.Reason = &reason
+	}
+	if d.CIOK {
+		oj.DiffLoSeconds, oj.DiffHiSeconds = num(d.AbsLo), num(d.AbsHi)
+	}
+	if d.RelOK {
+		oj.Relative = num(d.Rel)
 		if d.CIOK {
-			oj.DiffLoSeconds, oj.DiffHiSeconds = num(d.AbsLo), num(d.AbsHi)
+			oj.RelativeLo, oj.RelativeHi = num(d.RelLo), num(d.RelHi)
 		}
+	}
+	if iv := d.CI(); iv.OK {
+		oj.CILevel, oj.CILoSeconds, oj.CIHiSeconds = num(iv.Level), num(iv.Lo), num(iv.Hi)
 		if d.RelOK {
-			oj.Relative = num(d.Rel)
-			if d.CIOK {
-				oj.RelativeLo, oj.RelativeHi = num(d.RelLo), num(d.RelHi)
-			}
-		}
-		out.Overheads = append(out.Overheads, oj)
-	}
-	if !r.Verdict.SLO.IsZero() {
-		s := &SLOJSON{SLO: r.Verdict.SLO.String(), Strict: r.Verdict.Strict, Met: r.Verdict.Met(), Violations: []ViolationJSON{}}
-		for _, v := range r.Verdict.Violations {
-			s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
-				Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})
-		}
-		out.SLO = s
-		for _, k := range r.Verdict.Knees {
-			kj := KneeJSON{Variant: k.Variant, Met: k.Met}
-			if k.Met {
-				kj.Rate, kj.Concurrency = &k.Level.Rate, &k.Level.Concurrency
-			}
-			if k.Failed != nil {
-				kj.FailedRate, kj.FailedConcurrency = &k.Failed.Rate, &k.Failed.Concurrency
-			}
-			out.Knees = append(out.Knees, kj)
+			oj.CIRelativeLo, oj.CIRelativeHi = num(iv.RelLo), num(iv.RelHi)
 		}
 	}
-	out.Expectations = []ExpectationJSON{}
+	return oj
+}
+
+// sloJSON is the SLO's verdict: its violations and each variant's knee.
+func (r *Experiment) sloJSON() (*SLOJSON, []KneeJSON) {
+	s := &SLOJSON{SLO: r.Verdict.SLO.String(), Strict: r.Verdict.Strict, Met: r.Verdict.Met(), Violations: []ViolationJSON{}}
+	for _, v := range r.Verdict.Violations {
+		s.Violations = append(s.Violations, ViolationJSON{Variant: v.Variant, Rate: v.Rate, Concurrency: v.Concurrency,
+			Limit: v.Limit, Max: v.Max, Value: num(v.Value), Bound: num(v.Bound), Judged: v.Judged})
+	}
+	knees := []KneeJSON{}
+	for _, k := range r.Verdict.Knees {
+		kj := KneeJSON{Variant: k.Variant, Met: k.Met}
+		if k.Met {
+			kj.Rate, kj.Concurrency = &k.Level.Rate, &k.Level.Concurrency
+		}
+		if k.Failed != nil {
+			kj.FailedRate, kj.FailedConcurrency = &k.Failed.Rate, &k.Failed.Concurrency
+		}
+		knees = append(knees, kj)
+	}
+	return s, knees
+}
+
+func (r *Experiment) expectationsJSON() []ExpectationJSON {
+	out := []ExpectationJSON{}
 	for _, e := range r.Expectations {
-		ej := ExpectationJSON{Variant: e.Variant, Rate: e.Rate, Concurrency: e.Concurrency, Percentile: e.Name,
+		out = append(out, ExpectationJSON{Variant: e.Variant, Rate: e.Rate, Concurrency: e.Concurrency, Percentile: e.Name,
 			ExpectedSeconds: e.Expected, Runs: e.Runs, MeasuredSeconds: num(e.Measured), LoSeconds: num(e.Lo), HiSeconds: num(e.Hi),
-			Interval: e.Interval(), Ratio: num(e.Ratio()), DiffSeconds: num(e.Diff()), Verdict: e.Verdict, Note: e.Note}
-		out.Expectations = append(out.Expectations, ej)
+			Interval: e.Interval(), Ratio: num(e.Ratio()), DiffSeconds: num(e.Diff()), Verdict: e.Verdict, Note: e.Note})
 	}
-	if r.Probes != nil {
-		out.Probes = []ProbeJSON{}
-		for _, p := range r.Probes {
-			labels := p.Labels
-			if labels == nil {
-				labels = map[string]string{}
-			}
-			pj := ProbeJSON{Variant: p.Variant, Rate: p.Rate, Concurrency: p.Concurrency, Probe: p.Probe,
-				Series: p.Series, Labels: labels, Median: p.Median, Max: p.Max, Runs: p.Runs, Points: p.Points}
-			if p.CIOK {
-				pj.Lo, pj.Hi = num(p.Lo), num(p.Hi)
-			}
-			out.Probes = append(out.Probes, pj)
+	return out
+}
+
+// probesJSON is the probe summary; nil when the probes were not loaded.
+func (r *Experiment) probesJSON() []ProbeJSON {
+	if r.Probes == nil {
+		return nil
+	}
+	out := []ProbeJSON{}
+	for _, p := range r.Probes {
+		labels := p.Labels
+		if labels == nil {
+			labels = map[string]string{}
 		}
-	}
-	for _, rs := range r.shards {
-		sr := ShardedRunJSON{RunID: rs.run.ID, Variant: rs.run.Variant, Rate: rs.run.Rate, Concurrency: rs.run.Concurrency, Rep: rs.run.Rep}
-		sr.Shards, sr.StartSpreadSeconds = shardsJSON(rs.rows)
-		out.ShardedRuns = append(out.ShardedRuns, sr)
+		pj := ProbeJSON{Variant: p.Variant, Rate: p.Rate, Concurrency: p.Concurrency, Probe: p.Probe,
+			Series: p.Series, Labels: labels, Median: p.Median, Max: p.Max, Runs: p.Runs, Points: p.Points}
+		if p.CIOK {
+			pj.Lo, pj.Hi = num(p.Lo), num(p.Hi)
+		}
+		out = append(out, pj)
 	}
 	return out
 }

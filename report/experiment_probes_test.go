@@ -166,7 +166,7 @@ func TestProbeText(t *testing.T) {
 	r, _, _ := richWithProbes(t)
 	var b strings.Builder
 	r.probeText(&b)
-	golden(t, "probes.txt", b.String())
+	checkGolden(t, "probes.txt", b.String())
 	var all strings.Builder
 	if err := r.WriteText(&all); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"context"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,11 +14,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/golden"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // The fixture: three variants at two rates, six runs each (six runs give
 // a 95% CI of the median; three a side could not reach significance even
@@ -142,27 +140,11 @@ func newFixture(t *testing.T, exp *analysis.Experiment, opt ExperimentOptions) *
 	return r
 }
 
-// golden compares got with testdata/experiment/name, or rewrites it with
-// -update.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with testdata/experiment/name (see
+// golden.Check).
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "experiment", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", "experiment", name), []byte(got))
 }
 
 func TestExperimentGolden(t *testing.T) {
@@ -190,7 +172,7 @@ func TestExperimentGolden(t *testing.T) {
 			if err := tt.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tt.name, b.String())
+			checkGolden(t, tt.name, b.String())
 		})
 	}
 }

@@ -21,7 +21,7 @@ var overheadStats = []string{"p50", "p99"}
 const overheadSpread = 10
 
 // overheadNote says what the overhead plots draw.
-const overheadNote = "Hodges–Lehmann overhead (paired where the table says so)"
+const overheadNote = "Hodges–Lehmann overhead"
 
 // sigDot is the class of the dots marking significant overheads, which
 // the layout checks find them by.
@@ -63,7 +63,7 @@ func (r *Experiment) overheadGroups(stat string) [][]string {
 }
 
 // overheadCharts draws the overheads against the baseline at each
-// percentile of overheadStats against the load, with their 95% CI: a
+// percentile of overheadStats against the load, with their CI at Holm's level: a
 // chart per percentile, and per variant when the variants' overheads
 // there lie more than overheadSpread apart. A dot marks an overhead
 // significant after Holm's correction.
@@ -87,7 +87,7 @@ func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 			title := prefix + "Overhead against " + r.Baseline + " at " + stat
 			c := &plot.Chart{ID: id, Title: title, X: x,
 				Y:    plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
-				Note: "line: " + overheadNote + "; band: 95% CI; dot: significant after Holm"}
+				Note: "line: " + overheadNote + "; band: CI at Holm's level; dot: significant after Holm"}
 			var dots []plot.Series
 			for _, v := range g {
 				color := slices.Index(r.variants, v)
@@ -97,8 +97,8 @@ func (r *Experiment) overheadCharts(x plot.Axis) []template.HTML {
 						continue
 					}
 					lo, hi := math.NaN(), math.NaN()
-					if o.CIOK {
-						lo, hi = o.AbsLo, o.AbsHi
+					if iv := o.CI(); iv.OK {
+						lo, hi = iv.Lo, iv.Hi
 					}
 					p := plot.Point{X: levelX(o.Level), Y: o.Abs}
 					s.Points = append(s.Points, p)
@@ -135,7 +135,7 @@ func (r *Experiment) oneOverheadLevel(stat string, vs []string) (analysis.Level,
 }
 
 // overheadBars draws each variant's overheads against the baseline at
-// lv, with their 95% CI, a plot per percentile of overheadStats (see
+// lv, with their CI at Holm's level, a plot per percentile of overheadStats (see
 // statBars).
 func (r *Experiment) overheadBars(lv analysis.Level) []template.HTML {
 	var out []template.HTML
@@ -149,7 +149,7 @@ func (r *Experiment) overheadBars(lv analysis.Level) []template.HTML {
 }
 
 // statBars draws the overheads of variants vs at stat and lv as bars with
-// their 95% CI as whiskers, its id and its title prefixed with prefix:
+// their CI at Holm's level as whiskers, its id and its title prefixed with prefix:
 // on a log axis when they are all above zero and lie more than
 // overheadSpread apart. A significant overhead's label ends in " *". It
 // returns nil when none has a value.
@@ -157,15 +157,15 @@ func (r *Experiment) statBars(stat string, lv analysis.Level, vs []string, id, p
 	b := &plot.Bars{ID: id, Title: prefix + "Overhead against " + r.Baseline + " at " + lv.String() + ": " + stat,
 		Value:  plot.Axis{Label: stat + " overhead", Unit: plot.Seconds, ZeroBased: true},
 		Series: []plot.BarSeries{{Color: 0}},
-		Note:   "bar: " + overheadNote + "; whisker: 95% CI; * significant after Holm"}
+		Note:   "bar: " + overheadNote + "; whisker: CI at Holm's level; * significant after Holm"}
 	lo, hi := math.Inf(1), 0.0
 	for _, v := range vs {
 		val, l, h, sig := math.NaN(), math.NaN(), math.NaN(), false
 		for _, o := range r.Overheads {
 			if o.Variant == v && o.Name == stat && o.Level == lv {
 				val, sig = o.Abs, o.Significant
-				if o.CIOK {
-					l, h = o.AbsLo, o.AbsHi
+				if iv := o.CI(); iv.OK {
+					l, h = iv.Lo, iv.Hi
 				}
 			}
 		}

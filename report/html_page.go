@@ -161,8 +161,8 @@ func (r *Experiment) overheadSection() htmlSection {
 			class = "num sig"
 		}
 		rel := "n/a"
-		if c.CIOK && c.RelOK {
-			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*c.RelLo, 100*c.RelHi)
+		if iv := c.CI(); iv.OK && c.RelOK {
+			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*iv.RelLo, 100*iv.RelHi)
 		}
 		row := []htmlCell{{Text: c.Variant}, {Text: c.Level.String(), Class: "num"}, {Text: c.Name},
 			{Text: base, Class: "num"}, {Text: comparedText(c.Diff)}, {Text: c.Diff.String() + sigMark(c.Diff), Class: class}, {Text: rel, Class: "num"},

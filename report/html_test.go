@@ -116,7 +116,7 @@ func plotAttrs(page string) map[string]map[string]string {
 
 func TestHTMLStructure(t *testing.T) {
 	page := writeRichHTML(t, HTMLOptions{})
-	golden(t, "html-structure.txt", htmlStructure(page))
+	checkGolden(t, "html-structure.txt", htmlStructure(page))
 }
 
 func TestHTMLSelfContained(t *testing.T) {

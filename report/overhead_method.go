@@ -11,7 +11,7 @@ import (
 // unpaired, its lines joined by sep: "\n" for text, " " for HTML.
 func overheadMethods(sep string) string {
 	return `Paired ("N pairs"): the Hodges–Lehmann centre of the differences between runs of one repetition,` + sep +
-		"with the signed-rank test's 95% CI and p. Unpaired: the Hodges–Lehmann shift of the per-run" + sep +
+		"with the signed-rank test's CI and p. Unpaired: the Hodges–Lehmann shift of the per-run" + sep +
 		"percentiles, with the Mann-Whitney U test's."
 }
 

@@ -112,7 +112,7 @@ func TestReportText(t *testing.T) {
 		`  filter 200/s c=64: target_cpu_high on 1 run\(s\), e\.g\. run \d+: target CPU 82% of 2 cores \(budget 75%\)`,
 		// five runs a side pass Holm within a quantile's four comparisons;
 		// five pairs are too few for a paired interval
-		`filter +100/s c=64 +p50 +` + dur + ` +unpaired +\+\d[\d.]*µs \(\+[\d.]+%\), 95% CI \+4\d.*µs to \+5\d.*µs, p=0\.0317 \*`,
+		`filter +100/s c=64 +p50 +` + dur + ` +unpaired +\+\d[\d.]*µs \(\+[\d.]+%\), 9\d[\d.]*% CI \+4\d.*µs to \+5\d.*µs, p=0\.0317 \*`,
 	} {
 		if !regexp.MustCompile(`(?m)^` + want + `$`).MatchString(stdout) {
 			t.Errorf("no line matching %q in:\n%s", want, stdout)

@@ -16,6 +16,15 @@ type Layout struct {
 	Bars        []BarBox   `json:"bars"`
 	Charts      []ChartBox `json:"charts"`
 	Gaps        []Gap      `json:"gaps"`
+	Cut         []Cut      `json:"cut"`
+}
+
+// A Cut is a text of a plot that reaches past the plot's edges, where
+// the browser cuts it off.
+type Cut struct {
+	Plot string  `json:"plot"`
+	Text string  `json:"text"`
+	Past float64 `json:"past"` // how far past the nearer edge, in px
 }
 
 // A TableBox is one table: where its right edge is and whether the box
@@ -94,7 +103,7 @@ var zeroLabel = regexp.MustCompile(`^0([^.0-9]|$)`)
 const layoutJS = `(() => {
   const R = e => e.getBoundingClientRect();
   const out = {viewport: window.innerWidth, scrollWidth: document.documentElement.scrollWidth,
-    tables: [], bars: [], charts: [], gaps: []};
+    tables: [], bars: [], charts: [], gaps: [], cut: []};
   document.querySelectorAll("table").forEach((t, i) => {
     const sec = t.closest("section"), cap = t.querySelector("caption"), wrap = t.parentElement;
     out.tables.push({where: (sec ? sec.id : "") + " " + (cap ? cap.textContent : "table " + i),
@@ -102,6 +111,10 @@ const layoutJS = `(() => {
   });
   for (const svg of document.querySelectorAll("svg.plot")) {
     const box = R(svg);
+    for (const tx of svg.querySelectorAll("text")) {
+      const b = R(tx), past = Math.max(b.right - box.right, box.left - b.left);
+      if (b.width > 0 && past > 0.5) out.cut.push({plot: svg.id, text: tx.textContent, past: past});
+    }
     const rows = svg.querySelectorAll("g.row");
     if (rows.length > 0) {
       for (const row of rows) {
@@ -172,8 +185,8 @@ const layoutJS = `(() => {
 // a document or table that scrolls sideways, a bar too thin to see or a
 // value label away from its bar or outside its chart, a line chart whose
 // data sits at one x or in a sliver of its height, a marked point or bar
-// (a significant overhead) within 2% of its axis from zero, and blank
-// space beneath a plot.
+// (a significant overhead) within 2% of its axis from zero, a text of a
+// plot cut off at its edges, and blank space beneath a plot.
 func (p Page) Violations() []string {
 	l := p.Layout
 	var out []string
@@ -232,6 +245,9 @@ func (p Page) Violations() []string {
 					c.Plot, m, c.AreaH, 100*minMarked))
 			}
 		}
+	}
+	for _, c := range l.Cut {
+		out = append(out, fmt.Sprintf("plot %s: text %q reaches %.0f px past the plot's edge, where it is cut off", c.Plot, c.Text, c.Past))
 	}
 	for _, g := range l.Gaps {
 		if g.Blank > maxBlank {

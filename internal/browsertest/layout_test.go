@@ -59,7 +59,7 @@ func TestBarLabelPlace(t *testing.T) {
 // TestMarked checks the 2% rule: a marked point (a significant overhead)
 // drawn within 2% of its axis from zero, or a marked bar shorter than
 // 2% of its axis, is a violation; one further off is not, nor an
-// unmarked bar as short.
+// unmarked bar as short. A text cut off at a plot's edge is one too.
 func TestMarked(t *testing.T) {
 	chart := func(marked ...float64) Layout {
 		return Layout{Viewport: 1000, ScrollWidth: 1000,
@@ -81,6 +81,8 @@ func TestMarked(t *testing.T) {
 		{"a long marked bar", bar("+40µs *", 200), ""},
 		{"a short unmarked bar", bar("+1µs", 4), ""},
 		{"a short marked bar", bar("+1µs *", 4), "marked bar +1µs * is 4.0 px long on a 500 px axis, under 2%"},
+		{"a note cut off", Layout{Viewport: 1000, ScrollWidth: 1000, Cut: []Cut{{Plot: "o", Text: "line: overhead", Past: 12}}},
+			`plot o: text "line: overhead" reaches 12 px past the plot's edge`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v := Page{Layout: tt.l}.Violations()

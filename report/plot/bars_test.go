@@ -36,7 +36,7 @@ func hopBars() *Bars {
 func TestBarsGolden(t *testing.T) {
 	got := hopBars().SVG()
 	parseSVG(t, got)
-	golden(t, "bars.svg", got)
+	checkGolden(t, "bars.svg", got)
 }
 
 func TestBarsRobust(t *testing.T) {

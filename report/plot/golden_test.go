@@ -32,5 +32,5 @@ func latencyChart() *Chart {
 func TestGolden(t *testing.T) {
 	got := latencyChart().SVG()
 	parseSVG(t, got)
-	golden(t, "latency.svg", got)
+	checkGolden(t, "latency.svg", got)
 }
