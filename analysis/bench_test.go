@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
 	"os/exec"
@@ -13,31 +12,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
-)
 
-var updateBench = flag.Bool("update-bench", false, "rewrite the bench and scale golden files in testdata")
+	"github.com/latlab/latlab/internal/golden"
+)
 
 const (
 	benchOld = "testdata/bench/old.txt"
 	benchNew = "testdata/bench/new.txt"
 )
 
-// golden compares got with testdata/name, rewriting it with -update-bench.
-func golden(t *testing.T, name string, got []byte) {
+// checkGolden compares got with testdata/name (see golden.Check).
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *updateBench {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestBenchGolden(t *testing.T) {
@@ -63,7 +50,7 @@ func TestBenchGolden(t *testing.T) {
 			if err := f.write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "bench/compare"+suffix+f.ext, b.Bytes())
+			checkGolden(t, "bench/compare"+suffix+f.ext, b.Bytes())
 		}
 	}
 }
@@ -179,9 +166,12 @@ func TestHodgesLehmannRatio(t *testing.T) {
 	if !ok || math.Abs(est-2) > 0.15 || lo > 2 || hi < 2 || lo >= hi {
 		t.Errorf("ratio %v [%v, %v] ok=%v; want about 2 inside a non-empty interval", est, lo, hi, ok)
 	}
-	// For m = n = 10 at 95% the tables give k = 24 (P(U ≤ 23) = 0.0216).
-	if k := uCritical(10, 10, 0.025); k != 24 {
-		t.Errorf("uCritical(10, 10) = %d, want 24", k)
+	// For m = n = 10 at 95% the tables give k = 24 (P(U ≤ 23) = 0.0216);
+	// for 60 against 60, beyond them, the exact distribution gives 1427.
+	for _, tc := range []struct{ m, k int }{{10, 24}, {60, 1427}} {
+		if k, _ := shiftRank(tc.m, tc.m, 0.95); k != tc.k {
+			t.Errorf("shiftRank(%d, %d, 0.95) = %d, want %d", tc.m, tc.m, k, tc.k)
+		}
 	}
 	if _, _, _, ok := hodgesLehmannRatio([]float64{1, 2}, []float64{3, 4}, 0.95); ok {
 		t.Error("2+2 values gave a 95% interval; the U test cannot reach it")

@@ -93,7 +93,7 @@ func TestScaleGolden(t *testing.T) {
 		if err := WriteScaleText(&b, fits); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "scale/"+name+".golden", b.Bytes())
+		checkGolden(t, "scale/"+name+".golden", b.Bytes())
 	}
 }
 

@@ -46,7 +46,7 @@ order: grouped
 			if err := s.WritePlan(&b, s.Plan(3)); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "dryrun/"+tt.name+".golden", b.String())
+			checkGolden(t, "dryrun/"+tt.name+".golden", b.String())
 		})
 	}
 }

@@ -1,34 +1,21 @@
 package experiment
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latlab/latlab/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with the file testdata/name, or writes it with
-// -update.
-func golden(t *testing.T, name, got string) {
+// checkGolden compares got with the file testdata/name (see
+// golden.Check).
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", path, diff)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // hashSpec is the spec the hash tests vary.
@@ -182,7 +169,7 @@ func TestCanonicalGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "full.canonical", s.Canonical())
+	checkGolden(t, "full.canonical", s.Canonical())
 	if len(s.Hash()) != 64 {
 		t.Errorf("hash %q is not hex SHA-256", s.Hash())
 	}

@@ -1,16 +1,11 @@
 package graph
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"strings"
 	"testing"
-)
 
-// update rewrites golden files instead of comparing with them:
-// go test ./graph -run Dot -update.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/latlab/latlab/internal/golden"
+)
 
 func TestDot(t *testing.T) {
 	top, err := ReadTopology(exampleFile)
@@ -20,22 +15,7 @@ func TestDot(t *testing.T) {
 	// A call with a path, and one outside a parallel group, for the labels.
 	top.Services[3].Script = append(top.Services[3].Script, Step{Kind: Call, Name: "leafB", Path: `/a"b`, Prob: 0.25})
 	got := Dot(top)
-	const golden = "testdata/dot/example.dot"
-	if *update {
-		if err := os.MkdirAll("testdata/dot", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("Dot mismatch; rerun with -update if intended\n got:\n%s\nwant:\n%s", got, want)
-	}
+	golden.Check(t, "testdata/dot/example.dot", got)
 }
 
 func TestDotChain(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,9 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // inAnalysis runs the test from the analysis package's folder, so that
 // file names in the output match its golden files.
@@ -25,28 +23,12 @@ func inAnalysis(t *testing.T) {
 	t.Chdir(filepath.Join("..", "..", "analysis"))
 }
 
-// wantGolden compares got with a golden file of the analysis package,
-// which its own tests rewrite (go test ./analysis -update-bench).
-func wantGolden(t *testing.T, path, got string) {
+// checkGolden compares got with the file at path (see golden.Check): the
+// analysis package's golden files too, which its own tests write from
+// the same tables.
+func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("stdout differs from %s (-want +got):\n%s", path, diff)
-	}
-}
-
-// golden compares got with the file at path, rewriting it with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantGolden(t, path, got)
+	golden.Check(t, path, []byte(got))
 }
 
 func TestCompareGolden(t *testing.T) {
@@ -69,7 +51,7 @@ func TestCompareGolden(t *testing.T) {
 			if code != exitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
 			}
-			wantGolden(t, filepath.Join("testdata", "bench", tt.golden), stdout)
+			checkGolden(t, filepath.Join("testdata", "bench", tt.golden), stdout)
 		})
 	}
 }
@@ -145,7 +127,7 @@ func testCompareDBGolden(t *testing.T, testdata string) {
 			if code != exitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
 			}
-			golden(t, filepath.Join(testdata, tt.golden), stdout)
+			checkGolden(t, filepath.Join(testdata, tt.golden), stdout)
 		})
 	}
 }

@@ -15,7 +15,7 @@ func TestScaleGolden(t *testing.T) {
 			if code != exitOK || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
 			}
-			wantGolden(t, filepath.Join("testdata", "scale", name+".golden"), stdout)
+			checkGolden(t, filepath.Join("testdata", "scale", name+".golden"), stdout)
 		})
 	}
 }
