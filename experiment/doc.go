@@ -5,7 +5,9 @@
 // A spec is YAML, read strictly: unknown fields, values of the wrong type
 // and fields that do not fit together are errors, all reported at once,
 // each as FILE:LINE: FIELD: message. Only version, name, variants and load
-// are required; every other field has the default shown.
+// are required. The example shows the common fields, with their defaults;
+// docs/spec.md, generated from the spec's types (latlab spec --markdown),
+// lists every field.
 //
 //	version: 1
 //	name: filter-overhead
