@@ -162,7 +162,7 @@ func (r *Experiment) overheadSection() htmlSection {
 		}
 		rel := "n/a"
 		if iv := c.CI(); iv.OK && c.RelOK {
-			rel = fmt.Sprintf("%+.1f%% to %+.1f%%", 100*iv.RelLo, 100*iv.RelHi)
+			rel = units.SignedPercent(iv.RelLo, 1) + " to " + units.SignedPercent(iv.RelHi, 1)
 		}
 		row := []htmlCell{{Text: c.Variant}, {Text: c.Level.String(), Class: "num"}, {Text: c.Name},
 			{Text: base, Class: "num"}, {Text: comparedText(c.Diff)}, {Text: c.Diff.String() + sigMark(c.Diff), Class: class}, {Text: rel, Class: "num"},

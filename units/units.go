@@ -95,6 +95,19 @@ func Bytes(n int64) string {
 	}
 }
 
+// SignedPercent is Percent with its sign, as Signed writes one: "+1.23%",
+// "−52.5%", "0.0%".
+func SignedPercent(ratio float64, prec int) string {
+	p := Percent(math.Abs(ratio), prec)
+	switch {
+	case math.IsNaN(ratio) || p == Percent(0, prec):
+		return p
+	case ratio < 0:
+		return "−" + p
+	}
+	return "+" + p
+}
+
 // Percent formats a ratio as a percentage with prec decimals: Percent(0.0123,
 // 2) is "1.23%". NaN reads n/a.
 func Percent(ratio float64, prec int) string {

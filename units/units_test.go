@@ -82,6 +82,10 @@ func TestFormat(t *testing.T) {
 		{"Percent(0.25, 0)", Percent(0.25, 0), "25%"},
 		{"Percent(1.5, 1)", Percent(1.5, 1), "150.0%"},
 		{"Percent(NaN, 1)", Percent(nan, 1), "n/a"},
+		{"SignedPercent(-0.525, 1)", SignedPercent(-0.525, 1), "−52.5%"},
+		{"SignedPercent(0.031, 1)", SignedPercent(0.031, 1), "+3.1%"},
+		{"SignedPercent(-0.0001, 1)", SignedPercent(-0.0001, 1), "0.0%"},
+		{"SignedPercent(NaN, 1)", SignedPercent(nan, 1), "n/a"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
