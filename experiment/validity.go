@@ -110,19 +110,37 @@ func (v Validity) saturated(r *record.Result) string {
 // worker spins is flagged for the worker, and several workers for their
 // sum. The busiest process of a tree of several is named.
 func (v Validity) cpuHigh(points []probe.Point) string {
-	type proc struct {
-		pid, comm string
-		sum       float64
-		n         int
+	budget := 100 * v.CPUBudget
+	high := overBudget(targetTrees(points), budget)
+	why := make([]string, len(high))
+	for i, t := range high {
+		why[i] = t.reason(budget)
 	}
-	mean := func(pr *proc) float64 { return pr.sum / float64(max(pr.n, 1)) }
-	type tree struct {
-		root  string
-		cpus  float64
-		at    map[time.Duration]float64 // the tree's share at each sample
-		procs map[string]*proc
-	}
-	trees := map[string]*tree{}
+	return strings.Join(why, "; ")
+}
+
+// A targetProc is one target process's CPU samples.
+type targetProc struct {
+	pid, comm string
+	sum       float64
+	n         int
+}
+
+func (p *targetProc) mean() float64 { return p.sum / float64(max(p.n, 1)) }
+
+// A targetTree is a target process with its descendants.
+type targetTree struct {
+	root  string
+	cpus  float64                   // the most CPUs it was allowed
+	at    map[time.Duration]float64 // the tree's share at each sample
+	procs map[string]*targetProc
+	mean  float64 // of at, once overBudget has taken it
+}
+
+// targetTrees adds up the process probe's CPU points of the targets by
+// tree, keyed by their root's pid.
+func targetTrees(points []probe.Point) map[string]*targetTree {
+	trees := map[string]*targetTree{}
 	for _, p := range points {
 		if p.Probe != "process" || p.Labels["role"] != "target" {
 			continue
@@ -131,12 +149,12 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		key := cmp.Or(p.Labels["root"], pid)
 		tr := trees[key]
 		if tr == nil {
-			tr = &tree{root: key, at: map[time.Duration]float64{}, procs: map[string]*proc{}}
+			tr = &targetTree{root: key, at: map[time.Duration]float64{}, procs: map[string]*targetProc{}}
 			trees[key] = tr
 		}
 		pr := tr.procs[pid]
 		if pr == nil {
-			pr = &proc{pid: pid}
+			pr = &targetProc{pid: pid}
 			tr.procs[pid] = pr
 		}
 		if comm := p.Labels["comm"]; comm != "" {
@@ -151,13 +169,13 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 			tr.cpus = max(tr.cpus, p.Value)
 		}
 	}
-	type over struct {
-		t       *tree
-		mean    float64
-		busiest *proc
-	}
-	budget := 100 * v.CPUBudget
-	var high []over
+	return trees
+}
+
+// overBudget returns the trees whose mean share over their samples
+// exceeds budget (a percentage), the busiest first, then by root.
+func overBudget(trees map[string]*targetTree, budget float64) []*targetTree {
+	var high []*targetTree
 	for _, tr := range trees {
 		if len(tr.at) == 0 {
 			continue
@@ -166,41 +184,41 @@ func (v Validity) cpuHigh(points []probe.Point) string {
 		for _, x := range tr.at {
 			sum += x
 		}
-		o := over{t: tr, mean: sum / float64(len(tr.at))}
-		if o.mean <= budget {
-			continue
+		if tr.mean = sum / float64(len(tr.at)); tr.mean > budget {
+			high = append(high, tr)
 		}
-		o.busiest = slices.MaxFunc(slices.Collect(maps.Values(tr.procs)), func(a, b *proc) int {
-			return cmp.Or(cmp.Compare(mean(a), mean(b)), cmp.Compare(b.pid, a.pid)) // the lower pid of a tie
-		})
-		high = append(high, o)
 	}
-	slices.SortFunc(high, func(a, b over) int {
-		return cmp.Or(cmp.Compare(b.mean, a.mean), cmp.Compare(a.t.root, b.t.root))
+	slices.SortFunc(high, func(a, b *targetTree) int {
+		return cmp.Or(cmp.Compare(b.mean, a.mean), cmp.Compare(a.root, b.root))
 	})
-	why := make([]string, len(high))
-	for i, o := range high {
-		cpus := "the CPUs it may use"
-		if o.t.cpus == 1 {
-			cpus = "the 1 CPU it may use"
-		} else if o.t.cpus > 1 {
-			cpus = fmt.Sprintf("the %g CPUs it may use", o.t.cpus)
-		}
-		name := "?"
-		if r := o.t.procs[o.t.root]; r != nil {
-			name = cmp.Or(r.comm, "?")
-		}
-		who := fmt.Sprintf("target %s (pid %s)", name, o.t.root)
-		if n := len(o.t.procs) - 1; n > 0 {
-			who += fmt.Sprintf(" with %d process(es) under it", n)
-		}
-		why[i] = fmt.Sprintf("%s used %.1f%% of %s on average over %d samples (> %.4g%%)",
-			who, o.mean, cpus, len(o.t.at), budget)
-		if len(o.t.procs) > 1 {
-			why[i] += fmt.Sprintf(", most in %s (pid %s) at %.1f%%", cmp.Or(o.busiest.comm, "?"), o.busiest.pid, mean(o.busiest))
-		}
+	return high
+}
+
+// reason says how far t went over budget and, for a tree of several
+// processes, which was the busiest.
+func (t *targetTree) reason(budget float64) string {
+	cpus := "the CPUs it may use"
+	if t.cpus == 1 {
+		cpus = "the 1 CPU it may use"
+	} else if t.cpus > 1 {
+		cpus = fmt.Sprintf("the %g CPUs it may use", t.cpus)
 	}
-	return strings.Join(why, "; ")
+	name := "?"
+	if r := t.procs[t.root]; r != nil {
+		name = cmp.Or(r.comm, "?")
+	}
+	who := fmt.Sprintf("target %s (pid %s)", name, t.root)
+	if n := len(t.procs) - 1; n > 0 {
+		who += fmt.Sprintf(" with %d process(es) under it", n)
+	}
+	why := fmt.Sprintf("%s used %.1f%% of %s on average over %d samples (> %.4g%%)", who, t.mean, cpus, len(t.at), budget)
+	if len(t.procs) > 1 {
+		busiest := slices.MaxFunc(slices.Collect(maps.Values(t.procs)), func(a, b *targetProc) int {
+			return cmp.Or(cmp.Compare(a.mean(), b.mean()), cmp.Compare(b.pid, a.pid)) // the lower pid of a tie
+		})
+		why += fmt.Sprintf(", most in %s (pid %s) at %.1f%%", cmp.Or(busiest.comm, "?"), busiest.pid, busiest.mean())
+	}
+	return why
 }
 
 // errorRatio gives the reason for errors, or "".

@@ -175,116 +175,148 @@ type probeTable struct {
 // use) and memory; any other series but rates and traces, with its median
 // and maximum.
 func probeSummaryTables(stats []analysis.ProbeStat) []probeTable {
-	var families []*probeTable
-	buckets := map[string]*probeTable{} // by family
-	procs := &probeTable{caption: "Processes", head: []string{"variant", "level", "process", "cpu", "cpu max", "rss max"}}
-	pods := false
-	other := &probeTable{caption: "Other series", head: []string{"variant", "level", "series", "median", "max"}}
-	quantiles := map[string][]string{}
-	for _, p := range stats {
-		f, stat := p.Family(), p.Stat()
-		if p.Probe != "metrics" || !isQuantile(stat) {
-			continue
-		}
-		if _, ok := quantiles[f]; !ok {
-			families = append(families, &probeTable{caption: f, head: []string{"variant", "level", "labels"}, bounds: true})
-		}
-		if !slices.Contains(quantiles[f], stat) {
-			quantiles[f] = append(quantiles[f], stat)
-		}
-	}
-	for _, t := range families {
-		q := quantiles[t.caption]
-		slices.SortFunc(q, func(a, b string) int { return cmp.Compare(statOrder(a), statOrder(b)) })
-		t.head = append(append(t.head, q...), "max")
-	}
-	// The bounds of the bucket each quantile fell in, by level, series and
-	// labels, for the quantile to find its own.
-	bounds := map[string]analysis.ProbeStat{}
-	boundKey := func(p analysis.ProbeStat, series string) string {
-		return p.Variant + "\x00" + p.Level.String() + "\x00" + series + "\x00" + analysis.LabelKey(p.Labels)
-	}
-	for _, p := range stats {
-		if _, _, ok := p.BucketOf(); ok && p.Probe == "metrics" {
-			bounds[boundKey(p, p.Series)] = p
-		}
-	}
-	boundText := func(p analysis.ProbeStat) string {
-		if p.Median == 0 {
-			return "0"
-		}
-		return probeValue(p.Series, p.Median)
-	}
-	index := map[string][]string{}
-	row := func(t *probeTable, p analysis.ProbeStat, name string) []string {
-		key := t.caption + "\x00" + p.Variant + "\x00" + p.Level.String() + "\x00" + name
-		if r, ok := index[key]; ok {
-			return r
-		}
-		r := []string{p.Variant, p.Level.String(), orDash(name)}
-		for len(r) < len(t.head) {
-			r = append(r, "-")
-		}
-		t.rows = append(t.rows, r)
-		index[key] = r
-		return r
-	}
+	l := newProbeLayout(stats)
 	for _, p := range stats {
 		_, _, bound := p.BucketOf()
 		switch stat := p.Stat(); {
 		case bound: // with its quantile
 		case p.Probe == "metrics" && isQuantile(stat):
-			t := families[slices.IndexFunc(families, func(t *probeTable) bool { return t.caption == p.Family() })]
-			w := row(t, p, labelText(p.Labels))
-			cell := probeValue(p.Series, p.Median)
-			if p.CIOK {
-				cell += " [" + probeValue(p.Series, p.Lo) + ", " + probeValue(p.Series, p.Hi) + "]"
-			}
-			i := slices.Index(quantiles[p.Family()], stat)
-			w[3+i] = cell
-			w[len(w)-1] = probeValue(p.Series, p.Max) // quantiles come in rising order: the last is the highest
-			loSeries, hiSeries := analysis.BucketSeries(p.Family(), stat)
-			lo, ok := bounds[boundKey(p, loSeries)]
-			if !ok {
-				continue
-			}
-			bt := buckets[p.Family()]
-			if bt == nil {
-				bt = &probeTable{caption: p.Family() + " — the bucket each quantile fell in",
-					head: append([]string{"variant", "level", "labels"}, quantiles[p.Family()]...)}
-				buckets[p.Family()] = bt
-			}
-			b := "> " + boundText(lo) // the +Inf bucket has no upper bound
-			if hi, ok := bounds[boundKey(p, hiSeries)]; ok {
-				b = "(" + boundText(lo) + ", " + boundText(hi) + "]"
-			}
-			row(bt, p, labelText(p.Labels))[3+i] = b
+			l.quantile(p, stat)
 		case p.Series == "cpu_allowed_percent" && p.Probe == "process":
-			w := row(procs, p, labelText(p.Labels))
+			w := l.row(l.procs, p, labelText(p.Labels))
 			w[3], w[4] = probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)
 		case (p.Series == "rss_bytes" || p.Series == "working_set_bytes") && p.Probe == "process":
-			row(procs, p, labelText(p.Labels))[5] = probeValue(p.Series, p.Max)
-			pods = pods || p.Series == "working_set_bytes"
+			l.row(l.procs, p, labelText(p.Labels))[5] = probeValue(p.Series, p.Max)
+			l.pods = l.pods || p.Series == "working_set_bytes"
 		case p.Probe != "traces" && p.Probe != "process" && stat != "rate":
-			other.rows = append(other.rows, []string{p.Variant, p.Level.String(), strings.TrimSpace(p.Series + " " + labelText(p.Labels)),
+			l.other.rows = append(l.other.rows, []string{p.Variant, p.Level.String(), strings.TrimSpace(p.Series + " " + labelText(p.Labels)),
 				probeValue(p.Series, p.Median), probeValue(p.Series, p.Max)})
 		}
 	}
-	if pods {
+	return l.tables()
+}
+
+// A probeLayout is the tables of probeSummaryTables as they fill.
+type probeLayout struct {
+	families  []*probeTable          // a table per metric family, in the order met
+	quantiles map[string][]string    // each family's quantiles, rising
+	buckets   map[string]*probeTable // by family: the bucket each quantile fell in
+	// bounds are the bucket bounds of quantiles read from classic
+	// buckets, by boundKey.
+	bounds       map[string]analysis.ProbeStat
+	procs, other *probeTable
+	pods         bool // a process's memory is a pod's working set
+	index        map[string][]string
+}
+
+// newProbeLayout lays out the families' tables, a column per quantile
+// they hold, and indexes the bucket bounds of stats.
+func newProbeLayout(stats []analysis.ProbeStat) *probeLayout {
+	l := &probeLayout{quantiles: map[string][]string{}, buckets: map[string]*probeTable{},
+		bounds: map[string]analysis.ProbeStat{}, index: map[string][]string{},
+		procs: &probeTable{caption: "Processes", head: []string{"variant", "level", "process", "cpu", "cpu max", "rss max"}},
+		other: &probeTable{caption: "Other series", head: []string{"variant", "level", "series", "median", "max"}}}
+	for _, p := range stats {
+		f, stat := p.Family(), p.Stat()
+		if _, _, ok := p.BucketOf(); ok && p.Probe == "metrics" {
+			l.bounds[boundKey(p, p.Series)] = p
+		}
+		if p.Probe != "metrics" || !isQuantile(stat) {
+			continue
+		}
+		if _, ok := l.quantiles[f]; !ok {
+			l.families = append(l.families, &probeTable{caption: f, head: []string{"variant", "level", "labels"}, bounds: true})
+		}
+		if !slices.Contains(l.quantiles[f], stat) {
+			l.quantiles[f] = append(l.quantiles[f], stat)
+		}
+	}
+	for _, t := range l.families {
+		q := l.quantiles[t.caption]
+		slices.SortFunc(q, func(a, b string) int { return cmp.Compare(statOrder(a), statOrder(b)) })
+		t.head = append(append(t.head, q...), "max")
+	}
+	return l
+}
+
+// boundKey identifies a series of p's variant, level and labels.
+func boundKey(p analysis.ProbeStat, series string) string {
+	return p.Variant + "\x00" + p.Level.String() + "\x00" + series + "\x00" + analysis.LabelKey(p.Labels)
+}
+
+// row returns t's row of p's variant and level named name, adding it,
+// every cell "-", the first time.
+func (l *probeLayout) row(t *probeTable, p analysis.ProbeStat, name string) []string {
+	key := t.caption + "\x00" + p.Variant + "\x00" + p.Level.String() + "\x00" + name
+	if r, ok := l.index[key]; ok {
+		return r
+	}
+	r := []string{p.Variant, p.Level.String(), orDash(name)}
+	for len(r) < len(t.head) {
+		r = append(r, "-")
+	}
+	t.rows = append(t.rows, r)
+	l.index[key] = r
+	return r
+}
+
+// quantile sets p, a windowed quantile stat of a metric family, in its
+// family's table, and the bucket it fell in when its bounds were read.
+func (l *probeLayout) quantile(p analysis.ProbeStat, stat string) {
+	f := p.Family()
+	t := l.families[slices.IndexFunc(l.families, func(t *probeTable) bool { return t.caption == f })]
+	w := l.row(t, p, labelText(p.Labels))
+	cell := probeValue(p.Series, p.Median)
+	if p.CIOK {
+		cell += " [" + probeValue(p.Series, p.Lo) + ", " + probeValue(p.Series, p.Hi) + "]"
+	}
+	i := slices.Index(l.quantiles[f], stat)
+	w[3+i] = cell
+	w[len(w)-1] = probeValue(p.Series, p.Max) // quantiles come in rising order: the last is the highest
+	loSeries, hiSeries := analysis.BucketSeries(f, stat)
+	lo, ok := l.bounds[boundKey(p, loSeries)]
+	if !ok {
+		return
+	}
+	bt := l.buckets[f]
+	if bt == nil {
+		bt = &probeTable{caption: f + " — the bucket each quantile fell in",
+			head: append([]string{"variant", "level", "labels"}, l.quantiles[f]...)}
+		l.buckets[f] = bt
+	}
+	b := "> " + boundText(lo) // the +Inf bucket has no upper bound
+	if hi, ok := l.bounds[boundKey(p, hiSeries)]; ok {
+		b = "(" + boundText(lo) + ", " + boundText(hi) + "]"
+	}
+	l.row(bt, p, labelText(p.Labels))[3+i] = b
+}
+
+// boundText writes a bucket bound.
+func boundText(p analysis.ProbeStat) string {
+	if p.Median == 0 {
+		return "0"
+	}
+	return probeValue(p.Series, p.Median)
+}
+
+// tables are the tables with rows: each family's, then the buckets its
+// quantiles fell in, the processes, the other series.
+func (l *probeLayout) tables() []probeTable {
+	if l.pods {
 		// A pod's memory is the working set the metrics API gives, not
 		// a resident set read from /proc.
-		procs.caption = "Processes and pods (a pod's memory: its working set, from the metrics API)"
-		procs.head[5] = "memory max"
+		l.procs.caption = "Processes and pods (a pod's memory: its working set, from the metrics API)"
+		l.procs.head[5] = "memory max"
 	}
 	var out []probeTable
 	var tables []*probeTable
-	for _, t := range families {
+	for _, t := range l.families {
 		tables = append(tables, t)
-		if b := buckets[t.caption]; b != nil {
+		if b := l.buckets[t.caption]; b != nil {
 			tables = append(tables, b)
 		}
 	}
-	for _, t := range append(tables, procs, other) {
+	for _, t := range append(tables, l.procs, l.other) {
 		if len(t.rows) > 0 {
 			out = append(out, *t)
 		}
