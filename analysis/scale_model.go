@@ -79,86 +79,11 @@ func FitScale(s ScaleSeries) (*ScaleFit, error) {
 	if len(distinct) < 3 || len(s.Points) < 4 {
 		return nil, fmt.Errorf("%s %s: need at least 3 sizes and 4 points, have %d and %d", s.Name, s.Unit, len(distinct), len(s.Points))
 	}
-	type basis struct {
-		name string
-		cols func(n float64) []float64
-		ok   bool
-	}
-	models := []basis{
-		{"linear", func(n float64) []float64 { return []float64{1, n} }, true},
-		{"nlogn", func(n float64) []float64 { return []float64{1, n * math.Log(n)} }, f.MinN > 0},
-		{"quadratic", func(n float64) []float64 { return []float64{1, n, n * n} }, true},
-		{"log", func(n float64) []float64 { return []float64{1, math.Log(n)} }, f.MinN > 0},
-		{"sqrt", func(n float64) []float64 { return []float64{1, math.Sqrt(n)} }, f.MinN >= 0},
-	}
-	// Benchmark noise is proportional to the value, so fit relative
-	// errors: weight each point by 1/ȳ(n)², ȳ(n) the mean at its size
-	// (unweighted if a mean is not positive).
-	sums, counts := map[float64]float64{}, map[float64]float64{}
-	for _, p := range s.Points {
-		sums[p.N] += p.Value
-		counts[p.N]++
-	}
-	sw := make([]float64, len(s.Points))
-	for i, p := range s.Points {
-		sw[i] = 1
-		if m := sums[p.N] / counts[p.N]; m > 0 {
-			sw[i] = 1 / m
+	w := scaleWeights(s.Points)
+	for _, m := range scaleBases(f.MinN) {
+		if sm, ok := fitModel(m, s.Points, w); ok {
+			f.Models = append(f.Models, sm)
 		}
-	}
-	for _, p := range s.Points {
-		if sums[p.N] <= 0 {
-			for i := range sw {
-				sw[i] = 1
-			}
-			break
-		}
-	}
-	y := make([]float64, len(s.Points))
-	mean, wsum := 0.0, 0.0
-	for i, p := range s.Points {
-		y[i] = p.Value * sw[i]
-		mean += p.Value * sw[i] * sw[i]
-		wsum += sw[i] * sw[i]
-	}
-	mean /= wsum
-	tss := 0.0
-	for i, p := range s.Points {
-		tss += (p.Value - mean) * (p.Value - mean) * sw[i] * sw[i]
-	}
-	N := float64(len(y))
-	for _, m := range models {
-		if !m.ok {
-			continue
-		}
-		X := make([][]float64, len(s.Points))
-		for i, p := range s.Points {
-			X[i] = m.cols(p.N)
-			for j := range X[i] {
-				X[i][j] *= sw[i]
-			}
-		}
-		k := float64(len(X[0]) + 1)
-		if N-k-1 <= 0 {
-			continue
-		}
-		beta, se, rss, ok := lstsq(X, y)
-		if !ok {
-			continue
-		}
-		sm := ScaleModel{Name: m.name, Params: beta, R2: 1}
-		if tss > 0 {
-			sm.R2 = 1 - rss/tss
-		}
-		// A perfect fit would give −∞; floor the RSS far below any noise.
-		rss = math.Max(rss, 1e-24*math.Max(tss, 1e-300))
-		sm.AICc = N*math.Log(rss/N) + 2*k + 2*k*(k+1)/(N-k-1)
-		t := studentTQuantile(0.975, N-float64(len(beta)))
-		for i := range beta {
-			sm.Lo = append(sm.Lo, beta[i]-t*se[i])
-			sm.Hi = append(sm.Hi, beta[i]+t*se[i])
-		}
-		f.Models = append(f.Models, sm)
 	}
 	if len(f.Models) == 0 || f.Models[0].Name != "linear" {
 		return nil, fmt.Errorf("%s %s: cannot fit a line: sizes are degenerate", s.Name, s.Unit)
@@ -170,6 +95,101 @@ func FitScale(s ScaleSeries) (*ScaleFit, error) {
 	f.Best = best.Name
 	f.Verdict, f.Reason = verdict(best, lin)
 	return f, nil
+}
+
+// A scaleBasis is a model's columns at size n.
+type scaleBasis struct {
+	name string
+	cols func(n float64) []float64
+}
+
+// scaleBases are the models FitScale compares, linear first, those whose
+// columns the sizes allow (log n needs n > 0, √n n ≥ 0).
+func scaleBases(minN float64) []scaleBasis {
+	out := []scaleBasis{{"linear", func(n float64) []float64 { return []float64{1, n} }}}
+	if minN > 0 {
+		out = append(out, scaleBasis{"nlogn", func(n float64) []float64 { return []float64{1, n * math.Log(n)} }})
+	}
+	out = append(out, scaleBasis{"quadratic", func(n float64) []float64 { return []float64{1, n, n * n} }})
+	if minN > 0 {
+		out = append(out, scaleBasis{"log", func(n float64) []float64 { return []float64{1, math.Log(n)} }})
+	}
+	if minN >= 0 {
+		out = append(out, scaleBasis{"sqrt", func(n float64) []float64 { return []float64{1, math.Sqrt(n)} }})
+	}
+	return out
+}
+
+// scaleWeights are the square roots of the points' weights: benchmark
+// noise is proportional to the value, so relative errors are fitted,
+// each point weighted by 1/ȳ(n)², ȳ(n) the mean at its size; unweighted
+// when a mean is not positive.
+func scaleWeights(points []ScalePoint) []float64 {
+	sums, counts := map[float64]float64{}, map[float64]float64{}
+	for _, p := range points {
+		sums[p.N] += p.Value
+		counts[p.N]++
+	}
+	sw := make([]float64, len(points))
+	for i, p := range points {
+		if sums[p.N] <= 0 {
+			for i := range sw {
+				sw[i] = 1
+			}
+			return sw
+		}
+		sw[i] = 1
+		if m := sums[p.N] / counts[p.N]; m > 0 {
+			sw[i] = 1 / m
+		}
+	}
+	return sw
+}
+
+// fitModel fits m to points by least squares weighted by sw² and gives
+// its parameters with their 95% intervals, R² and AICc; ok is false when
+// the points are too few for the model or its columns are degenerate.
+func fitModel(m scaleBasis, points []ScalePoint, sw []float64) (sm ScaleModel, ok bool) {
+	y := make([]float64, len(points))
+	mean, wsum := 0.0, 0.0
+	for i, p := range points {
+		y[i] = p.Value * sw[i]
+		mean += p.Value * sw[i] * sw[i]
+		wsum += sw[i] * sw[i]
+	}
+	mean /= wsum
+	tss := 0.0
+	for i, p := range points {
+		tss += (p.Value - mean) * (p.Value - mean) * sw[i] * sw[i]
+	}
+	X := make([][]float64, len(points))
+	for i, p := range points {
+		X[i] = m.cols(p.N)
+		for j := range X[i] {
+			X[i][j] *= sw[i]
+		}
+	}
+	N, k := float64(len(y)), float64(len(X[0])+1)
+	if N-k-1 <= 0 {
+		return sm, false
+	}
+	beta, se, rss, ok := lstsq(X, y)
+	if !ok {
+		return sm, false
+	}
+	sm = ScaleModel{Name: m.name, Params: beta, R2: 1}
+	if tss > 0 {
+		sm.R2 = 1 - rss/tss
+	}
+	// A perfect fit would give −∞; floor the RSS far below any noise.
+	rss = math.Max(rss, 1e-24*math.Max(tss, 1e-300))
+	sm.AICc = N*math.Log(rss/N) + 2*k + 2*k*(k+1)/(N-k-1)
+	t := studentTQuantile(0.975, N-float64(len(beta)))
+	for i := range beta {
+		sm.Lo = append(sm.Lo, beta[i]-t*se[i])
+		sm.Hi = append(sm.Hi, beta[i]+t*se[i])
+	}
+	return sm, true
 }
 
 func verdict(best, lin ScaleModel) (string, string) {
