@@ -206,22 +206,9 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 	if err != nil {
 		return err
 	}
-	var pod *podAttack
-	var sharded *shardAttack
-	switch {
-	case f.pod.on:
-		if pod, err = f.podAttack(ctx, args, cfg); err != nil {
-			return err
-		}
-	case f.shards.n > 0:
-		// --cpus is dealt among the shards.
-		if sharded, err = f.shardAttack(args, cfg); err != nil {
-			return err
-		}
-	default:
-		if err := pinCPUs(f.cpus); err != nil {
-			return err
-		}
+	sender, err := f.sender(ctx, args, &cfg)
+	if err != nil {
+		return err
 	}
 	db, err := f.openDB(ctx, cmd, args) // before the run, like out
 	if err != nil {
@@ -237,81 +224,26 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		}
 		defer out.Close()
 	}
-	stopLive := make(chan struct{})
-	var liveDone sync.WaitGroup
 	var line *report.Line[report.AttackStatus]
 	if f.progress || isTerminal(stderr) {
 		line = report.NewLine[report.AttackStatus](stderr)
-		cfg.Started = func(rec *record.Recorder) {
-			liveDone.Add(1)
-			go func() {
-				defer liveDone.Done()
-				t := time.NewTicker(time.Second)
-				defer t.Stop()
-				for {
-					select {
-					case <-t.C:
-						line.Show(report.AttackStatus{Progress: rec.Snapshot(), Total: cfg.Duration})
-					case <-stopLive:
-						line.Clear()
-						return
-					}
-				}
-			}()
-		}
 	}
+	stopLive := liveAttack(&cfg, line)
 	defer lean()() // the result is written with the run's heap goal too
 	started := time.Now()
-	var res *record.Result
-	switch {
-	case pod != nil:
-		res, err = pod.run(ctx, line, stderr)
-	case sharded != nil:
-		res, err = sharded.run(ctx, line, stderr)
-	default:
-		res, err = load.Attack(ctx, cfg)
-	}
+	res, err := sender.send(ctx, line, stderr)
 	ended := time.Now()
-	close(stopLive)
-	liveDone.Wait()
-	switch {
-	case err != nil && (pod != nil || sharded != nil):
-		return err // the pod's or a shard's failure, or errInterrupted
-	case err != nil:
-		return usageError{err}
-	case pod != nil:
-		started, ended = pod.started, pod.ended
-	}
-	var shards []store.Shard // each with its own result, when several sent the load
-	switch {
-	case sharded != nil:
-		shards = sharded.shards
-	case pod != nil:
-		shards = pod.shards
-	}
-	verdict := f.gate.judge(res, slo)
-	if f.format == "json" {
-		err = report.WriteAttackJSON(stdout, res, verdict, shards)
-	} else if err = report.Attack(stdout, res, target); err == nil {
-		if err = report.WriteAttackShards(stdout, shards); err == nil && verdict != nil {
-			err = report.WriteAttackSLO(stdout, verdict)
-		}
-	}
+	stopLive()
 	if err != nil {
-		return fmt.Errorf("writing result: %w", err)
+		return err
 	}
-	if out != nil {
-		if strings.EqualFold(filepath.Ext(f.output), ".hlog") {
-			err = record.WriteHlog(out, res)
-		} else {
-			err = report.WriteAttackJSON(out, res, verdict, shards)
-		}
-		if err == nil {
-			err = out.Close()
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", f.output, err)
-		}
+	if s, e := sender.window(); !s.IsZero() {
+		started, ended = s, e
+	}
+	shards := sender.shardResults()
+	verdict := f.gate.judge(res, slo)
+	if err := f.writeResult(stdout, out, res, verdict, shards, target); err != nil {
+		return err
 	}
 	if db != nil {
 		db.shards = shards
@@ -326,6 +258,132 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		return errInterrupted
 	}
 	return attackVerdict(verdict, f.format, stderr)
+}
+
+// An attackSender sends an attack's load one of three ways: from this
+// process (localAttack), from a load pod (podAttack) or from local
+// shards (shardAttack).
+type attackSender interface {
+	// send runs the attack, showing its progress on line when there is
+	// one; its errors are ready to return from the command.
+	send(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error)
+	// window is when the load was sent, after send, when the sender knows
+	// it better than the command's own clock; zero times otherwise.
+	window() (started, ended time.Time)
+	// shardResults are the results of each process that sent part of
+	// the load, after send; none when one process sent it all.
+	shardResults() []store.Shard
+}
+
+// sender chooses how the attack of cfg is sent: from a pod (--pod), from
+// shards (--shards) or from this process, pinned to --cpus.
+func (f *attackFlags) sender(ctx context.Context, args []string, cfg *load.Config) (attackSender, error) {
+	switch {
+	case f.pod.on:
+		return f.podAttack(ctx, args, *cfg)
+	case f.shards.n > 0:
+		// --cpus is dealt among the shards.
+		return f.shardAttack(args, *cfg)
+	}
+	if err := pinCPUs(f.cpus); err != nil {
+		return nil, err
+	}
+	return localAttack{cfg}, nil
+}
+
+// A localAttack sends the load from this process. It holds the config so
+// that the live line's hook, set after it is chosen, is the one it runs.
+type localAttack struct{ cfg *load.Config }
+
+func (l localAttack) send(ctx context.Context, _ *report.Line[report.AttackStatus], _ io.Writer) (*record.Result, error) {
+	res, err := load.Attack(ctx, *l.cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return res, nil
+}
+
+func (localAttack) window() (started, ended time.Time) { return time.Time{}, time.Time{} }
+
+func (localAttack) shardResults() []store.Shard { return nil }
+
+func (p *podAttack) send(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error) {
+	return p.run(ctx, line, stderr) // the pod's or a shard's failure, or errInterrupted
+}
+
+func (p *podAttack) window() (started, ended time.Time) { return p.started, p.ended }
+
+func (p *podAttack) shardResults() []store.Shard { return p.shards }
+
+func (sa *shardAttack) send(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error) {
+	return sa.run(ctx, line, stderr) // a shard's failure, or errInterrupted
+}
+
+func (*shardAttack) window() (started, ended time.Time) { return time.Time{}, time.Time{} }
+
+func (sa *shardAttack) shardResults() []store.Shard { return sa.shards }
+
+// liveAttack shows the attack's progress on line once a second while a
+// local attack of cfg runs, through cfg.Started; a pod's or the shards'
+// attack shows its own. The returned func stops it and clears the line.
+func liveAttack(cfg *load.Config, line *report.Line[report.AttackStatus]) (stop func()) {
+	if line == nil {
+		return func() {}
+	}
+	stopLive := make(chan struct{})
+	var liveDone sync.WaitGroup
+	cfg.Started = func(rec *record.Recorder) {
+		liveDone.Add(1)
+		go func() {
+			defer liveDone.Done()
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					line.Show(report.AttackStatus{Progress: rec.Snapshot(), Total: cfg.Duration})
+				case <-stopLive:
+					line.Clear()
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		close(stopLive)
+		liveDone.Wait()
+	}
+}
+
+// writeResult writes res to stdout in --format, and to the -o file out
+// when there is one, as an hlog or as JSON by its extension.
+func (f *attackFlags) writeResult(stdout io.Writer, out io.WriteCloser, res *record.Result, verdict *analysis.AttackSLO, shards []store.Shard, target string) error {
+	var err error
+	if f.format == "json" {
+		err = report.WriteAttackJSON(stdout, res, verdict, shards)
+	} else if err = report.Attack(stdout, res, target); err == nil {
+		if err = report.WriteAttackShards(stdout, shards); err == nil && verdict != nil {
+			err = report.WriteAttackSLO(stdout, verdict)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing result: %w", err)
+	}
+	if out == nil {
+		return nil
+	}
+	if strings.EqualFold(filepath.Ext(f.output), ".hlog") {
+		err = record.WriteHlog(out, res)
+	} else {
+		err = report.WriteAttackJSON(out, res, verdict, shards)
+	}
+	if err == nil {
+		err = out.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", f.output, err)
+	}
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {
