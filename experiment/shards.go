@@ -115,24 +115,37 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	if n == 0 {
 		return ShardRun{}, errors.New("running shards: none")
 	}
-	lost, clocks := cmpOr(o.Lost, DefaultShardLost), o.Clocks
-	if clocks <= 0 {
-		clocks = DefaultShardClocks
-	}
 	run := ShardRun{Shards: make([]ShardInfo, n)}
 	for i, m := range members {
 		run.Shards[i] = ShardInfo{Index: i, Name: m.Name, Node: m.Node}
 	}
+	if err := run.schedule(ctx, members, o); err != nil {
+		return run, err
+	}
+	points, first := run.runEach(ctx, members, b, cmpOr(o.Lost, DefaultShardLost))
+	if first != nil {
+		return run, first
+	}
+	run.Spread = spread(run.Shards)
+	return run, run.merge(ctx, b, points)
+}
 
-	// Every agent ready, and its clock measured.
+// schedule waits for every agent to be ready, measures each one's clock
+// and picks the common start instant, run.At: after o.Lead (or a second
+// and four of the slowest round trips) and o.Warmup.
+func (run *ShardRun) schedule(ctx context.Context, members []ShardMember, o ShardOptions) error {
+	clocks := o.Clocks
+	if clocks <= 0 {
+		clocks = DefaultShardClocks
+	}
 	err := eachShard(ctx, members, func(ctx context.Context, i int, m ShardMember) error {
 		return m.Remote.WaitReady(ctx)
 	})
 	if err != nil {
-		return run, err
+		return err
 	}
 	if err := measureClocks(ctx, members, run.Shards, clocks); err != nil {
-		return run, err
+		return err
 	}
 	var maxRTT time.Duration
 	for _, s := range run.Shards {
@@ -146,8 +159,16 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	if o.Started != nil {
 		o.Started(run.At)
 	}
+	return nil
+}
 
-	// Each shard's trial, its start on its own clock.
+// runEach posts each member its shard of b, starting at run.At on its own
+// clock, and waits for them all, then tells the agents not kept to exit.
+// The first shard lost (failed, silent for lost, or Gone) stops the others
+// and is returned; each shard's result and probe points are kept either
+// way.
+func (run *ShardRun) runEach(ctx context.Context, members []ShardMember, b *Bundle, lost time.Duration) ([][]probe.Point, *ShardError) {
+	n := len(members)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var (
@@ -208,22 +229,28 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 		}
 	}
 	wg.Wait()
-	if first != nil {
-		return run, first
-	}
-	run.Spread = spread(run.Shards)
+	return points, first
+}
+
+// merge adds the shards' results up exactly into run.Result, keeping
+// b.Samples raw samples, their warm-ups into run.Warm when every shard
+// has one, and their probe points, shifted to the merged start, into
+// run.Points.
+func (run *ShardRun) merge(ctx context.Context, b *Bundle, points [][]probe.Point) error {
+	n := len(run.Shards)
 	results, warms := make([]*record.Result, 0, n), make([]*record.Result, 0, n)
 	for _, s := range run.Shards {
 		if s.Result == nil {
-			return run, fmt.Errorf("shard %d (%s): no result: %w", s.Index, s.Name, cmp.Or(s.Err, ctx.Err()))
+			return fmt.Errorf("shard %d (%s): no result: %w", s.Index, s.Name, cmp.Or(s.Err, ctx.Err()))
 		}
 		results = append(results, s.Result)
 		if s.Warm != nil {
 			warms = append(warms, s.Warm)
 		}
 	}
+	var err error
 	if run.Result, err = record.Merge(results, record.MergeOptions{KeepRaw: b.Samples}); err != nil {
-		return run, fmt.Errorf("merging the shards' results: %w", err)
+		return fmt.Errorf("merging the shards' results: %w", err)
 	}
 	if b.Trial.Rate > 0 {
 		run.Result.TargetRate = b.Trial.Rate // the plan's level, exactly, not a sum of shares
@@ -237,10 +264,10 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	}
 	if len(warms) == n {
 		if run.Warm, err = record.Merge(warms, record.MergeOptions{}); err != nil {
-			return run, fmt.Errorf("merging the shards' warm-ups: %w", err)
+			return fmt.Errorf("merging the shards' warm-ups: %w", err)
 		}
 	}
-	return run, nil
+	return nil
 }
 
 // Skewed returns the shards whose clock may be off by more than skew.
