@@ -16,19 +16,22 @@ import (
 	"github.com/latlab/latlab/store"
 )
 
+// runFlags are latlab run's flags.
+type runFlags struct {
+	output   string
+	dryRun   bool
+	fresh    bool
+	seed     int64
+	samples  int64
+	progress bool
+	quiet    bool
+	keep     bool
+	gate     sloFlags
+	kube     kubeFlags
+}
+
 func newRun(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		output   string
-		dryRun   bool
-		fresh    bool
-		seed     int64
-		samples  int64
-		progress bool
-		quiet    bool
-		keep     bool
-		gate     sloFlags
-		kube     kubeFlags
-	)
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run SPEC",
 		Short: "Run an experiment: variants × rates × repetitions into a results database",
@@ -123,106 +126,118 @@ Every spec key, its type and default: latlab spec (docs/spec.md).`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) (rerr error) {
-			spec, err := experiment.ReadSpec(args[0])
-			if err != nil {
-				return usageError{err}
-			}
-			slo, err := gate.parse(cmd.Flags().Changed("slo"), spec.SLO.Analysis())
-			if err != nil {
-				return err
-			}
-			r := &experiment.Runner{Spec: spec, New: fresh, Keep: keep, Kubernetes: kube.options()}
-			if cmd.Flags().Changed("seed") {
-				r.Seed = &seed
-			}
-			if dryRun {
-				return dryRunPlan(cmd.Context(), r, output, stdout)
-			}
-			if samples < 0 {
-				return usagef("--samples: want 0 or more, got %d", samples)
-			}
-			ctx := cmd.Context()
-			db, err := store.Open(ctx, output)
-			if err != nil {
-				return usageError{err}
-			}
-			// A database whose last write cannot reach its file is a
-			// failed run, whatever else went well.
-			defer func() {
-				if cerr := db.Close(); cerr != nil && rerr == nil {
-					rerr = cerr
-				}
-			}()
-			bin, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("finding the latlab executable: %w", err)
-			}
-			r.DB, r.Binary, r.Version, r.Samples, r.Log, r.Trials = db, bin, latlabVersion(), &samples, stderr, stdout
-			if progress || isTerminal(stderr) {
-				r.Progress = report.NewLine[experiment.Progress](stderr)
-			}
-			if !quiet {
-				r.NodeOutput = stderr
-			}
-			out, err := r.Run(ctx)
-			var changed *experiment.ChangedError
-			var cpus *experiment.CPUError
-			if errors.As(err, &changed) || errors.As(err, &cpus) {
-				return usageError{fmt.Errorf("%s: %w", output, err)}
-			}
-			if err := seedError(err, output); err != nil {
-				return err
-			}
-			if err != nil {
-				return err
-			}
-			verb := "ran"
-			if out.Resumed {
-				verb = "resumed"
-			}
-			if out.Raised != nil {
-				fmt.Fprintf(stdout, "%s: experiment %d goes on with the runs it has\n", textsafe.Escape(out.Raised.String()), out.Experiment.ID)
-			}
-			trials := fmt.Sprintf("%d trials", out.Trials)
-			if spec.Auto != nil {
-				trials = fmt.Sprintf("%d trials at most (runs: auto)", out.Trials)
-			}
-			fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %s, %d done before, %d done now, %d flagged, %d failed\n",
-				verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(output), trials, out.Skipped, out.Done, out.Flagged, out.Failed)
-			for _, st := range out.Stops {
-				fmt.Fprintf(stdout, "stopped: %s\n", textsafe.Escape(st.String()))
-			}
-			var broken error
-			if !slo.IsZero() {
-				// After a Ctrl-C too: judge what was measured.
-				if broken, err = runVerdict(context.WithoutCancel(ctx), db, out.Experiment.ID, slo, gate.strict, stdout); err != nil {
-					return err
-				}
-			}
-			switch {
-			case out.Interrupted:
-				fmt.Fprintf(stdout, "interrupted: run the same command again to resume\n")
-				return errInterrupted
-			case out.Failed > 0:
-				return fmt.Errorf("%d trials failed; see the log above and the runs table", out.Failed)
-			}
-			return broken
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.run(cmd, args[0], stdout, stderr)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&output, "output", "o", "results.db", "the results database")
-	fl.BoolVar(&dryRun, "dry-run", false, "print the plan and send nothing")
-	fl.BoolVar(&fresh, "new", false, "start a new experiment even though the file's latest one ran a different spec")
-	fl.Int64Var(&seed, "seed", 0, "seed of a new experiment's interleaved order, as --dry-run prints it (default: the spec's seed:, else drawn at random)")
-	fl.Int64Var(&samples, "samples", load.DefaultSamples, "requests kept raw per run (0: none)")
-	fl.BoolVar(&progress, "progress", false, "show live progress on stderr even when it is not a terminal")
-	fl.BoolVarP(&quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
-	fl.BoolVar(&keep, "keep", false, "leave what was deployed to the cluster there at the end")
-	kube.register(fl)
-	gate.register(fl, " (default: the spec's slo:)")
+	fl.StringVarP(&f.output, "output", "o", "results.db", "the results database")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and send nothing")
+	fl.BoolVar(&f.fresh, "new", false, "start a new experiment even though the file's latest one ran a different spec")
+	fl.Int64Var(&f.seed, "seed", 0, "seed of a new experiment's interleaved order, as --dry-run prints it (default: the spec's seed:, else drawn at random)")
+	fl.Int64Var(&f.samples, "samples", load.DefaultSamples, "requests kept raw per run (0: none)")
+	fl.BoolVar(&f.progress, "progress", false, "show live progress on stderr even when it is not a terminal")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "do not relay the variants' own output to stderr")
+	fl.BoolVar(&f.keep, "keep", false, "leave what was deployed to the cluster there at the end")
+	f.kube.register(fl)
+	f.gate.register(fl, " (default: the spec's slo:)")
 	_ = cmd.MarkFlagFilename("output", "db")
 	return cmd
+}
+
+// run runs the experiment of the spec file path into --output, or prints
+// its plan with --dry-run.
+func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer) (rerr error) {
+	spec, err := experiment.ReadSpec(path)
+	if err != nil {
+		return usageError{err}
+	}
+	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), spec.SLO.Analysis())
+	if err != nil {
+		return err
+	}
+	r := &experiment.Runner{Spec: spec, New: f.fresh, Keep: f.keep, Kubernetes: f.kube.options()}
+	if cmd.Flags().Changed("seed") {
+		r.Seed = &f.seed
+	}
+	if f.dryRun {
+		return dryRunPlan(cmd.Context(), r, f.output, stdout)
+	}
+	if f.samples < 0 {
+		return usagef("--samples: want 0 or more, got %d", f.samples)
+	}
+	ctx := cmd.Context()
+	db, err := store.Open(ctx, f.output)
+	if err != nil {
+		return usageError{err}
+	}
+	// A database whose last write cannot reach its file is a failed run,
+	// whatever else went well.
+	defer func() {
+		if cerr := db.Close(); cerr != nil && rerr == nil {
+			rerr = cerr
+		}
+	}()
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the latlab executable: %w", err)
+	}
+	r.DB, r.Binary, r.Version, r.Samples, r.Log, r.Trials = db, bin, latlabVersion(), &f.samples, stderr, stdout
+	if f.progress || isTerminal(stderr) {
+		r.Progress = report.NewLine[experiment.Progress](stderr)
+	}
+	if !f.quiet {
+		r.NodeOutput = stderr
+	}
+	out, err := r.Run(ctx)
+	var changed *experiment.ChangedError
+	var cpus *experiment.CPUError
+	if errors.As(err, &changed) || errors.As(err, &cpus) {
+		return usageError{fmt.Errorf("%s: %w", f.output, err)}
+	}
+	if err := seedError(err, f.output); err != nil {
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	f.ended(stdout, spec, out)
+	var broken error
+	if !slo.IsZero() {
+		// After a Ctrl-C too: judge what was measured.
+		if broken, err = runVerdict(context.WithoutCancel(ctx), db, out.Experiment.ID, slo, f.gate.strict, stdout); err != nil {
+			return err
+		}
+	}
+	switch {
+	case out.Interrupted:
+		fmt.Fprintf(stdout, "interrupted: run the same command again to resume\n")
+		return errInterrupted
+	case out.Failed > 0:
+		return fmt.Errorf("%d trials failed; see the log above and the runs table", out.Failed)
+	}
+	return broken
+}
+
+// ended says what the run did: its trials, and why runs: auto stopped
+// each variant and level.
+func (f *runFlags) ended(stdout io.Writer, spec *experiment.Spec, out experiment.Outcome) {
+	verb := "ran"
+	if out.Resumed {
+		verb = "resumed"
+	}
+	if out.Raised != nil {
+		fmt.Fprintf(stdout, "%s: experiment %d goes on with the runs it has\n", textsafe.Escape(out.Raised.String()), out.Experiment.ID)
+	}
+	trials := fmt.Sprintf("%d trials", out.Trials)
+	if spec.Auto != nil {
+		trials = fmt.Sprintf("%d trials at most (runs: auto)", out.Trials)
+	}
+	fmt.Fprintf(stdout, "%s experiment %d (%s) into %s: %s, %d done before, %d done now, %d flagged, %d failed\n",
+		verb, out.Experiment.ID, textsafe.Escape(out.Experiment.Name), textsafe.Escape(f.output), trials, out.Skipped, out.Done, out.Flagged, out.Failed)
+	for _, st := range out.Stops {
+		fmt.Fprintf(stdout, "stopped: %s\n", textsafe.Escape(st.String()))
+	}
 }
 
 // dryRunPlan prints what latlab run would do next without running it: the
