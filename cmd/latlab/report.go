@@ -159,41 +159,8 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 		return usageError{err}
 	}
 	defer db.Close()
-	id, err := f.pick(ctx, db, path)
+	r, slo, err := f.load(ctx, db, path, slo, sloSet)
 	if err != nil {
-		return err
-	}
-	exp, err := experiment.LoadResults(ctx, db, id)
-	if err != nil {
-		return err
-	}
-	if !sloSet {
-		if slo, err = storedSLO(path, exp); err != nil {
-			return err
-		}
-	}
-	if f.sloStrict && slo.IsZero() {
-		return usagef("--slo-strict: there is no SLO to judge; give one with --slo or the spec's slo:")
-	}
-	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
-		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged, Unpaired: f.unpaired})
-	if err != nil {
-		return usagef("--baseline: %v", err)
-	}
-	if err := r.WarnPending(path); err != nil {
-		return err
-	}
-	// Flagged runs, and how busy the machine was while they ran, come
-	// first: they say how far the rest can be trusted.
-	note, err := r.FlaggedNote(ctx, db, path, "")
-	if err != nil {
-		return err
-	}
-	if note != "" {
-		r.Notes = append(r.Notes, note)
-	}
-	// Every format: what the probes failed to measure is noted first.
-	if err := r.LoadProbes(ctx, db); err != nil {
 		return err
 	}
 	// The HTML report reads the shards with the rest of its detail.
@@ -236,6 +203,50 @@ func (f *reportFlags) run(ctx context.Context, path string, formatSet, sloSet bo
 		_ = r.WriteViolations(stderr)
 	}
 	return r.Verdict.Err()
+}
+
+// load loads the experiment --experiment picks from db and lays
+// its report out, judged against slo (the stored spec's when --slo was
+// not given), with the flagged runs' note and the probes' summary.
+func (f *reportFlags) load(ctx context.Context, db *store.DB, path string, slo analysis.SLO, sloSet bool) (*report.Experiment, analysis.SLO, error) {
+	id, err := f.pick(ctx, db, path)
+	if err != nil {
+		return nil, slo, err
+	}
+	exp, err := experiment.LoadResults(ctx, db, id)
+	if err != nil {
+		return nil, slo, err
+	}
+	if !sloSet {
+		if slo, err = storedSLO(path, exp); err != nil {
+			return nil, slo, err
+		}
+	}
+	if f.sloStrict && slo.IsZero() {
+		return nil, slo, usagef("--slo-strict: there is no SLO to judge; give one with --slo or the spec's slo:")
+	}
+	r, err := report.NewExperiment(exp, report.ExperimentOptions{Baseline: f.baseline, SLO: slo,
+		Strict: f.sloStrict, IncludeFlagged: f.includeFlagged, Unpaired: f.unpaired})
+	if err != nil {
+		return nil, slo, usagef("--baseline: %v", err)
+	}
+	if err := r.WarnPending(path); err != nil {
+		return nil, slo, err
+	}
+	// Flagged runs, and how busy the machine was while they ran, come
+	// first: they say how far the rest can be trusted.
+	note, err := r.FlaggedNote(ctx, db, path, "")
+	if err != nil {
+		return nil, slo, err
+	}
+	if note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	// Every format: what the probes failed to measure is noted first.
+	if err := r.LoadProbes(ctx, db); err != nil {
+		return nil, slo, err
+	}
+	return r, slo, nil
 }
 
 // resolveFormat checks --format, --table and -o against each other and
