@@ -116,31 +116,12 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 		return out, err
 	}
 	defer r.disconnect(ctx)
-	if r.Spec.Probes.Traces && r.Spec.LoadPod == nil { // a load pod receives them itself
-		r.traces = probe.NewTraceReceiver()
-		if r.tracesURL, err = r.traces.Listen(ctx, ""); err != nil {
-			return out, fmt.Errorf("starting the trace receiver: %w", err)
-		}
-		if r.tracesGRPC, err = r.traces.ListenGRPC(ctx, ""); err != nil {
-			return out, fmt.Errorf("starting the trace receiver: %w", err)
-		}
+	if err := r.receiveTraces(ctx); err != nil {
+		return out, err
 	}
 	r.siblings = map[cell][]*record.Result{}
 	var tally Outcome // of the writer's goroutine until it is closed
-	w := (&writer{ctx: ctx, db: r.DB, exp: exp, retry: r.commit, logf: r.logf, stored: func(f *finished, side string, err error) {
-		switch {
-		case err != nil:
-			tally.NotStored++
-		case f.info.Status == store.Done:
-			tally.Done++
-			if len(f.info.Flags) > 0 {
-				tally.Flagged++
-			}
-		case f.info.Status == store.Failed:
-			tally.Failed++
-		}
-		r.logTrial(f, side, err)
-	}}).start()
+	w := r.startWriter(ctx, exp, &tally)
 	defer func() { _ = w.close() }() // on the early returns; the normal path checks it
 	lives := map[string]*live{}
 	defer func() {
@@ -171,6 +152,43 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 		return out, err
 	}
 	return out, r.storeStops(ctx, &out, auto)
+}
+
+// receiveTraces starts the trace receiver the spec's traces probe needs,
+// unless a load pod receives them itself.
+func (r *Runner) receiveTraces(ctx context.Context) error {
+	if !r.Spec.Probes.Traces || r.Spec.LoadPod != nil {
+		return nil
+	}
+	r.traces = probe.NewTraceReceiver()
+	var err error
+	if r.tracesURL, err = r.traces.Listen(ctx, ""); err != nil {
+		return fmt.Errorf("starting the trace receiver: %w", err)
+	}
+	if r.tracesGRPC, err = r.traces.ListenGRPC(ctx, ""); err != nil {
+		return fmt.Errorf("starting the trace receiver: %w", err)
+	}
+	return nil
+}
+
+// startWriter starts the writer that stores each finished trial of exp,
+// counting in tally what it stored, done, flagged and failed, and logging
+// each trial's line.
+func (r *Runner) startWriter(ctx context.Context, exp store.Experiment, tally *Outcome) *writer {
+	return (&writer{ctx: ctx, db: r.DB, exp: exp, retry: r.commit, logf: r.logf, stored: func(f *finished, side string, err error) {
+		switch {
+		case err != nil:
+			tally.NotStored++
+		case f.info.Status == store.Done:
+			tally.Done++
+			if len(f.info.Flags) > 0 {
+				tally.Flagged++
+			}
+		case f.info.Status == store.Failed:
+			tally.Failed++
+		}
+		r.logTrial(f, side, err)
+	}}).start()
 }
 
 // runBatch runs the trials of batch, ran trials of this Run done
