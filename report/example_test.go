@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/store"
@@ -37,8 +37,9 @@ func ExampleAttack() {
 }
 
 // ExampleExperiment_WriteText prints the report of experiment 1 of
-// results.db, with its probe summary. It needs a results database, so it
-// is compiled but not run.
+// results.db, with its probe summary, loaded as latlab report loads it:
+// with the design of its stored spec (experiment.LoadResults). It needs a
+// results database, so it is compiled but not run.
 func ExampleExperiment_WriteText() {
 	ctx := context.Background()
 	db, err := store.OpenReadOnly(ctx, "results.db")
@@ -47,7 +48,7 @@ func ExampleExperiment_WriteText() {
 		return
 	}
 	defer db.Close()
-	exp, err := analysis.Load(ctx, db, 1)
+	exp, err := experiment.LoadResults(ctx, db, 1)
 	if err != nil {
 		fmt.Println(err)
 		return
