@@ -169,100 +169,144 @@ func (r *TraceReceiver) PointsBetween(start, end time.Time) []Point {
 // keeping those whose span started in [start, end). A span sent twice (an
 // exporter's retry) counts once.
 func hopsOf(spans []Span, start, end time.Time) hopSet {
-	n := len(spans)
-	index := make(map[spanKey]int32, n)
-	for i := range spans {
-		index[spanKey{spans[i].TraceID, spans[i].SpanID}] = int32(i)
-	}
-	// Children as linked lists: firstChild[p] and nextSibling[c] hold
-	// index+1, 0 ending a list. parent[c] is index+1 or 0 when unknown.
-	firstChild := make([]int32, n)
-	nextSibling := make([]int32, n)
-	parent := make([]int32, n)
-	unique := func(i int) bool { return index[spanKey{spans[i].TraceID, spans[i].SpanID}] == int32(i) }
-	for i := range spans {
-		if spans[i].ParentID == [8]byte{} || !unique(i) {
-			continue
-		}
-		if p, ok := index[spanKey{spans[i].TraceID, spans[i].ParentID}]; ok {
-			parent[i] = p + 1
-			nextSibling[i] = firstChild[p]
-			firstChild[p] = int32(i) + 1
-		}
-	}
-	hops, lost, filters := map[hopKey]*hopSamples{}, map[string]*orphans{}, map[hopKey][]hopSample{}
-	hop := func(caller, callee string) *hopSamples {
-		k := hopKey{caller, callee}
-		h := hops[k]
-		if h == nil {
-			h = &hopSamples{}
-			hops[k] = h
-		}
-		return h
-	}
+	t := newSpanTree(spans)
+	set := hopSet{map[hopKey]*hopSamples{}, map[string]*orphans{}, map[hopKey][]hopSample{}}
 	var busy [][2]time.Time // scratch: the children's intervals
 	for i := range spans {
 		s := &spans[i]
-		if !unique(i) || !inWindow(s.Start, start, end) {
+		if !t.unique(i) || !inWindow(s.Start, start, end) {
 			continue
 		}
 		switch s.Kind {
 		case SpanKindInternal:
-			// A filter span: the time before its first child started.
-			if firstChild[i] == 0 {
-				continue
-			}
-			first := s.End
-			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
-				if t := spans[c-1].Start; t.Before(first) {
-					first = t
-				}
-			}
-			k := hopKey{s.Service, s.Name}
-			filters[k] = append(filters[k], hopSample{s.Start, max(0, first.Sub(s.Start))})
+			set.filter(t, i)
 		case SpanKindClient:
-			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
-				child := &spans[c-1]
-				if child.Kind == SpanKindServer && child.Service != s.Service && !observerRoute(child.Route) {
-					h := hop(s.Service, child.Service)
-					h.network = append(h.network, hopSample{s.Start, s.Duration() - child.Duration()})
-				}
-			}
+			set.network(t, i)
 		case SpanKindServer:
-			if observerRoute(s.Route) {
-				continue
-			}
-			caller := "" // no parent named: called by the load generator
-			switch {
-			case parent[i] != 0:
-				caller = spans[parent[i]-1].Service
-			case s.ParentID != [8]byte{}:
-				// The parent exists but is not here: whoever called, it was
-				// not the load generator.
-				o := lost[s.Service]
-				if o == nil {
-					o = &orphans{}
-					lost[s.Service] = o
-				}
-				o.n++
-				if s.Start.After(o.last) {
-					o.last = s.Start
-				}
-				continue
-			}
-			busy = busy[:0]
-			for c := firstChild[i]; c != 0; c = nextSibling[c-1] {
-				child := &spans[c-1]
-				if child.Kind == SpanKindInternal || child.Kind == SpanKindClient {
-					busy = append(busy, [2]time.Time{child.Start, child.End})
-				}
-			}
-			h := hop(caller, s.Service)
-			h.count++
-			h.framework = append(h.framework, hopSample{s.Start, max(0, s.Duration()-covered(busy, s.Start, s.End))})
+			busy = set.framework(t, i, busy)
 		}
 	}
-	return hopSet{hops, lost, filters}
+	return set
+}
+
+// A spanTree links spans to their parents and children. Links are index+1,
+// 0 for none: firstChild[p] and nextSibling[c] make each span's children a
+// list, parent[c] is its parent, when it is here.
+type spanTree struct {
+	spans                           []Span
+	index                           map[spanKey]int32
+	firstChild, nextSibling, parent []int32
+}
+
+func newSpanTree(spans []Span) *spanTree {
+	n := len(spans)
+	t := &spanTree{spans: spans, index: make(map[spanKey]int32, n),
+		firstChild: make([]int32, n), nextSibling: make([]int32, n), parent: make([]int32, n)}
+	for i := range spans {
+		t.index[spanKey{spans[i].TraceID, spans[i].SpanID}] = int32(i)
+	}
+	for i := range spans {
+		if spans[i].ParentID == [8]byte{} || !t.unique(i) {
+			continue
+		}
+		if p, ok := t.index[spanKey{spans[i].TraceID, spans[i].ParentID}]; ok {
+			t.parent[i] = p + 1
+			t.nextSibling[i] = t.firstChild[p]
+			t.firstChild[p] = int32(i) + 1
+		}
+	}
+	return t
+}
+
+// unique says whether span i is the one copy of its span the tree keeps.
+func (t *spanTree) unique(i int) bool {
+	return t.index[spanKey{t.spans[i].TraceID, t.spans[i].SpanID}] == int32(i)
+}
+
+// children calls f with each child of span i.
+func (t *spanTree) children(i int, f func(child *Span)) {
+	for c := t.firstChild[i]; c != 0; c = t.nextSibling[c-1] {
+		f(&t.spans[c-1])
+	}
+}
+
+// hop returns the samples of the hop from caller to callee, adding it.
+func (set hopSet) hop(caller, callee string) *hopSamples {
+	k := hopKey{caller, callee}
+	h := set.hops[k]
+	if h == nil {
+		h = &hopSamples{}
+		set.hops[k] = h
+	}
+	return h
+}
+
+// filter adds the lead time of filter span i, an internal span: the time
+// before its first child started.
+func (set hopSet) filter(t *spanTree, i int) {
+	s := &t.spans[i]
+	if t.firstChild[i] == 0 {
+		return
+	}
+	first := s.End
+	t.children(i, func(c *Span) {
+		if c.Start.Before(first) {
+			first = c.Start
+		}
+	})
+	k := hopKey{s.Service, s.Name}
+	set.filters[k] = append(set.filters[k], hopSample{s.Start, max(0, first.Sub(s.Start))})
+}
+
+// network adds the network time of each call client span i made to
+// another service: the client's duration less the server's.
+func (set hopSet) network(t *spanTree, i int) {
+	s := &t.spans[i]
+	t.children(i, func(c *Span) {
+		if c.Kind == SpanKindServer && c.Service != s.Service && !observerRoute(c.Route) {
+			h := set.hop(s.Service, c.Service)
+			h.network = append(h.network, hopSample{s.Start, s.Duration() - c.Duration()})
+		}
+	})
+}
+
+// framework adds the framework time of server span i, its duration less
+// what its filter and client children cover, to the hop from its caller,
+// or counts it an orphan when its parent never came. busy is scratch
+// space, returned for the next call.
+func (set hopSet) framework(t *spanTree, i int, busy [][2]time.Time) [][2]time.Time {
+	s := &t.spans[i]
+	if observerRoute(s.Route) {
+		return busy
+	}
+	caller := "" // no parent named: called by the load generator
+	switch {
+	case t.parent[i] != 0:
+		caller = t.spans[t.parent[i]-1].Service
+	case s.ParentID != [8]byte{}:
+		// The parent exists but is not here: whoever called, it was not
+		// the load generator.
+		o := set.orphans[s.Service]
+		if o == nil {
+			o = &orphans{}
+			set.orphans[s.Service] = o
+		}
+		o.n++
+		if s.Start.After(o.last) {
+			o.last = s.Start
+		}
+		return busy
+	}
+	busy = busy[:0]
+	t.children(i, func(c *Span) {
+		if c.Kind == SpanKindInternal || c.Kind == SpanKindClient {
+			busy = append(busy, [2]time.Time{c.Start, c.End})
+		}
+	})
+	h := set.hop(caller, s.Service)
+	h.count++
+	h.framework = append(h.framework, hopSample{s.Start, max(0, s.Duration()-covered(busy, s.Start, s.End))})
+	return busy
 }
 
 // inWindow says whether t is in [start, end), a zero start or end leaving
