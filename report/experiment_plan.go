@@ -101,6 +101,21 @@ func (r *Experiment) checkStored() []string {
 		unreadable += len(r.Levels[i].Unreadable)
 	}
 	r.Runs.Unreadable += unreadable
+	warns := r.unreadableWarnings(unreadable)
+	if exp.Design.AutoMin > 0 {
+		return append(warns, r.autoStored(cells, missing, repsOf)...)
+	}
+	if r.Runs.Missing == 0 {
+		return warns
+	}
+	return append(warns, r.missingWarnings(cells, missing, repsOf, first, last)...)
+}
+
+// unreadableWarnings name the runs whose stored data is missing or
+// inconsistent, unreadable of them, and the runs marked done without a
+// result.
+func (r *Experiment) unreadableWarnings(unreadable int) []string {
+	exp := r.Exp
 	var warns []string
 	if n := len(exp.Runs); n > 0 && unreadable == n {
 		warns = append(warns, fmt.Sprintf("no run can be read: the stored histograms of all %d run(s) with a result are missing "+
@@ -124,12 +139,13 @@ func (r *Experiment) checkStored() []string {
 		warns = append(warns, fmt.Sprintf("%s %s: %d run(s) left out, their stored data missing or inconsistent: %s",
 			l.Variant, l.Level, len(runs), strings.Join(runs, "; ")))
 	}
-	if exp.Design.AutoMin > 0 {
-		return append(warns, r.autoStored(cells, missing, repsOf)...)
-	}
-	if r.Runs.Missing == 0 {
-		return warns
-	}
+	return warns
+}
+
+// missingWarnings tell the planned runs without a row that were lost,
+// before the last run stored at plan position last, from those that have
+// not run yet. first is the first position stored.
+func (r *Experiment) missingWarnings(cells []planCell, missing map[planCell][]int, repsOf func(planCell) int, first, last int) []string {
 	// The runner numbers the plan from 1 (a file written by other means
 	// may count from 0) and stores each trial as it ends, in plan order.
 	end := r.Runs.Planned
@@ -138,6 +154,7 @@ func (r *Experiment) checkStored() []string {
 	}
 	notYet := min(max(end-last, 0), r.Runs.Missing)
 	lost := r.Runs.Missing - notYet
+	var warns []string
 	if lost > 0 {
 		for _, c := range cells {
 			if miss := missing[c]; len(miss) > 0 {
