@@ -110,43 +110,10 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	r := &Experiment{Exp: exp, IncludeFlagged: opt.IncludeFlagged,
 		runs: map[int64]analysis.Run{}}
 	r.variants = variantOrder(exp)
-	r.Baseline = opt.Baseline
-	if r.Baseline == "" {
-		r.Baseline = exp.Design.Baseline
+	if err := r.pickBaseline(opt.Baseline); err != nil {
+		return nil, err
 	}
-	if r.Baseline != "" && !slices.Contains(r.variants, r.Baseline) {
-		if opt.Baseline != "" {
-			return nil, fmt.Errorf("baseline %q: experiment %d has no such variant (it has %v)", opt.Baseline, exp.ID, r.variants)
-		}
-		r.Baseline = ""
-	}
-	if r.Baseline == "" && len(r.variants) > 0 {
-		r.Baseline = r.variants[0]
-	}
-	r.Runs.Total = len(exp.Runs) + len(exp.Unmeasured)
-	for _, run := range exp.Unmeasured {
-		if run.Status == store.Done { // its result is gone: checkStored names it
-			r.Runs.Done++
-			r.Runs.Unreadable++
-			continue
-		}
-		r.Runs.NoResult++
-		r.Runs.Failed++
-	}
-	for _, run := range exp.Runs {
-		r.runs[run.ID] = run
-		if run.Status == store.Done {
-			r.Runs.Done++
-		} else {
-			r.Runs.Failed++
-		}
-		if len(run.Flags) > 0 {
-			r.Runs.Flagged++
-			if run.Status == store.Done && len(run.Defects) == 0 && !run.Valid() && !opt.IncludeFlagged {
-				r.Runs.LeftOut++
-			}
-		}
-	}
+	r.countRuns(opt.IncludeFlagged)
 	// A grouped plan ran a repetition's runs far apart: nothing pairs them.
 	r.Levels = analysis.Aggregate(exp.Runs, analysis.Options{IncludeFlagged: opt.IncludeFlagged, Unpaired: exp.Design.Grouped || opt.Unpaired})
 	slices.SortStableFunc(r.Levels, func(a, b analysis.LevelResult) int {
@@ -168,26 +135,79 @@ func NewExperiment(exp *analysis.Experiment, opt ExperimentOptions) (*Experiment
 	if err != nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("why runs: auto stopped each variant and level cannot be read: %v", err))
 	}
-	for _, l := range r.Levels {
-		r.Warnings = append(r.Warnings, l.Warnings...)
-	}
-	for _, c := range r.Overheads {
-		r.Warnings = append(r.Warnings, c.Warnings...)
-	}
-	if w := analysis.HolmReach(r.Overheads); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	} else if w := r.fewRuns(); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
-	if w := analysis.PairingReach(r.Overheads); w != "" {
-		r.Warnings = append(r.Warnings, w)
-	}
-	if r.Runs.NoResult > 0 {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
-	}
+	r.Warnings = append(r.Warnings, r.analysisWarnings()...)
 	r.Verdict = analysis.JudgeSLO(r.Levels, r.variants, opt.SLO, opt.Strict)
 	r.Expectations = analysis.Expectations(r.Levels, exp.Design)
 	return r, nil
+}
+
+// pickBaseline sets the baseline: the one asked for, which must be a
+// variant, else the spec's, else the first variant.
+func (r *Experiment) pickBaseline(asked string) error {
+	r.Baseline = cmp.Or(asked, r.Exp.Design.Baseline)
+	if r.Baseline != "" && !slices.Contains(r.variants, r.Baseline) {
+		if asked != "" {
+			return fmt.Errorf("baseline %q: experiment %d has no such variant (it has %v)", asked, r.Exp.ID, r.variants)
+		}
+		r.Baseline = ""
+	}
+	if r.Baseline == "" && len(r.variants) > 0 {
+		r.Baseline = r.variants[0]
+	}
+	return nil
+}
+
+// countRuns counts the stored runs by what became of them.
+func (r *Experiment) countRuns(includeFlagged bool) {
+	exp := r.Exp
+	r.Runs.Total = len(exp.Runs) + len(exp.Unmeasured)
+	for _, run := range exp.Unmeasured {
+		if run.Status == store.Done { // its result is gone: checkStored names it
+			r.Runs.Done++
+			r.Runs.Unreadable++
+			continue
+		}
+		r.Runs.NoResult++
+		r.Runs.Failed++
+	}
+	for _, run := range exp.Runs {
+		r.runs[run.ID] = run
+		if run.Status == store.Done {
+			r.Runs.Done++
+		} else {
+			r.Runs.Failed++
+		}
+		if len(run.Flags) > 0 {
+			r.Runs.Flagged++
+			if run.Status == store.Done && len(run.Defects) == 0 && !run.Valid() && !includeFlagged {
+				r.Runs.LeftOut++
+			}
+		}
+	}
+}
+
+// analysisWarnings are the levels' and overheads' warnings, and what the
+// runs are too few for.
+func (r *Experiment) analysisWarnings() []string {
+	var warns []string
+	for _, l := range r.Levels {
+		warns = append(warns, l.Warnings...)
+	}
+	for _, c := range r.Overheads {
+		warns = append(warns, c.Warnings...)
+	}
+	if w := analysis.HolmReach(r.Overheads); w != "" {
+		warns = append(warns, w)
+	} else if w := r.fewRuns(); w != "" {
+		warns = append(warns, w)
+	}
+	if w := analysis.PairingReach(r.Overheads); w != "" {
+		warns = append(warns, w)
+	}
+	if r.Runs.NoResult > 0 {
+		warns = append(warns, fmt.Sprintf("%d run(s) failed before measuring anything", r.Runs.NoResult))
+	}
+	return warns
 }
 
 // Variants returns the experiment's variants: in the spec's order where its
