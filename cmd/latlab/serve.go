@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -174,8 +172,8 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 	set := cmd.Flags().Changed
 	cfg := graph.NodeConfig{TraceRatio: f.traceRatio, Pprof: f.pprof, Peers: map[string]string{}}
 	if f.topology == "" && f.service == "" {
-		if err := fromEnv(&cfg); err != nil {
-			return cfg, err
+		if err := cfg.FromEnv(os.Getenv); err != nil {
+			return cfg, usageError{err}
 		}
 	}
 	if (f.topology == "") != (f.service == "") {
@@ -210,7 +208,7 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 	if set("downstream") {
 		cfg.Downstreams = nil
 		for _, d := range f.downstreams {
-			if err := checkBaseURL(d); err != nil {
+			if err := graph.CheckBaseURL(d); err != nil {
 				return cfg, usagef("--downstream: %v", err)
 			}
 			cfg.Downstreams = append(cfg.Downstreams, d)
@@ -221,7 +219,7 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 		if !ok || name == "" {
 			return cfg, usagef("--peer %q: want NAME=URL", p)
 		}
-		if err := checkBaseURL(u); err != nil {
+		if err := graph.CheckBaseURL(u); err != nil {
 			return cfg, usagef("--peer %s: %v", name, err)
 		}
 		cfg.Peers[name] = u
@@ -275,49 +273,4 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 		cfg.Admission = &graph.Admission{Delay: f.admissionDelay, Users: f.admissionUsers}
 	}
 	return cfg, nil
-}
-
-// fromEnv reads testapi's environment variables.
-func fromEnv(cfg *graph.NodeConfig) error {
-	cfg.Name = os.Getenv("SERVICE_NAME")
-	if up := os.Getenv("UPSTREAM_URI"); up != "" {
-		host := up
-		if u, err := url.Parse(up); err == nil && u.Host != "" {
-			host = u.Host
-		}
-		if h, p, err := net.SplitHostPort(host); err != nil {
-			return usagef("UPSTREAM_URI %q: want a URL or HOST:PORT to listen on", up)
-		} else if h == "" {
-			host = net.JoinHostPort("127.0.0.1", p)
-		}
-		cfg.Listen = host
-	}
-	if down := os.Getenv("DOWNSTREAM_URI"); down != "" {
-		for _, d := range strings.Split(down, ",") {
-			d = strings.TrimSpace(d)
-			if err := checkBaseURL(d); err != nil {
-				return usagef("DOWNSTREAM_URI: %v", err)
-			}
-			cfg.Downstreams = append(cfg.Downstreams, d)
-		}
-	}
-	cfg.ZipkinEndpoint = os.Getenv("REPORTER_URI")
-	if pm := os.Getenv("PRIME_MAX"); pm != "" {
-		n, err := strconv.ParseInt(pm, 10, 64)
-		if err != nil || n < 2 {
-			return usagef("PRIME_MAX %q: want a whole number of at least 2", pm)
-		}
-		cfg.PrimeMax = n
-	}
-	cfg.JobFile = os.Getenv("JOBFILE")
-	cfg.LoadFile = os.Getenv("LOADFILE")
-	return nil
-}
-
-func checkBaseURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an http:// or https:// URL", s)
-	}
-	return nil
 }
