@@ -67,8 +67,8 @@ func writeKubeLs(w io.Writer, where string, objs []kubeLeftover) error {
 	fmt.Fprintln(tw, "experiment\tvariant\tkind\tnamespace\tname\tage")
 	now := time.Now()
 	for _, o := range objs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", lsOrDash(o.Experiment), lsOrDash(o.Variant), o.Kind,
-			lsOrDash(o.Namespace), lsOrDash(o.Name), now.Sub(o.CreatedAt).Round(time.Second))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.OrDash(o.Experiment), textsafe.OrDash(o.Variant), o.Kind,
+			textsafe.OrDash(o.Namespace), textsafe.OrDash(o.Name), now.Sub(o.CreatedAt).Round(time.Second))
 	}
 	return tw.Flush()
 }

@@ -231,7 +231,7 @@ func TestReportSLO(t *testing.T) {
 func TestReportSLOStrict(t *testing.T) {
 	path := reportDB(t)
 	_, stdout, _ := runCLI(t, "ls", path, "--experiment", "1", "--format", "json")
-	var ls struct{ Experiments []lsExperiment }
+	var ls struct{ Experiments []report.ListedExperiment }
 	if err := json.Unmarshal([]byte(stdout), &ls); err != nil {
 		t.Fatal(err)
 	}

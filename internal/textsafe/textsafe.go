@@ -82,3 +82,12 @@ func unsafe(r rune, size int, layout bool) bool {
 	}
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)
 }
+
+// OrDash is s escaped for a terminal, or "-" for none: a cell of a text
+// table.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return Escape(s)
+}

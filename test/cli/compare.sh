@@ -128,6 +128,8 @@ commands() {
   if [ -n "$db" ]; then
     printf 'ls\t%s\n' "$db"
     printf 'ls\t%s\t--format\tjson\n' "$db"
+    printf 'ls\t%s\t--experiment\t1\n' "$db"
+    printf 'ls\t%s\t--experiment\t99\n' "$db"
     for fmt in text json csv; do
       printf 'report\t%s\t--format\t%s\n' "$db" "$fmt"
       printf 'report\t%s\t--format\t%s\t--include-flagged\n' "$db" "$fmt"
