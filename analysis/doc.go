@@ -45,7 +45,8 @@
 // overhead against the baseline.
 //
 // The Load functions (Load, LoadDetail, LoadDistributions) read a results
-// database and are as safe as the store.DB they read; CompareBench reads
-// the two files it is given. Everything else is pure computation on
-// values, safe to call concurrently.
+// database and are as safe as the store.DB they read. Everything else is
+// pure computation on values, safe to call concurrently. Comparing two
+// `go test -bench` outputs or two sets of stored runs, benchstat style,
+// and fitting how a metric scales are package benchcmp's.
 package analysis

@@ -3,7 +3,6 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -76,37 +75,6 @@ func TestAggregateRowOneSetOfRuns(t *testing.T) {
 					}
 					ordered(t, l.Variant+" "+l.Level.String(), names, row)
 				}
-			}
-		}
-	}
-}
-
-// TestCompareRunsOrdered checks that each side's centres of a row of
-// latlab compare, read across its quantile tables, are ordered.
-func TestCompareRunsOrdered(t *testing.T) {
-	rng := rand.New(rand.NewPCG(10, 3))
-	for range 100 {
-		runs := mixedRuns(rng)
-		for _, include := range []bool{false, true} {
-			c, err := CompareRuns(RunSet{Name: "a", Runs: runs, Variant: "plain"}, RunSet{Name: "b", Runs: runs, Variant: "filter"},
-				RunsOptions{IncludeFlagged: include})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for side := range 2 {
-				var row []float64
-				for _, tab := range c.Tables {
-					st := tab.Rows[0].Old
-					if side == 1 {
-						st = tab.Rows[0].New
-					}
-					v := math.NaN()
-					if st != nil {
-						v = st.Center
-					}
-					row = append(row, v)
-				}
-				ordered(t, []string{"old", "new"}[side], slices.Clone(CompareStats), row)
 			}
 		}
 	}

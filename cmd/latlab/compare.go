@@ -11,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/benchcmp"
 	"github.com/latlab/latlab/experiment"
 )
 
@@ -104,16 +105,16 @@ experiment or variant exit with code 2 and name the file and the reason.`,
 }
 
 func (f *compareFlags) run(ctx context.Context, oldArg, newArg string, stdout io.Writer) error {
-	var write func(*analysis.BenchComparison, io.Writer) error
+	var write func(*benchcmp.BenchComparison, io.Writer) error
 	switch f.format {
 	case "text":
-		write = (*analysis.BenchComparison).WriteText
+		write = (*benchcmp.BenchComparison).WriteText
 	case "json":
-		write = (*analysis.BenchComparison).WriteJSON
+		write = (*benchcmp.BenchComparison).WriteJSON
 	case "csv":
-		write = (*analysis.BenchComparison).WriteCSV
+		write = (*benchcmp.BenchComparison).WriteCSV
 	case "markdown", "md":
-		write = (*analysis.BenchComparison).WriteMarkdown
+		write = (*benchcmp.BenchComparison).WriteMarkdown
 	default:
 		return usagef("--format %q: want text, json, csv or markdown", f.format)
 	}
@@ -128,7 +129,7 @@ func (f *compareFlags) run(ctx context.Context, oldArg, newArg string, stdout io
 	if oldIn.kind != newIn.kind {
 		return usagef("%s is %s but %s is %s; compare two of a kind", oldArg, oldIn.kind, newArg, newIn.kind)
 	}
-	var c *analysis.BenchComparison
+	var c *benchcmp.BenchComparison
 	if oldIn.kind == benchInput {
 		c, err = f.compareBench(oldIn, newIn)
 	} else {
@@ -145,7 +146,7 @@ func (f *compareFlags) run(ctx context.Context, oldArg, newArg string, stdout io
 	return err
 }
 
-func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*analysis.BenchComparison, error) {
+func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*benchcmp.BenchComparison, error) {
 	for _, fl := range []struct {
 		name string
 		set  bool
@@ -157,7 +158,7 @@ func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*analysis.BenchC
 	if filepath.Clean(oldIn.path) == filepath.Clean(newIn.path) {
 		return nil, usagef("%s is both the old and the new results: give two files, such as go test -bench's output before and after a change", oldIn.arg)
 	}
-	c, err := analysis.CompareBench(oldIn.path, newIn.path, analysis.BenchOptions{Holm: f.holm})
+	c, err := benchcmp.CompareBench(oldIn.path, newIn.path, benchcmp.BenchOptions{Holm: f.holm})
 	if err != nil {
 		var se *benchfmt.SyntaxError
 		if errors.As(err, &se) {
@@ -168,9 +169,9 @@ func (f *compareFlags) compareBench(oldIn, newIn compareInput) (*analysis.BenchC
 	return c, nil
 }
 
-func (f *compareFlags) compareDBs(ctx context.Context, oldIn, newIn compareInput) (*analysis.BenchComparison, error) {
+func (f *compareFlags) compareDBs(ctx context.Context, oldIn, newIn compareInput) (*benchcmp.BenchComparison, error) {
 	loaded := map[string]*analysis.Experiment{} // by path: results.db:a results.db:b reads it once
-	sides := make([]analysis.RunSet, 2)
+	sides := make([]benchcmp.RunSet, 2)
 	for i, in := range []compareInput{oldIn, newIn} {
 		exp := loaded[in.path]
 		if exp == nil {
@@ -180,10 +181,10 @@ func (f *compareFlags) compareDBs(ctx context.Context, oldIn, newIn compareInput
 			}
 			loaded[in.path] = exp
 		}
-		sides[i] = analysis.RunSet{Name: in.arg, Experiment: exp.Name, Runs: exp.Runs, Variant: in.variant}
+		sides[i] = benchcmp.RunSet{Name: in.arg, Experiment: exp.Name, Runs: exp.Runs, Variant: in.variant}
 	}
-	c, err := analysis.CompareRuns(sides[0], sides[1], analysis.RunsOptions{
-		BenchOptions: analysis.BenchOptions{Holm: f.holm}, IncludeFlagged: f.includeFlagged})
+	c, err := benchcmp.CompareRuns(sides[0], sides[1], benchcmp.RunsOptions{
+		BenchOptions: benchcmp.BenchOptions{Holm: f.holm}, IncludeFlagged: f.includeFlagged})
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/benchcmp"
 	"github.com/latlab/latlab/store"
 )
 
@@ -81,7 +81,7 @@ func resolveInput(arg string) (compareInput, error) {
 		in.kind = dbInput
 	case in.variant != "":
 		return in, usagef("%s: %s is not a results database, so it has no variant %q", arg, in.path, in.variant)
-	case analysis.IsBenchFile(io.MultiReader(bytes.NewReader(head), f)):
+	case benchcmp.IsBenchFile(io.MultiReader(bytes.NewReader(head), f)):
 		in.kind = benchInput
 	default:
 		return in, usagef("%s:1: not go test -bench output (no line starts with \"Benchmark\" or \"goos:\") nor a results database", in.path)

@@ -12,19 +12,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/benchcmp"
 	"github.com/latlab/latlab/internal/golden"
 )
 
-// inAnalysis runs the test from the analysis package's folder, so that
+// inBenchcmp runs the test from the benchcmp package's folder, so that
 // file names in the output match its golden files.
-func inAnalysis(t *testing.T) {
+func inBenchcmp(t *testing.T) {
 	t.Helper()
-	t.Chdir(filepath.Join("..", "..", "analysis"))
+	t.Chdir(filepath.Join("..", "..", "benchcmp"))
 }
 
 // checkGolden compares got with the file at path (see golden.Check): the
-// analysis package's golden files too, which its own tests write from
+// benchcmp package's golden files too, which its own tests write from
 // the same tables.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
@@ -32,7 +32,7 @@ func checkGolden(t *testing.T, path, got string) {
 }
 
 func TestCompareGolden(t *testing.T) {
-	inAnalysis(t)
+	inBenchcmp(t)
 	tests := []struct {
 		args   []string
 		golden string
@@ -134,13 +134,13 @@ func testCompareDBGolden(t *testing.T, testdata string) {
 
 // compareJSON runs latlab compare args --format json, which must
 // succeed, and decodes its output.
-func compareJSON(t *testing.T, args ...string) analysis.BenchComparison {
+func compareJSON(t *testing.T, args ...string) benchcmp.BenchComparison {
 	t.Helper()
 	code, stdout, stderr := runCLI(t, append(append([]string{"compare"}, args...), "--format", "json")...)
 	if code != exitOK || stderr != "" {
 		t.Fatalf("compare %s: exit %d, stderr %q; want 0 and nothing", strings.Join(args, " "), code, stderr)
 	}
-	var c analysis.BenchComparison
+	var c benchcmp.BenchComparison
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
 		t.Fatal(err)
 	}

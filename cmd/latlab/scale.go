@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/benchcmp"
 )
 
 // scaleFlags holds the flags of latlab scale.
@@ -71,11 +71,11 @@ A file that cannot be parsed exits with code 2 and names the file and line.`,
 }
 
 func (f *scaleFlags) run(path string, stdout io.Writer) error {
-	write := analysis.WriteScaleText
+	write := benchcmp.WriteScaleText
 	switch f.format {
 	case "text":
 	case "json":
-		write = analysis.WriteScaleJSON
+		write = benchcmp.WriteScaleJSON
 	default:
 		return usagef("--format %q: want text or json", f.format)
 	}
@@ -84,18 +84,18 @@ func (f *scaleFlags) run(path string, stdout io.Writer) error {
 		return usageError{err}
 	}
 	defer file.Close()
-	series, err := analysis.ParseScale(file, path)
+	series, err := benchcmp.ParseScale(file, path)
 	if err != nil {
 		return usageError{err}
 	}
-	var fits []*analysis.ScaleFit
+	var fits []*benchcmp.ScaleFit
 	var units []string
 	for _, s := range series {
 		units = append(units, s.Unit)
 		if f.unit != "" && s.Unit != f.unit && !(f.unit == "ns/op" && s.Unit == "sec/op") {
 			continue
 		}
-		fit, err := analysis.FitScale(s)
+		fit, err := benchcmp.FitScale(s)
 		if err != nil {
 			return usageError{err}
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestScaleGolden(t *testing.T) {
-	inAnalysis(t)
+	inBenchcmp(t)
 	for _, name := range []string{"exporter.txt", "memory.csv"} {
 		t.Run(name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, "scale", filepath.Join("testdata", "scale", name))
@@ -21,7 +21,7 @@ func TestScaleGolden(t *testing.T) {
 }
 
 func TestScaleUnitJSON(t *testing.T) {
-	inAnalysis(t)
+	inBenchcmp(t)
 	code, stdout, stderr := runCLI(t, "scale", "testdata/scale/exporter.txt", "--unit", "B/op", "--format", "json")
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)

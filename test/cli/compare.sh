@@ -9,7 +9,7 @@
 # The commands: every command's --help and `latlab spec`; a dry run of
 # every example spec; the error cases a user meets (unknown keys and
 # flags, bad rates, URLs and durations, mistyped commands, a spec that
-# does not fit together); `scale` and `compare` on the analysis package's
+# does not fit together); `scale` and `compare` on the benchcmp package's
 # test inputs; and, on a results database, `ls` and `report`
 # in each format and table, with and without flagged runs. Without --db
 # it records one with NEW_LATLAB: a 3-variant study of latlab's own
@@ -110,14 +110,14 @@ commands() {
   for f in "$work"/specs/*.yaml; do
     printf 'run\t%s\t--dry-run\t--seed\t1\n' "$f"
   done
-  for f in analysis/testdata/scale/exporter.txt analysis/testdata/scale/memory.csv; do
+  for f in benchcmp/testdata/scale/exporter.txt benchcmp/testdata/scale/memory.csv; do
     printf 'scale\t%s\n' "$f"
     printf 'scale\t%s\t--format\tjson\n' "$f"
   done
   for fmt in text json csv markdown; do
-    printf 'compare\tanalysis/testdata/bench/old.txt\tanalysis/testdata/bench/new.txt\t--format\t%s\n' "$fmt"
+    printf 'compare\tbenchcmp/testdata/bench/old.txt\tbenchcmp/testdata/bench/new.txt\t--format\t%s\n' "$fmt"
   done
-  printf 'compare\tanalysis/testdata/bench/old.txt\tanalysis/testdata/bench/new.txt\t--holm\n'
+  printf 'compare\tbenchcmp/testdata/bench/old.txt\tbenchcmp/testdata/bench/new.txt\t--holm\n'
   printf 'reprot\tx.db\n'
   printf 'attack\thttp://127.0.0.1:1/\t--warmpu\t1s\n'
   printf 'attack\t127.0.0.1:1/\t-r\t10\t-d\t1s\n'

@@ -1,9 +1,11 @@
-package analysis
+package benchcmp
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/analysis"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchmath"
@@ -13,18 +15,18 @@ import (
 
 // fakeRun is a done run of variant at level whose every quantile is base
 // times 1, 1.5, 2, 3, 4 and 5 in Stats order, plus rep microseconds.
-func fakeRun(variant string, l Level, rep int, base time.Duration) Run {
-	r := Run{ID: int64(rep), Trial: store.Trial{Variant: variant, Level: l, Rep: rep}, Status: store.Done}
-	for i, s := range Stats {
+func fakeRun(variant string, l analysis.Level, rep int, base time.Duration) analysis.Run {
+	r := analysis.Run{ID: int64(rep), Trial: store.Trial{Variant: variant, Level: l, Rep: rep}, Status: store.Done}
+	for i, s := range analysis.Stats {
 		f := []float64{1, 1.5, 2, 3, 4, 5}[i]
-		r.Latency = append(r.Latency, Value{Stat: s, Latency: time.Duration(f*float64(base)) + time.Duration(rep)*time.Microsecond, OK: true})
+		r.Latency = append(r.Latency, analysis.Value{Stat: s, Latency: time.Duration(f*float64(base)) + time.Duration(rep)*time.Microsecond, OK: true})
 	}
 	return r
 }
 
 // fakeRuns returns reps runs of each variant at each level.
-func fakeRuns(base map[string]time.Duration, levels []Level, reps int) []Run {
-	var out []Run
+func fakeRuns(base map[string]time.Duration, levels []analysis.Level, reps int) []analysis.Run {
+	var out []analysis.Run
 	for rep := 1; rep <= reps; rep++ {
 		for _, l := range levels {
 			for _, v := range []string{"plain", "filter", "proxy", "solo"} {
@@ -38,16 +40,16 @@ func fakeRuns(base map[string]time.Duration, levels []Level, reps int) []Run {
 }
 
 var (
-	r100 = Level{Rate: 100}
-	r200 = Level{Rate: 200}
-	c8   = Level{Concurrency: 8}
+	r100 = analysis.Level{Rate: 100}
+	r200 = analysis.Level{Rate: 200}
+	c8   = analysis.Level{Concurrency: 8}
 )
 
 func TestCompareRuns(t *testing.T) {
 	ms := time.Millisecond
-	both := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []Level{r100, r200}, 6)
-	more := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms, "proxy": 3 * ms}, []Level{r100, c8}, 6)
-	flagged := fakeRuns(map[string]time.Duration{"plain": ms}, []Level{r100}, 6)
+	both := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []analysis.Level{r100, r200}, 6)
+	more := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms, "proxy": 3 * ms}, []analysis.Level{r100, c8}, 6)
+	flagged := fakeRuns(map[string]time.Duration{"plain": ms}, []analysis.Level{r100}, 6)
 	flagged[0].Flags = []store.Flag{{Name: "trend", Reason: "rising"}}
 	flagged[1].Status = store.Interrupted
 	flagged[2].Latency[4].OK = false // p99.9 n/a
@@ -77,8 +79,8 @@ func TestCompareRuns(t *testing.T) {
 		},
 		{
 			name:  "one variant each, named differently",
-			old:   RunSet{Name: "a.db", Runs: fakeRuns(map[string]time.Duration{"solo": ms}, []Level{c8}, 3)},
-			new:   RunSet{Name: "b.db", Runs: fakeRuns(map[string]time.Duration{"plain": ms}, []Level{c8}, 3)},
+			old:   RunSet{Name: "a.db", Runs: fakeRuns(map[string]time.Duration{"solo": ms}, []analysis.Level{c8}, 3)},
+			new:   RunSet{Name: "b.db", Runs: fakeRuns(map[string]time.Duration{"plain": ms}, []analysis.Level{c8}, 3)},
 			rows:  []string{"c=8"},
 			notes: []string{"variant solo of a.db compared with variant plain of b.db"},
 			n:     3,
@@ -149,7 +151,7 @@ func TestCompareRuns(t *testing.T) {
 // the per-run values directly, and the direction of a known shift.
 func TestCompareRunsAgreesWithBenchmath(t *testing.T) {
 	ms := time.Millisecond
-	runs := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []Level{r100}, 8)
+	runs := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []analysis.Level{r100}, 8)
 	c, err := CompareRuns(RunSet{Name: "plain", Runs: runs, Variant: "plain"}, RunSet{Name: "filter", Runs: runs, Variant: "filter"}, RunsOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -175,8 +177,8 @@ func TestCompareRunsAgreesWithBenchmath(t *testing.T) {
 
 func TestCompareRunsBadInput(t *testing.T) {
 	ms := time.Millisecond
-	runs := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []Level{r100}, 2)
-	other := fakeRuns(map[string]time.Duration{"proxy": ms, "solo": ms}, []Level{r100}, 2)
+	runs := fakeRuns(map[string]time.Duration{"plain": ms, "filter": 2 * ms}, []analysis.Level{r100}, 2)
+	other := fakeRuns(map[string]time.Duration{"proxy": ms, "solo": ms}, []analysis.Level{r100}, 2)
 	tests := []struct {
 		name     string
 		old, new RunSet
@@ -188,7 +190,7 @@ func TestCompareRunsBadInput(t *testing.T) {
 		{"no variant in common", RunSet{Name: "a.db", Runs: runs}, RunSet{Name: "b.db", Runs: other},
 			"no variant in common: a.db has plain, filter; b.db has proxy, solo"},
 		{"no level in common", RunSet{Name: "a.db", Runs: runs, Variant: "plain"},
-			RunSet{Name: "b.db", Runs: fakeRuns(map[string]time.Duration{"plain": ms}, []Level{c8}, 2)},
+			RunSet{Name: "b.db", Runs: fakeRuns(map[string]time.Duration{"plain": ms}, []analysis.Level{c8}, 2)},
 			"no level in common: a.db has rate=100/s; b.db has c=8"},
 	}
 	for _, tt := range tests {

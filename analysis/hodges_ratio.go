@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// hodgesLehmannRatio estimates the ratio new/old as the median of all
+// HodgesLehmannRatio estimates the ratio new/old as the median of all
 // pairwise ratios y_j/x_i (the Hodges–Lehmann shift on log scale) and
 // bounds it with the distribution-free interval that inverts the
 // Mann-Whitney U test: with k the largest integer such that P(U < k) ≤
@@ -15,7 +15,7 @@ import (
 // keeps at least its confidence. ok is false when a value is not positive
 // or the samples are too small for any interval at this confidence; then
 // the bounds are the smallest and largest pairwise ratio.
-func hodgesLehmannRatio(x, y []float64, confidence float64) (est, lo, hi float64, ok bool) {
+func HodgesLehmannRatio(x, y []float64, confidence float64) (est, lo, hi float64, ok bool) {
 	m, n := len(x), len(y)
 	if m == 0 || n == 0 {
 		return math.NaN(), math.NaN(), math.NaN(), false

@@ -1,4 +1,4 @@
-package analysis
+package benchcmp
 
 import (
 	"encoding/json"

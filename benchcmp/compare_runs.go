@@ -1,9 +1,11 @@
-package analysis
+package benchcmp
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/latlab/latlab/analysis"
 
 	"github.com/latlab/latlab/store"
 )
@@ -17,7 +19,7 @@ type RunSet struct {
 	// Experiment names the experiment the runs come from; "" leaves it
 	// out of the tables' configuration.
 	Experiment string
-	Runs       []Run
+	Runs       []analysis.Run
 	// Variant picks the runs of one variant; "" takes every variant.
 	Variant string
 }
@@ -99,8 +101,8 @@ func CompareRuns(old, new RunSet, opt RunsOptions) (*BenchComparison, error) {
 	case old.Experiment != "" && new.Experiment != "":
 		config = append(config, "experiment: "+old.Experiment+" vs "+new.Experiment)
 	}
-	tables := make([]SampleTable, 0, len(CompareStats))
-	for _, name := range CompareStats {
+	tables := make([]SampleTable, 0, len(analysis.CompareStats))
+	for _, name := range analysis.CompareStats {
 		st := SampleTable{Config: append(slices.Clip(config), "latency: "+name+" (from intended send)"), Unit: unitLatency}
 		for _, r := range rc.rows {
 			so, naOld := runValues(r.old, name)
@@ -121,7 +123,7 @@ func CompareRuns(old, new RunSet, opt RunsOptions) (*BenchComparison, error) {
 
 // LevelName names a level as a row of CompareRuns, in the style of a
 // sub-benchmark: "rate=100/s", "c=8" or "rate=100/s c=8".
-func LevelName(l Level) string {
+func LevelName(l analysis.Level) string {
 	if l.Rate > 0 {
 		return "rate=" + l.String()
 	}
@@ -160,15 +162,15 @@ type runsComparison struct {
 	rows     []runsRow
 
 	levelNotes         []string
-	oldOnly, newOnly   []string // levels only one side has, for the error without any row
-	oldLeft, newLeft   []Run    // runs left out of the rows
-	oldTotal, newTotal int      // runs at the levels compared
+	oldOnly, newOnly   []string       // levels only one side has, for the error without any row
+	oldLeft, newLeft   []analysis.Run // runs left out of the rows
+	oldTotal, newTotal int            // runs at the levels compared
 }
 
 // runsRow is one row: the runs counted on each side.
 type runsRow struct {
 	name     string
-	old, new []Run
+	old, new []analysis.Run
 }
 
 func (rc *runsComparison) addPair(oldVariant, newVariant, prefix string) {
@@ -209,9 +211,9 @@ func (rc *runsComparison) addPair(oldVariant, newVariant, prefix string) {
 }
 
 // count returns the runs that count and appends the others to left.
-func (rc *runsComparison) count(runs, left []Run) (counted, _ []Run) {
+func (rc *runsComparison) count(runs, left []analysis.Run) (counted, _ []analysis.Run) {
 	for _, r := range runs {
-		if r.Counts(Options{IncludeFlagged: rc.opt.IncludeFlagged}) {
+		if r.Counts(analysis.Options{IncludeFlagged: rc.opt.IncludeFlagged}) {
 			counted = append(counted, r)
 		} else {
 			left = append(left, r)
@@ -221,8 +223,8 @@ func (rc *runsComparison) count(runs, left []Run) (counted, _ []Run) {
 }
 
 // byLevel groups the runs of variant by level.
-func byLevel(runs []Run, variant string) map[Level][]Run {
-	out := map[Level][]Run{}
+func byLevel(runs []analysis.Run, variant string) map[analysis.Level][]analysis.Run {
+	out := map[analysis.Level][]analysis.Run{}
 	for _, r := range runs {
 		if r.Variant == variant {
 			out[r.Level] = append(out[r.Level], r)
@@ -231,12 +233,12 @@ func byLevel(runs []Run, variant string) map[Level][]Run {
 	return out
 }
 
-func sortedLevels(m map[Level][]Run) []Level {
-	out := make([]Level, 0, len(m))
+func sortedLevels(m map[analysis.Level][]analysis.Run) []analysis.Level {
+	out := make([]analysis.Level, 0, len(m))
 	for l := range m {
 		out = append(out, l)
 	}
-	slices.SortFunc(out, Level.Compare)
+	slices.SortFunc(out, analysis.Level.Compare)
 	return out
 }
 
@@ -244,9 +246,9 @@ func sortedLevels(m map[Level][]Run) []Level {
 // and in how many runs it is n/a. It returns no values when any run lacks
 // one: every quantile of a row stands on the same runs, as a median over
 // the others could read above the row's next quantile (see Cell).
-func runValues(runs []Run, stat string) (values []float64, na int) {
+func runValues(runs []analysis.Run, stat string) (values []float64, na int) {
 	for _, r := range runs {
-		v, ok := Get(r.Latency, stat)
+		v, ok := analysis.Get(r.Latency, stat)
 		if !ok || !v.OK {
 			na++
 			continue
@@ -278,7 +280,7 @@ func onlyIn(what string, have, other []string, side string) []string {
 
 // leftOutNote says how many of total runs of side were left out and
 // why, by flag; "" when none were.
-func leftOutNote(side string, left []Run, total int) string {
+func leftOutNote(side string, left []analysis.Run, total int) string {
 	if len(left) == 0 {
 		return ""
 	}
@@ -295,7 +297,7 @@ func leftOutNote(side string, left []Run, total int) string {
 			names = append(names, string(r.Status))
 		}
 		for _, f := range r.Flags {
-			if LeavesOut(f.Name) && !slices.Contains(names, f.Name) {
+			if analysis.LeavesOut(f.Name) && !slices.Contains(names, f.Name) {
 				names = append(names, f.Name)
 			}
 		}

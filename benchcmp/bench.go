@@ -1,10 +1,12 @@
-package analysis
+package benchcmp
 
 import (
 	"bufio"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/latlab/latlab/analysis"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -289,7 +291,7 @@ func CompareSamples(oldName, newName string, tables []SampleTable, opt BenchOpti
 				row.cmp = assumption.Compare(so, sn)
 				row.P, row.PAdjusted = row.cmp.P, row.cmp.P
 				row.Notes = benchNotes(row.cmp.Warnings)
-				row.Ratio, row.RatioLo, row.RatioHi, row.HasRatioCI = hodgesLehmannRatio(so.Values, sn.Values, opt.confidence())
+				row.Ratio, row.RatioLo, row.RatioHi, row.HasRatioCI = analysis.HodgesLehmannRatio(so.Values, sn.Values, opt.confidence())
 			}
 			bt.Rows = append(bt.Rows, row)
 		}
@@ -315,7 +317,7 @@ func (c *BenchComparison) decide(opt BenchOptions) {
 		for i, r := range rows {
 			ps[i] = r.P
 		}
-		for i, p := range Holm(ps) {
+		for i, p := range analysis.Holm(ps) {
 			rows[i].PAdjusted = p
 		}
 	}
