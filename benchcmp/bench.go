@@ -150,90 +150,111 @@ func CompareBench(oldPath, newPath string, opt BenchOptions) (*BenchComparison, 
 // tables by configuration and unit and rows by full name, in the order
 // benchstat shows them.
 func readBench(oldPath, newPath string) ([]SampleTable, error) {
+	tables, units, err := scanBench(oldPath, newPath)
+	if err != nil {
+		return nil, err
+	}
+	var out []SampleTable
+	for _, tk := range sortedKeys(tables) {
+		out = append(out, tables[tk].samples(tk, units, oldPath, newPath))
+	}
+	return out, nil
+}
+
+// benchCell is a cell of a benchTable: a row (a benchmark's full name)
+// and a column (a file).
+type benchCell struct{ row, col benchproc.Key }
+
+// A benchTable is the results of one configuration and unit.
+type benchTable struct {
+	rows  map[benchproc.Key]bool
+	cols  map[benchproc.Key]bool
+	cells map[benchCell][]float64
+}
+
+// scanBench reads the two files' results into tables by configuration
+// and unit (benchstat's -table .config -row .fullname -col .file). A file
+// without results is a syntax error at its first line.
+func scanBench(oldPath, newPath string) (map[benchproc.Key]*benchTable, benchfmt.UnitMetadataMap, error) {
 	var parser benchproc.ProjectionParser
 	tableBy, _, err := parser.ParseWithUnit(".config", nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rowBy, err := parser.Parse(".fullname", nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	colBy, err := parser.Parse(".file", nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	type cellKey struct{ row, col benchproc.Key }
-	type table struct {
-		rows  map[benchproc.Key]bool
-		cols  map[benchproc.Key]bool
-		cells map[cellKey][]float64
-	}
-	tables := map[benchproc.Key]*table{}
+	tables := map[benchproc.Key]*benchTable{}
 	counts := map[string]int{}
 	files := benchfmt.Files{Paths: []string{oldPath, newPath}}
 	for files.Scan() {
 		switch rec := files.Result().(type) {
 		case *benchfmt.SyntaxError:
-			return nil, rec
+			return nil, nil, rec
 		case *benchfmt.Result:
 			counts[rec.GetConfig(".file")]++
 			row, col := rowBy.Project(rec), colBy.Project(rec)
 			for i, tk := range tableBy.ProjectValues(rec) {
 				t := tables[tk]
 				if t == nil {
-					t = &table{map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[cellKey][]float64{}}
+					t = &benchTable{map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[benchCell][]float64{}}
 					tables[tk] = t
 				}
 				t.rows[row], t.cols[col] = true, true
-				k := cellKey{row, col}
+				k := benchCell{row, col}
 				t.cells[k] = append(t.cells[k], rec.Values[i].Value)
 			}
 		}
 	}
 	if err := files.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, p := range []string{oldPath, newPath} {
 		if counts[p] == 0 {
-			return nil, &benchfmt.SyntaxError{FileName: p, Line: 1, Msg: "no benchmark results"}
+			return nil, nil, &benchfmt.SyntaxError{FileName: p, Line: 1, Msg: "no benchmark results"}
 		}
 	}
-	units := benchfmt.UnitMetadataMap(files.Units())
-	var out []SampleTable
-	for _, tk := range sortedKeys(tables) {
-		t := tables[tk]
-		var st SampleTable
-		for _, f := range tk.Projection().FlattenedFields() {
-			if f.Name == ".unit" {
-				st.Unit = tk.Get(f)
-			} else {
-				st.Config = append(st.Config, f.Name+": "+tk.Get(f))
-			}
+	return tables, benchfmt.UnitMetadataMap(files.Units()), nil
+}
+
+// samples lays t, the table of key tk, out as a SampleTable: its unit
+// and configuration, and a row per benchmark with the old file's samples
+// and the new one's.
+func (t *benchTable) samples(tk benchproc.Key, units benchfmt.UnitMetadataMap, oldPath, newPath string) SampleTable {
+	var st SampleTable
+	for _, f := range tk.Projection().FlattenedFields() {
+		if f.Name == ".unit" {
+			st.Unit = tk.Get(f)
+		} else {
+			st.Config = append(st.Config, f.Name+": "+tk.Get(f))
 		}
-		st.Assumption = units.GetAssumption(st.Unit)
-		var oldCol, newCol benchproc.Key
-		for _, c := range sortedKeys(t.cols) {
-			switch c.StringValues() {
-			case oldPath:
-				oldCol = c
-			case newPath:
-				newCol = c
-			}
-		}
-		for _, rk := range sortedKeys(t.rows) {
-			row := SampleRow{Name: rk.StringValues()}
-			if !oldCol.IsZero() {
-				row.Old = t.cells[cellKey{rk, oldCol}]
-			}
-			if !newCol.IsZero() {
-				row.New = t.cells[cellKey{rk, newCol}]
-			}
-			st.Rows = append(st.Rows, row)
-		}
-		out = append(out, st)
 	}
-	return out, nil
+	st.Assumption = units.GetAssumption(st.Unit)
+	var oldCol, newCol benchproc.Key
+	for _, c := range sortedKeys(t.cols) {
+		switch c.StringValues() {
+		case oldPath:
+			oldCol = c
+		case newPath:
+			newCol = c
+		}
+	}
+	for _, rk := range sortedKeys(t.rows) {
+		row := SampleRow{Name: rk.StringValues()}
+		if !oldCol.IsZero() {
+			row.Old = t.cells[benchCell{rk, oldCol}]
+		}
+		if !newCol.IsZero() {
+			row.New = t.cells[benchCell{rk, newCol}]
+		}
+		st.Rows = append(st.Rows, row)
+	}
+	return st
 }
 
 // A SampleTable is one table of CompareSamples: rows of samples in one

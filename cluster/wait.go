@@ -139,83 +139,13 @@ func (c *Cluster) notReady(ctx context.Context, set *Set, explain bool) ([]strin
 func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
 	switch {
 	case r.Kind == "Deployment" && r.Resource.Group == "apps":
-		d, err := get[appsv1.Deployment](ctx, c.appsV1, "deployments", r.Namespace, r.Name)
-		if err != nil {
-			return "", nil, err
-		}
-		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err != nil {
-			return "", nil, err
-		}
-		want := replicas(d.Spec.Replicas)
-		s := d.Status
-		switch {
-		case s.ObservedGeneration < d.Generation:
-			return "its controller has not seen the latest spec yet", sel, nil
-		case s.UpdatedReplicas < want || s.AvailableReplicas < want || s.Replicas > s.UpdatedReplicas:
-			msg := fmt.Sprintf("%d of %d replicas updated and available", min(s.UpdatedReplicas, s.AvailableReplicas), want)
-			if s.Replicas > s.UpdatedReplicas {
-				msg += fmt.Sprintf(", %d old ones still running", s.Replicas-s.UpdatedReplicas)
-			}
-			for _, cond := range d.Status.Conditions {
-				if cond.Reason == "ProgressDeadlineExceeded" || cond.Type == "ReplicaFailure" {
-					msg += fmt.Sprintf(" (%s: %s)", cond.Reason, cond.Message)
-				}
-			}
-			return msg, sel, nil
-		}
-		return "", sel, nil
+		return c.deploymentReadiness(ctx, r)
 	case r.Kind == "StatefulSet" && r.Resource.Group == "apps":
-		st, err := get[appsv1.StatefulSet](ctx, c.appsV1, "statefulsets", r.Namespace, r.Name)
-		if err != nil {
-			return "", nil, err
-		}
-		sel, err := metav1.LabelSelectorAsSelector(st.Spec.Selector)
-		if err != nil {
-			return "", nil, err
-		}
-		want, s := replicas(st.Spec.Replicas), st.Status
-		switch {
-		case s.ObservedGeneration < st.Generation:
-			return "its controller has not seen the latest spec yet", sel, nil
-		case s.ReadyReplicas < want || s.UpdatedReplicas < want || (s.UpdateRevision != "" && s.CurrentRevision != s.UpdateRevision):
-			return fmt.Sprintf("%d of %d replicas ready, %d updated", s.ReadyReplicas, want, s.UpdatedReplicas), sel, nil
-		}
-		return "", sel, nil
+		return c.statefulSetReadiness(ctx, r)
 	case r.Kind == "DaemonSet" && r.Resource.Group == "apps":
-		ds, err := get[appsv1.DaemonSet](ctx, c.appsV1, "daemonsets", r.Namespace, r.Name)
-		if err != nil {
-			return "", nil, err
-		}
-		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-		if err != nil {
-			return "", nil, err
-		}
-		s := ds.Status
-		switch {
-		case s.ObservedGeneration < ds.Generation:
-			return "its controller has not seen the latest spec yet", sel, nil
-		case s.NumberReady < s.DesiredNumberScheduled || s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
-			return fmt.Sprintf("%d of %d pods ready, %d updated", s.NumberReady, s.DesiredNumberScheduled, s.UpdatedNumberScheduled), sel, nil
-		}
-		return "", sel, nil
+		return c.daemonSetReadiness(ctx, r)
 	case r.Kind == "Service" && r.Resource.Group == "":
-		svc, err := get[corev1.Service](ctx, c.coreV1, "services", r.Namespace, r.Name)
-		if err != nil {
-			return "", nil, err
-		}
-		if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
-			return "", nil, nil // its endpoints are someone else's
-		}
-		sel := labels.SelectorFromSet(svc.Spec.Selector)
-		n, err := c.readyEndpoints(ctx, r.Namespace, r.Name)
-		if err != nil {
-			return "", nil, err
-		}
-		if n == 0 {
-			return "no ready endpoint", sel, nil
-		}
-		return "", sel, nil
+		return c.serviceReadiness(ctx, r)
 	case r.Kind == "Pod" && r.Resource.Group == "":
 		p, err := get[corev1.Pod](ctx, c.coreV1, "pods", r.Namespace, r.Name)
 		if err != nil {
@@ -226,6 +156,95 @@ func (c *Cluster) readiness(ctx context.Context, r Ref) (string, labels.Selector
 		}
 	}
 	return "", nil, nil
+}
+
+// notSeen is why a workload whose controller lags its spec is not ready.
+const notSeen = "its controller has not seen the latest spec yet"
+
+func (c *Cluster) deploymentReadiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
+	d, err := get[appsv1.Deployment](ctx, c.appsV1, "deployments", r.Namespace, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return "", nil, err
+	}
+	want := replicas(d.Spec.Replicas)
+	s := d.Status
+	switch {
+	case s.ObservedGeneration < d.Generation:
+		return notSeen, sel, nil
+	case s.UpdatedReplicas < want || s.AvailableReplicas < want || s.Replicas > s.UpdatedReplicas:
+		msg := fmt.Sprintf("%d of %d replicas updated and available", min(s.UpdatedReplicas, s.AvailableReplicas), want)
+		if s.Replicas > s.UpdatedReplicas {
+			msg += fmt.Sprintf(", %d old ones still running", s.Replicas-s.UpdatedReplicas)
+		}
+		for _, cond := range d.Status.Conditions {
+			if cond.Reason == "ProgressDeadlineExceeded" || cond.Type == "ReplicaFailure" {
+				msg += fmt.Sprintf(" (%s: %s)", cond.Reason, cond.Message)
+			}
+		}
+		return msg, sel, nil
+	}
+	return "", sel, nil
+}
+
+func (c *Cluster) statefulSetReadiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
+	st, err := get[appsv1.StatefulSet](ctx, c.appsV1, "statefulsets", r.Namespace, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(st.Spec.Selector)
+	if err != nil {
+		return "", nil, err
+	}
+	want, s := replicas(st.Spec.Replicas), st.Status
+	switch {
+	case s.ObservedGeneration < st.Generation:
+		return notSeen, sel, nil
+	case s.ReadyReplicas < want || s.UpdatedReplicas < want || (s.UpdateRevision != "" && s.CurrentRevision != s.UpdateRevision):
+		return fmt.Sprintf("%d of %d replicas ready, %d updated", s.ReadyReplicas, want, s.UpdatedReplicas), sel, nil
+	}
+	return "", sel, nil
+}
+
+func (c *Cluster) daemonSetReadiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
+	ds, err := get[appsv1.DaemonSet](ctx, c.appsV1, "daemonsets", r.Namespace, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
+	if err != nil {
+		return "", nil, err
+	}
+	s := ds.Status
+	switch {
+	case s.ObservedGeneration < ds.Generation:
+		return notSeen, sel, nil
+	case s.NumberReady < s.DesiredNumberScheduled || s.UpdatedNumberScheduled < s.DesiredNumberScheduled:
+		return fmt.Sprintf("%d of %d pods ready, %d updated", s.NumberReady, s.DesiredNumberScheduled, s.UpdatedNumberScheduled), sel, nil
+	}
+	return "", sel, nil
+}
+
+func (c *Cluster) serviceReadiness(ctx context.Context, r Ref) (string, labels.Selector, error) {
+	svc, err := get[corev1.Service](ctx, c.coreV1, "services", r.Namespace, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(svc.Spec.Selector) == 0 || svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return "", nil, nil // its endpoints are someone else's
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	n, err := c.readyEndpoints(ctx, r.Namespace, r.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	if n == 0 {
+		return "no ready endpoint", sel, nil
+	}
+	return "", sel, nil
 }
 
 // readyEndpoints counts the ready endpoints of the Service name.

@@ -173,6 +173,12 @@ func (d *decoder) validate(l *Load, given map[string]entry, dec decoding, base s
 // loadField decodes e into l: its syntax only, leaving what its value may
 // be to load.Settings.Validate. dec keeps what validating l needs.
 func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
+	_ = d.loadShape(l, e, dec) || d.loadRequest(l, e) || d.loadConnection(l, e, dec)
+}
+
+// loadShape decodes e when it is a field of the load's shape: its model,
+// levels, length and pacing.
+func (d *decoder) loadShape(l *Load, e entry, dec *decoding) bool {
 	f, v := e.path(), e.v
 	switch e.key {
 	case "mode":
@@ -227,6 +233,17 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		if iv, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Interval = iv
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// loadRequest decodes e when it is a field of what each request is and
+// what counts as its success.
+func (d *decoder) loadRequest(l *Load, e entry) bool {
+	f, v := e.path(), e.v
+	switch e.key {
 	case "path":
 		l.Path, _ = d.path(v, f)
 	case "method":
@@ -249,6 +266,17 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		if t, ok := d.Span(v, f, math.MaxInt64); ok {
 			l.Timeout = t
 		}
+	default:
+		return false
+	}
+	return true
+}
+
+// loadConnection decodes e when it is a field of how requests are sent:
+// connections, the client, HTTP/2 and TLS.
+func (d *decoder) loadConnection(l *Load, e entry, dec *decoding) bool {
+	f, v := e.path(), e.v
+	switch e.key {
 	case "connections":
 		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
 			l.Connections, dec.explicit = int(n), append(dec.explicit, e.key)
@@ -273,7 +301,10 @@ func (d *decoder) loadField(l *Load, e entry, dec *decoding) {
 		// Read when a trial starts: a variant's start may make it, as a
 		// server with a CA of its own does.
 		l.CACert, _ = d.trialFile(v, f)
+	default:
+		return false
 	}
+	return true
 }
 
 // ramp decodes a ramp mapping: burst and every, both required. It returns

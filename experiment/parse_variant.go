@@ -11,6 +11,38 @@ import (
 // variantKeys are the fields of a variant.
 var variantKeys = []string{"name", "graph", "target", "start", "setup", "configure", "teardown", "ready", "ready_timeout", "load", "expect", "on", "kubernetes"}
 
+// checkGraphOrTarget checks that the variant at path, whose fields are
+// keys, gives a graph or a target, not both, and no target's fields with a
+// graph.
+func (d *decoder) checkGraphOrTarget(n *yaml.Node, path string, keys map[string]*yaml.Node) {
+	graph, target := keys["graph"], keys["target"]
+	switch {
+	case graph == nil && target == nil:
+		d.errorf(n, path, "give graph (a topology file) or target (a URL)")
+	case graph != nil && target != nil:
+		later, first, name := target, graph, "graph"
+		if graph.Line > target.Line {
+			later, first, name = graph, target, "target"
+		}
+		d.errorf(later, join(path, later.Value), "cannot be used with %s (line %d): give graph or target, not both", name, first.Line)
+	case graph != nil && keys["start"] != nil:
+		d.errorf(keys["start"], join(path, "start"), "latlab starts a graph itself; start is for targets")
+	case graph != nil && keys["ready"] != nil:
+		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
+	}
+}
+
+// overrideLoad is a variant's load: the spec's, base, with the variant's
+// fields over merged in, and the names of those fields, sorted.
+func (d *decoder) overrideLoad(base, over []entry, baseScope scope) ([]string, Load) {
+	var keys []string
+	for _, e := range over {
+		keys = append(keys, e.key)
+	}
+	slices.Sort(keys)
+	return keys, d.buildLoad(merge(base, over), baseScope, baseScope.line > 0)
+}
+
 // variant decodes variant i from n, with its load: base merged with its
 // overrides. It returns the line of the variant's name, and false when the
 // variant has no usable name.
@@ -67,21 +99,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	if !yamlfile.IsMapping(n) {
 		return v, 0, false
 	}
-	graph, target := keys["graph"], keys["target"]
-	switch {
-	case graph == nil && target == nil:
-		d.errorf(n, path, "give graph (a topology file) or target (a URL)")
-	case graph != nil && target != nil:
-		later, first, name := target, graph, "graph"
-		if graph.Line > target.Line {
-			later, first, name = graph, target, "target"
-		}
-		d.errorf(later, join(path, later.Value), "cannot be used with %s (line %d): give graph or target, not both", name, first.Line)
-	case graph != nil && keys["start"] != nil:
-		d.errorf(keys["start"], join(path, "start"), "latlab starts a graph itself; start is for targets")
-	case graph != nil && keys["ready"] != nil:
-		d.errorf(keys["ready"], join(path, "ready"), "a graph is ready when its nodes answer; ready is for targets")
-	}
+	d.checkGraphOrTarget(n, path, keys)
 	kn := kubeNodes{on: keys["on"], kube: keys["kubernetes"], graph: keys["graph"], ready: keys["ready"], path: path}
 	kn.manifests = manifests
 	if manifests != nil && v.Kubernetes != nil {
@@ -94,11 +112,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	if len(over) == 0 {
 		v.Load = s.Load
 	} else {
-		for _, e := range over {
-			v.Overrides = append(v.Overrides, e.key)
-		}
-		slices.Sort(v.Overrides)
-		v.Load = d.buildLoad(merge(base, over), baseScope, baseScope.line > 0)
+		v.Overrides, v.Load = d.overrideLoad(base, over, baseScope)
 	}
 	if !named {
 		return v, 0, false

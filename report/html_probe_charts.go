@@ -80,42 +80,7 @@ type probeChartGroup struct {
 // per-second axis; per process series, one chart. The notes name any line
 // left out.
 func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup, []string) {
-	type sample struct {
-		variant int
-		p       store.ProbePoint
-		labels  map[string]string
-		x       float64
-	}
-	var samples []sample
-	sets := map[string]map[string]map[string]string{} // group → label sets by analysis.LabelKey
-	span := 0.0
-	for _, run := range reps {
-		if len(run.Probes) == 0 {
-			continue
-		}
-		vi := slices.Index(r.variants, run.Variant)
-		labels := analysis.ProbeLabels(run.Probes)
-		t0 := slices.MinFunc(run.Probes, func(a, b store.ProbePoint) int { return a.Time.Compare(b.Time) }).Time
-		for i, p := range run.Probes {
-			if !probeDrawn(p) {
-				continue
-			}
-			x := p.Time.Sub(t0).Seconds()
-			span = max(span, x)
-			samples = append(samples, sample{vi, p, labels[i], x})
-			gk := probeGroupKey(p)
-			if sets[gk] == nil {
-				sets[gk] = map[string]map[string]string{}
-			}
-			sets[gk][analysis.LabelKey(labels[i])] = labels[i]
-		}
-	}
-	common := map[string]map[string]string{}
-	for gk, ls := range sets {
-		if gk != "process" {
-			common[gk] = commonLabels(ls)
-		}
-	}
+	samples, common, span := r.probeSamples(reps)
 	groups := map[string]*probeGroup{}
 	for _, sm := range samples {
 		gk := probeGroupKey(sm.p)
@@ -132,7 +97,6 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 	sorted := slices.SortedFunc(maps.Values(groups), func(a, b *probeGroup) int {
 		return cmp.Or(cmp.Compare(a.order, b.order), cmp.Compare(a.title, b.title))
 	})
-	budget := r.Exp.Design.Budget()
 	var out []probeChartGroup
 	var notes, single, zero []string
 	for _, g := range sorted {
@@ -141,23 +105,14 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 			charts, left := r.probePlotCharts(pl)
 			notes = append(notes, left...)
 			for _, c := range charts {
-				if oneTime(c, max(span, 1)) {
+				switch {
+				case oneTime(c, max(span, 1)):
 					single = append(single, g.title+" "+c.Title)
-					continue
-				}
-				if atZero(c) {
+				case atZero(c):
 					zero = append(zero, g.title+" "+c.Title)
-					continue
+				default:
+					cg.charts = append(cg.charts, r.probeChartAxes(c, pl.family, span))
 				}
-				// One time axis for all: the charts are read side by side.
-				c.X.Min, c.X.Max = new(0.0), new(max(span, 1))
-				if pl.family == "cpu_allowed_percent" {
-					c.Rules = []plot.Rule{{Y: 100 * budget, Label: fmt.Sprintf("budget %.4g%%", 100*budget)}}
-				}
-				if len(c.Series) > maxNarrowSeries {
-					c.Width = probeWideWidth
-				}
-				cg.charts = append(cg.charts, c)
 			}
 		}
 		if len(cg.charts) > 0 {
@@ -172,6 +127,66 @@ func (r *Experiment) probeCharts(reps []*analysis.RunDetail) ([]probeChartGroup,
 		notes = append(notes, "Not drawn, at 0 throughout every run drawn: "+strings.Join(zero, "; ")+".")
 	}
 	return out, notes
+}
+
+// A probeSample is one probe point of a representative run to draw, at
+// x seconds from the run's first point.
+type probeSample struct {
+	variant int
+	p       store.ProbePoint
+	labels  map[string]string
+	x       float64
+}
+
+// probeSamples gathers the points to draw of the runs reps, the labels
+// every label set of a group shares (by probeGroupKey; processes share
+// none), and the longest run's span in seconds.
+func (r *Experiment) probeSamples(reps []*analysis.RunDetail) (samples []probeSample, common map[string]map[string]string, span float64) {
+	sets := map[string]map[string]map[string]string{} // group → label sets by analysis.LabelKey
+	for _, run := range reps {
+		if len(run.Probes) == 0 {
+			continue
+		}
+		vi := slices.Index(r.variants, run.Variant)
+		labels := analysis.ProbeLabels(run.Probes)
+		t0 := slices.MinFunc(run.Probes, func(a, b store.ProbePoint) int { return a.Time.Compare(b.Time) }).Time
+		for i, p := range run.Probes {
+			if !probeDrawn(p) {
+				continue
+			}
+			x := p.Time.Sub(t0).Seconds()
+			span = max(span, x)
+			samples = append(samples, probeSample{vi, p, labels[i], x})
+			gk := probeGroupKey(p)
+			if sets[gk] == nil {
+				sets[gk] = map[string]map[string]string{}
+			}
+			sets[gk][analysis.LabelKey(labels[i])] = labels[i]
+		}
+	}
+	common = map[string]map[string]string{}
+	for gk, ls := range sets {
+		if gk != "process" {
+			common[gk] = commonLabels(ls)
+		}
+	}
+	return samples, common, span
+}
+
+// probeChartAxes gives c the time axis every probe chart shares, a
+// process's CPU chart its budget, and a chart of many lines the wide
+// width.
+func (r *Experiment) probeChartAxes(c *plot.Chart, family string, span float64) *plot.Chart {
+	// One time axis for all: the charts are read side by side.
+	c.X.Min, c.X.Max = new(0.0), new(max(span, 1))
+	if family == "cpu_allowed_percent" {
+		budget := r.Exp.Design.Budget()
+		c.Rules = []plot.Rule{{Y: 100 * budget, Label: fmt.Sprintf("budget %.4g%%", 100*budget)}}
+	}
+	if len(c.Series) > maxNarrowSeries {
+		c.Width = probeWideWidth
+	}
+	return c
 }
 
 // minTimeShare is the least share of the time axis a probe chart's data
