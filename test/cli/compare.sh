@@ -11,9 +11,9 @@
 # flags, bad rates, URLs and durations, mistyped commands, a spec that
 # does not fit together); `scale` and `compare` on the benchcmp package's
 # test inputs; and, on a results database, `ls` and `report`
-# in each format and table, with and without flagged runs. Without --db
-# it records one with NEW_LATLAB: a 3-variant study of latlab's own
-# nodes on 127.0.0.1, about 30 s.
+# in each format (HTML included) and table, with and without flagged
+# runs. Without --db it records one with NEW_LATLAB: a 2-variant study of
+# latlab's own nodes on 127.0.0.1, about 20 s.
 #
 # Exit status: 0 when every output is the same, 1 when one differs (the
 # diffs are printed), 2 on a usage error.
@@ -130,7 +130,7 @@ commands() {
     printf 'ls\t%s\t--format\tjson\n' "$db"
     printf 'ls\t%s\t--experiment\t1\n' "$db"
     printf 'ls\t%s\t--experiment\t99\n' "$db"
-    for fmt in text json csv; do
+    for fmt in text json csv html; do
       printf 'report\t%s\t--format\t%s\n' "$db" "$fmt"
       printf 'report\t%s\t--format\t%s\t--include-flagged\n' "$db" "$fmt"
     done
