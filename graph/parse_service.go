@@ -94,18 +94,31 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 	if !yamlfile.IsMapping(n) {
 		return nil, nil
 	}
+	if loadJob != nil {
+		var ok bool
+		if s.LoadJob, ok = d.Text(loadJob, path+".load_job"); ok {
+			r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
+		}
+	}
+	d.checkService(s, r, path, order, keys, bad)
+	if !named {
+		return nil, nil
+	}
+	return s, r
+}
+
+// checkService checks the fields of service s at path that must fit
+// together: script or calls, no field a proxy does not have, and every
+// command and job its script forks or runs defined. order lists its
+// fields in file order, keys their key nodes, bad those that did not
+// decode.
+func (d *decoder) checkService(s *Service, r *refs, path string, order []string, keys map[string]*yaml.Node, bad map[string]bool) {
 	if keys["script"] != nil && keys["calls"] != nil {
 		d.Errorf(keys["calls"], path+".calls", "give script or calls, not both")
 	}
 	for _, key := range order {
 		if s.Proxy != "" && slices.Contains(proxyless, key) {
 			d.Errorf(keys[key], path+"."+key, "a proxy has no %s: it forwards every request to %s", key, s.Proxy)
-		}
-	}
-	if loadJob != nil {
-		var ok bool
-		if s.LoadJob, ok = d.Text(loadJob, path+".load_job"); ok {
-			r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
 		}
 	}
 	for _, f := range r.forks {
@@ -118,10 +131,6 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 			d.ErrorAt(j.line, j.field, "unknown job %q%s", j.name, known("jobs", s.Jobs))
 		}
 	}
-	if !named {
-		return nil, nil
-	}
-	return s, r
 }
 
 // known lists the keys of m for an error about a name missing from it.

@@ -205,11 +205,26 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 		return cfg, usagef("--listen %q: want HOST:PORT", cfg.Listen)
 	}
+	if err := f.calls(&cfg, set); err != nil {
+		return cfg, err
+	}
+	if err := f.files(&cfg, set); err != nil {
+		return cfg, err
+	}
+	if err := f.limits(&cfg, set); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// calls sets whom the node calls: --downstream over the environment's,
+// and each --peer.
+func (f *serveFlags) calls(cfg *graph.NodeConfig, set func(string) bool) error {
 	if set("downstream") {
 		cfg.Downstreams = nil
 		for _, d := range f.downstreams {
 			if err := graph.CheckBaseURL(d); err != nil {
-				return cfg, usagef("--downstream: %v", err)
+				return usagef("--downstream: %v", err)
 			}
 			cfg.Downstreams = append(cfg.Downstreams, d)
 		}
@@ -217,16 +232,23 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 	for _, p := range f.peers {
 		name, u, ok := strings.Cut(p, "=")
 		if !ok || name == "" {
-			return cfg, usagef("--peer %q: want NAME=URL", p)
+			return usagef("--peer %q: want NAME=URL", p)
 		}
 		if err := graph.CheckBaseURL(u); err != nil {
-			return cfg, usagef("--peer %s: %v", name, err)
+			return usagef("--peer %s: %v", name, err)
 		}
 		cfg.Peers[name] = u
 	}
+	return nil
+}
+
+// files sets the prime work's bound, the job and load files and the span
+// exporters given as flags over the environment's, and checks that the
+// files are there.
+func (f *serveFlags) files(cfg *graph.NodeConfig, set func(string) bool) error {
 	if set("prime-max") {
 		if f.primeMax < 2 {
-			return cfg, usagef("--prime-max: want at least 2, got %d", f.primeMax)
+			return usagef("--prime-max: want at least 2, got %d", f.primeMax)
 		}
 		cfg.PrimeMax = f.primeMax
 	}
@@ -245,32 +267,38 @@ func (f *serveFlags) config(cmd *cobra.Command) (graph.NodeConfig, error) {
 			continue
 		}
 		if _, err := os.Stat(j); err != nil {
-			return cfg, usagef("job file: %v", err)
+			return usagef("job file: %v", err)
 		}
 	}
+	return nil
+}
+
+// limits sets the node's body timeout, connection cap, trace ratio and
+// admission delay.
+func (f *serveFlags) limits(cfg *graph.NodeConfig, set func(string) bool) error {
 	if f.bodyTimeout <= 0 {
-		return cfg, usagef("--body-timeout: want a duration over 0, got %s", f.bodyTimeout)
+		return usagef("--body-timeout: want a duration over 0, got %s", f.bodyTimeout)
 	}
 	cfg.BodyTimeout = f.bodyTimeout
 	if f.maxConns < 0 {
-		return cfg, usagef("--max-conns: want 0 (the default) or more, got %d", f.maxConns)
+		return usagef("--max-conns: want 0 (the default) or more, got %d", f.maxConns)
 	}
 	cfg.MaxConns = f.maxConns
 	if f.traceRatio < 0 || f.traceRatio > 1 {
-		return cfg, usagef("--trace-ratio: want 0 to 1, got %g", f.traceRatio)
+		return usagef("--trace-ratio: want 0 to 1, got %g", f.traceRatio)
 	}
 	switch {
 	case f.admissionDelay < 0:
-		return cfg, usagef("--admission-delay: want a duration of 0 or more, got %s", f.admissionDelay)
+		return usagef("--admission-delay: want a duration of 0 or more, got %s", f.admissionDelay)
 	case len(f.admissionUsers) > 0 && f.admissionDelay == 0:
-		return cfg, usagef("--admission-user needs --admission-delay")
+		return usagef("--admission-user needs --admission-delay")
 	case set("admission-delay"):
 		for _, u := range f.admissionUsers {
 			if u == "" {
-				return cfg, usagef("--admission-user: empty")
+				return usagef("--admission-user: empty")
 			}
 		}
 		cfg.Admission = &graph.Admission{Delay: f.admissionDelay, Users: f.admissionUsers}
 	}
-	return cfg, nil
+	return nil
 }
