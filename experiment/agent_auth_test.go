@@ -24,7 +24,7 @@ import (
 // serves after POST /exit, and the token is in none of its log.
 func TestAgentRefusesStrangers(t *testing.T) {
 	s := agentTarget(t, "{mode: open, rates: [20], duration: 1m}")
-	b, err := s.Bundle(Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
+	b, err := NewBundle(s, Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestAgentRefusesBeforeReading(t *testing.T) {
 	// While a trial runs, the next is refused unread.
 	url2, _, _ := startAgent(t, &Agent{})
 	s := agentTarget(t, "{mode: open, rates: [20], duration: 1m}")
-	b, err := s.Bundle(Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
+	b, err := NewBundle(s, Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

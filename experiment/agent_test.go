@@ -126,7 +126,7 @@ func agentTarget(t *testing.T, load string) *Spec {
 func TestAgentAPI(t *testing.T) {
 	s := agentTarget(t, "{mode: open, rates: [50], duration: 1m}")
 	trial := Trial{Variant: "v", Level: record.Level{Rate: 50}, Rep: 1, Position: 1}
-	b, err := s.Bundle(trial, "", 10)
+	b, err := NewBundle(s, trial, "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestAgentEnds(t *testing.T) {
 	})
 	t.Run("idle with a trial", func(t *testing.T) {
 		s := agentTarget(t, "{mode: open, rates: [20], duration: 1m}")
-		b, err := s.Bundle(Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
+		b, err := NewBundle(s, Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +310,7 @@ func TestAgentStartAt(t *testing.T) {
 	url, _, _ := startAgent(t, &Agent{})
 	post := func(at time.Time) {
 		t.Helper()
-		b, err := s.Bundle(trial, "", 5)
+		b, err := NewBundle(s, trial, "", 5)
 		if err != nil {
 			t.Fatal(err)
 		}

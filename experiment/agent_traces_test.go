@@ -131,7 +131,7 @@ warmup: {duration: 200ms}
 	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Keep: true}
 
 	s := spec("traces", "probes: {traces: true}\n")
-	b, err := s.Bundle(s.Plan(1)[0], "", 0)
+	b, err := NewBundle(s, s.Plan(1)[0], "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ warmup: {duration: 200ms}
 	}
 
 	s = spec("no-traces", "")
-	if b, err = s.Bundle(s.Plan(1)[0], "", 0); err != nil {
+	if b, err = NewBundle(s, s.Plan(1)[0], "", 0); err != nil {
 		t.Fatal(err)
 	}
 	rm.Keep = false
@@ -198,7 +198,7 @@ warmup: {duration: 200ms}
 // saying why.
 func TestAgentNoReceiver(t *testing.T) {
 	s := agentTarget(t, "{mode: closed, concurrency: [1], requests: 5}\nprobes: {traces: true}")
-	b, err := s.Bundle(s.Plan(1)[0], "", 0)
+	b, err := NewBundle(s, s.Plan(1)[0], "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

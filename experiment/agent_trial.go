@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -111,6 +112,10 @@ type agentTrial struct {
 // startTrial opens b in a folder of its own, builds its loads and starts
 // them under ctx, with rcv, nil or the agent's trace receiver, for its
 // trace points. The folder is gone when it returns: the loads have read
+// errStopped ends a trial stopped by its context: the controller asked,
+// or the agent is shutting down.
+var errStopped = errors.New("interrupted")
+
 // every file they need.
 func startTrial(ctx context.Context, b *Bundle, rcv *probe.TraceReceiver) (*agentTrial, error) {
 	dir, err := os.MkdirTemp("", "latlab-agent-")
@@ -186,7 +191,7 @@ func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Co
 			return nil, nil, nil, err
 		}
 		if ctx.Err() != nil {
-			return w, nil, nil, errInterrupted
+			return w, nil, nil, errStopped
 		}
 	}
 	if !tr.startAt.IsZero() {
@@ -198,13 +203,13 @@ func (tr *agentTrial) attack(ctx context.Context, warm *load.Config, cfg load.Co
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return w, nil, nil, errInterrupted
+			return w, nil, nil, errStopped
 		}
 	}
 	tr.enter(AgentMeasuring)
 	res = a.Run(ctx, tr.startAt, tr.started("measure"))
 	end := time.Now()
-	tr.t.stamp(res, w, cfg.Shard)
+	tr.t.Stamp(res, w, cfg.Shard)
 	return w, res, tr.tracePoints(ctx, res.Start, end), nil
 }
 
@@ -219,7 +224,7 @@ func (tr *agentTrial) tracePoints(ctx context.Context, start, end time.Time) []p
 		tr.receiver.Forget(end)
 		return nil
 	}
-	points, _ := tracePoints(ctx, tr.receiver, start, end) // cut short by ctx, it keeps the spans already in
+	points, _ := tr.receiver.Take(ctx, start, end, probe.TraceFlush) // cut short by ctx, it keeps the spans already in
 	return points
 }
 

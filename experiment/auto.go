@@ -142,7 +142,7 @@ func (p *autoPlan) todo(d *autoData, in func(Trial) bool) []Trial {
 // still open and the baseline's at their levels.
 func (p *autoPlan) decide(k int, d *autoData) map[cell]bool {
 	before := func(r analysis.Run) bool { return r.Rep < k }
-	widths := analysis.Widths(filter(d.runs, before), p.baseline, p.a.Goal(), p.a.Quantiles)
+	widths := analysis.Widths(filter(d.runs, before), p.baseline, goal(p.a), p.a.Quantiles)
 	var open []cell
 	for _, c := range p.variants {
 		if p.stops[c] != nil {
@@ -201,7 +201,7 @@ func (p *autoPlan) overBudget(k, open int, d *autoData) bool {
 // end stops every cell still open, judging all the runs before
 // repetition k: precise, or for why.
 func (p *autoPlan) end(d *autoData, why analysis.StopReason, k int) {
-	widths := analysis.Widths(filter(d.runs, func(r analysis.Run) bool { return r.Rep < k }), p.baseline, p.a.Goal(), p.a.Quantiles)
+	widths := analysis.Widths(filter(d.runs, func(r analysis.Run) bool { return r.Rep < k }), p.baseline, goal(p.a), p.a.Quantiles)
 	for _, c := range p.variants {
 		if p.stops[c] != nil {
 			continue
@@ -300,4 +300,9 @@ func (r *Runner) storeStops(ctx context.Context, out *Outcome, p *autoPlan) erro
 	}
 	out.Experiment = exp
 	return nil
+}
+
+// goal returns the precision a asks for, the analysis judges it.
+func goal(a *AutoRuns) analysis.Precision {
+	return analysis.Precision{Ratio: a.Precision, Width: a.Width.Seconds(), Relative: a.Relative}
 }

@@ -60,7 +60,7 @@ type BundleFile struct {
 // (a CA certificate the variant's start was to write) and files of more
 // than 64 MiB together; each error names the spec's file, line and field.
 // s must come from ParseSpec or ReadSpec.
-func (s *Spec) Bundle(t Trial, entry string, samples int64) (*Bundle, error) {
+func NewBundle(s *Spec, t Trial, entry string, samples int64) (*Bundle, error) {
 	if s.src == nil {
 		return nil, errors.New("bundling a spec: it was not read by ParseSpec, so its text is unknown")
 	}
@@ -227,10 +227,4 @@ func commonDir(paths []string) string {
 		}
 	}
 	return root
-}
-
-// within reports whether path lies under dir.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && filepath.IsLocal(rel)
 }

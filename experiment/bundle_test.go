@@ -114,7 +114,7 @@ func TestBundleFiles(t *testing.T) {
 	} {
 		t.Run(tt.variant, func(t *testing.T) {
 			trial := Trial{Variant: tt.variant, Level: record.Level{Rate: 10}, Rep: 1, Position: 2}
-			b, err := s.Bundle(trial, "", 25)
+			b, err := NewBundle(s, trial, "", 25)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestBundleRefuses(t *testing.T) {
 			if tt.change != nil {
 				tt.change(dir)
 			}
-			_, err = s.Bundle(Trial{Variant: "v", Level: record.Level{Rate: 1}, Rep: 1, Position: 1}, "", 0)
+			_, err = NewBundle(s, Trial{Variant: "v", Level: record.Level{Rate: 1}, Rep: 1, Position: 1}, "", 0)
 			var se *SyntaxError
 			if err == nil || !errors.As(err, &se) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Bundle = %v, want a *SyntaxError like %q", err, tt.want)
@@ -224,11 +224,11 @@ func TestBundleRefuses(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (&Spec{}).Bundle(Trial{Variant: "v"}, "", 0); err == nil || !strings.Contains(err.Error(), "not read by ParseSpec") {
+	if _, err := NewBundle(&Spec{}, Trial{Variant: "v"}, "", 0); err == nil || !strings.Contains(err.Error(), "not read by ParseSpec") {
 		t.Errorf("a spec made by hand: %v, want an error saying it was not read", err)
 	}
 	s := bundleSpec(t, t.TempDir())
-	if _, err := s.Bundle(Trial{Variant: "nope", Position: 4}, "", 0); err == nil || !strings.Contains(err.Error(), `trial 4: no variant called "nope"`) {
+	if _, err := NewBundle(s, Trial{Variant: "nope", Position: 4}, "", 0); err == nil || !strings.Contains(err.Error(), `trial 4: no variant called "nope"`) {
 		t.Errorf("an unknown variant: %v", err)
 	}
 }

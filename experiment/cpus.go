@@ -69,25 +69,3 @@ func (r *Runner) pinCPUs() error {
 	r.targetCPUs = targets
 	return nil
 }
-
-// describe says where the generator and the targets run, targets being
-// the CPUs of what latlab starts (targetCPUs).
-func (c CPUs) describe(targets string) string {
-	loadCPUs := c.Load
-	if loadCPUs == "" {
-		loadCPUs = "any"
-	}
-	return fmt.Sprintf("latlab on %s, what it starts on %s", loadCPUs, targets)
-}
-
-// cpusBut returns the CPUs of allowed that are not in except: where what
-// latlab starts goes when the spec gives only cpus.load.
-func cpusBut(allowed, except []int) []int {
-	var rest []int
-	for _, cpu := range allowed {
-		if !slices.Contains(except, cpu) {
-			rest = append(rest, cpu)
-		}
-	}
-	return rest
-}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -68,4 +69,49 @@ func parseCanonical(s string) (map[string]string, []string) {
 		m[k] = v
 	}
 	return m, keys
+}
+
+// runsField reports whether key, a field of the canonical form, is the
+// runs: field or one of its parts (runs.min, runs.max, ...).
+func runsField(key string) bool { return key == "runs" || strings.HasPrefix(key, "runs.") }
+
+// withoutRuns returns the canonical form c without its runs: field: what
+// a spec must keep to go on with an experiment.
+func withoutRuns(c string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(c, "\n") {
+		if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
+			continue
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// runsChange says how the runs: field changed from the canonical form
+// old to now, on one line.
+func runsChange(old, now string) string {
+	only := func(c string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(c, "\n") {
+			if k, _, ok := strings.Cut(l, ": "); ok && runsField(k) {
+				b.WriteString(l)
+			}
+		}
+		return b.String()
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(DiffCanonical(only(old), only(now)), "\n"), "\n", ", ")
+}
+
+// runsCeiling returns the most repetitions of a cell the canonical form
+// c plans: its runs, or the max of runs: auto; 1, the default, when it
+// gives neither.
+func runsCeiling(c string) int {
+	fields, _ := parseCanonical(c)
+	for _, k := range []string{"runs", "runs.max"} {
+		if n, err := strconv.Atoi(fields[k]); err == nil {
+			return n
+		}
+	}
+	return 1
 }

@@ -241,3 +241,9 @@ func (d *decoder) command(n *yaml.Node, field string) (string, bool) {
 	}
 	return "", false
 }
+
+// within reports whether path lies under dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel)
+}

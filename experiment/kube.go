@@ -16,27 +16,10 @@ import (
 
 // Bounds of what a Runner does on a cluster.
 const (
-	// DefaultKubeReadyTimeout is how long a variant on a cluster may take
-	// to roll out when the spec does not say: images may have to be
-	// pulled.
-	DefaultKubeReadyTimeout = 5 * time.Minute
 	// kubeCleanup bounds the deletion of a variant, or of a namespace
 	// latlab created, also after the run was interrupted.
 	kubeCleanup = 3 * time.Minute
 )
-
-// inCluster reports whether anything of the spec runs on a cluster.
-func (s *Spec) inCluster() bool {
-	if s.LoadPod != nil {
-		return true
-	}
-	for i := range s.Variants {
-		if s.Variants[i].InCluster() {
-			return true
-		}
-	}
-	return false
-}
 
 // connect connects to the cluster when the spec needs one, and makes the
 // namespaces it names that do not exist yet, keeping their names to

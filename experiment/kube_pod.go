@@ -6,19 +6,35 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/latlab/latlab/cluster"
+)
+
+// Where a load pod's agent listens, and its trace receiver.
+const (
+	agentPort    = 7070
+	otlpHTTPPort = 4318
+)
+
+// Bounds of a trial in a load pod.
+var (
+	// loadPodReady bounds how long a load pod may take to be ready: to
+	// be scheduled, pull its image and start.
+	loadPodReady = 2 * time.Minute
+	// loadPodLost is how long its agent may go unanswered before the
+	// trial ends: a pod that died answers nothing.
+	loadPodLost = 15 * time.Second
 )
 
 // Bounds of a trial in a load pod, beside loadPodReady and loadPodLost.
 const (
 	// loadPodPoll is how often a load pod's agent is asked for progress.
 	loadPodPoll = 250 * time.Millisecond
+	// loadPodCleanup bounds the deletion of a load pod's Job, also
+	// after the run was interrupted.
+	loadPodCleanup = 3 * time.Minute
 	// loadPodCheck bounds the look at a load pod whose trial failed.
 	loadPodCheck = 30 * time.Second
 )
@@ -90,7 +106,7 @@ func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bu
 // as long as the trial's warm-up and load and 10 minutes more, or an hour
 // and 10 minutes for a trial that ends at a request count. s must run its
 // load on a cluster (LoadPod set).
-func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
+func AgentPod(s *Spec, t Trial, namespace string) cluster.LoadPod {
 	var suffix [3]byte
 	_, _ = rand.Read(suffix[:])
 	name := fmt.Sprintf("latlab-load-%s-%d-%s", cluster.DNSName(s.Name, 24), t.Position, hex.EncodeToString(suffix[:]))
@@ -114,54 +130,15 @@ func (s *Spec) AgentPod(t Trial, namespace string) cluster.LoadPod {
 	return lp
 }
 
-// RunShardsInPods runs b's trial on lp.Shards load pods of c together (see
-// RunShards): an Indexed Job of latlab agents, each reached through the
-// API server's pod proxy, shard i on the pod of completion index i. It
-// waits 2 minutes at most for every pod to be ready: a pod that fails
-// then, or is not ready by then, is a lost shard that never started (a
-// *ShardError naming the pod and why), and one that fails once the trial
-// runs ends the trial as a lost shard within o.Lost. The Job is deleted
-// whatever happens, after ctx ended too, within 3 minutes; log is told
-// what went wrong deleting it.
-func RunShardsInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o ShardOptions, log func(error)) (ShardRun, error) {
-	run, stop, err := startLoad(ctx, c, lp, log)
-	if err != nil {
-		return ShardRun{}, err
-	}
-	defer stop()
-	pods, err := run.WaitShards(ctx, loadPodReady)
-	if pf := (*cluster.PodFailure)(nil); errors.As(err, &pf) {
-		// The shard of the pod that failed, else the first without one.
-		i := slices.IndexFunc(pods, func(p *corev1.Pod) bool { return p != nil && p.Name == pf.Pod })
-		i = max(i, slices.Index(pods, nil), 0)
-		return ShardRun{}, &ShardError{Index: i, Name: pf.Pod, Reason: "never started: " + pf.Reason + ": " + pf.Detail, Err: pf}
-	}
-	if err != nil {
-		return ShardRun{}, err
-	}
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	members := make([]ShardMember, len(pods))
-	for i, p := range pods {
-		u, err := c.PodURL(lp.Namespace, p.Name, lp.Port, "http")
-		if err != nil {
-			return ShardRun{}, err
-		}
-		members[i] = ShardMember{Remote: &Remote{URL: u.String(), Client: c.HTTPClient(), Token: lp.Token, Poll: loadPodPoll},
-			Name: p.Name, Node: p.Spec.NodeName, Gone: run.Watch(wctx, p.Name)}
-	}
-	return RunShards(ctx, members, b, o)
-}
-
 // startLoad creates lp's Job and returns it with stop, which deletes it
-// within kubeCleanup, after ctx ended too, telling log what went wrong.
+// within loadPodCleanup, after ctx ended too, telling log what went wrong.
 func startLoad(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, log func(error)) (*cluster.Running, func(), error) {
 	run, err := c.StartLoad(ctx, lp)
 	if err != nil {
 		return nil, nil, err
 	}
 	return run, func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kubeCleanup)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), loadPodCleanup)
 		defer cancel()
 		if err := run.Stop(sctx); err != nil && log != nil {
 			log(err)

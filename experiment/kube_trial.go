@@ -16,22 +16,6 @@ import (
 	"github.com/latlab/latlab/store"
 )
 
-// Where a load pod's agent listens, and its trace receiver.
-const (
-	agentPort    = 7070
-	otlpHTTPPort = 4318
-)
-
-// Bounds of a trial in a load pod.
-var (
-	// loadPodReady bounds how long a load pod may take to be ready: to
-	// be scheduled, pull its image and start.
-	loadPodReady = 2 * time.Minute
-	// loadPodLost is how long its agent may go unanswered before the
-	// trial ends: a pod that died answers nothing.
-	loadPodLost = 15 * time.Second
-)
-
 // FlagLoadPod begins the flag of a trial whose load pod failed: the flag
 // is FlagLoadPod + one of the cluster.Fail reasons, such as
 // load_pod_oomkilled.
@@ -104,7 +88,7 @@ func (tr *trialRun) podFailed(err error) error {
 
 // loadPod returns the load pod of trial t, in the load's namespace.
 func (r *Runner) loadPod(t Trial) cluster.LoadPod {
-	return r.Spec.AgentPod(t, r.loadNamespace())
+	return AgentPod(r.Spec, t, r.loadNamespace())
 }
 
 // tracesService returns the name of the Service through which a graph's

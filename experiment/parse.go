@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // ReadSpec reads the spec at path; see ParseSpec for the format. Relative

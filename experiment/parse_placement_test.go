@@ -25,7 +25,7 @@ func TestParseLoadPodPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := s.AgentPod(Trial{Variant: "chain", Position: 1}, "bench")
+	lp := AgentPod(s, Trial{Variant: "chain", Position: 1}, "bench")
 	if got := lp.NodeSelector; len(got) != 2 || got["kubernetes.io/os"] != "linux" || got["pool"] != "load" {
 		t.Errorf("node selector %v", got)
 	}
@@ -60,7 +60,7 @@ func TestParseLoadPodPlacement(t *testing.T) {
 	if plain.Hash() == s.Hash() {
 		t.Error("placing the load pods left the hash as it was")
 	}
-	lp = plain.AgentPod(Trial{Variant: "chain", Position: 1}, "bench")
+	lp = AgentPod(plain, Trial{Variant: "chain", Position: 1}, "bench")
 	if lp.NodeSelector != nil || lp.Tolerations != nil || lp.Resources.Requests != nil || lp.Resources.Limits != nil {
 		t.Errorf("a load pod the spec does not place: %+v", lp)
 	}

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/yamlfile"
-	"go.yaml.in/yaml/v3"
 )
 
 // Defaults of the probes, when they are on.

@@ -8,6 +8,10 @@ import (
 	"github.com/latlab/latlab/yamlfile"
 )
 
+// DefaultShardSkew is the bound on the clock offset between shards when
+// the spec does not say (see ShardRun.Skewed).
+const DefaultShardSkew = time.Millisecond
+
 // shardKeys are the fields of the spec's load that split it over shards.
 var shardKeys = []string{"shards", "clock_skew"}
 

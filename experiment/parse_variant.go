@@ -2,11 +2,16 @@ package experiment
 
 import (
 	"slices"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/yamlfile"
 )
+
+// DefaultKubeReadyTimeout is how long a variant on a cluster may take to
+// roll out when the spec does not say: images may have to be pulled.
+const DefaultKubeReadyTimeout = 5 * time.Minute
 
 // variantKeys are the fields of a variant.
 var variantKeys = []string{"name", "graph", "target", "start", "setup", "configure", "teardown", "ready", "ready_timeout", "load", "expect", "on", "kubernetes"}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"math/bits"
 
+	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 )
 
@@ -162,4 +163,20 @@ func (s *splitmix) shuffle(n int, swap func(i, j int)) {
 // shuffleTrials puts t in a random order drawn from s.
 func shuffleTrials(s *splitmix, t []Trial) {
 	s.shuffle(len(t), func(i, j int) { t[i], t[j] = t[j], t[i] })
+}
+
+// Stamp sets what the plan knows of t's measured result res that its
+// attack does not: the level as the spec gave it, and the requests of
+// the warm-up, nil when there was none. The result of one shard of
+// several keeps its own part of the rate, which their merge adds up to
+// the trial's.
+func (t Trial) Stamp(res, warm *record.Result, sh load.Shard) {
+	if sh.Count <= 1 {
+		res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
+	}
+	if warm != nil {
+		// The warm-up ran as an attack of its own, so the measured one
+		// has no count of it; load.Attack's --warmup counts the same way.
+		res.WarmupRequests = warm.Requests
+	}
 }

@@ -74,7 +74,7 @@ warmup: {duration: 200ms}
 	}
 
 	trial := s.Plan(1)[0]
-	b, err := s.Bundle(trial, "", samples)
+	b, err := NewBundle(s, trial, "", samples)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func storedFigures(t *testing.T, db *store.DB, expID int64) figures {
 // the agent to exit.
 func TestRemoteInterrupted(t *testing.T) {
 	s := agentTarget(t, "{mode: open, rates: [50], duration: 1m}")
-	b, err := s.Bundle(Trial{Variant: "v", Level: record.Level{Rate: 50}, Rep: 1, Position: 1}, "", 100)
+	b, err := NewBundle(s, Trial{Variant: "v", Level: record.Level{Rate: 50}, Rep: 1, Position: 1}, "", 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestRemoteErrors(t *testing.T) {
 	ctx := context.Background()
 	s := agentTarget(t, "{mode: open, rates: [20], duration: 1m}")
 	trial := Trial{Variant: "v", Level: record.Level{Rate: 20}, Rep: 1, Position: 1}
-	b, err := s.Bundle(trial, "", 0)
+	b, err := NewBundle(s, trial, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,11 +60,6 @@ const (
 // the same.
 var DefaultAutoQuantiles = []string{"p50"}
 
-// Goal returns the precision a as the analysis judges it.
-func (a *AutoRuns) Goal() analysis.Precision {
-	return analysis.Precision{Ratio: a.Precision, Width: a.Width.Seconds(), Relative: a.Relative}
-}
-
 // autoKeys are the fields of runs: as a mapping.
 var autoKeys = []string{"min", "max", "precision", "relative", "quantiles", "budget"}
 

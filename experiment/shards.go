@@ -16,7 +16,6 @@ import (
 
 // Defaults of a sharded trial's bounds.
 const (
-	DefaultShardSkew   = time.Millisecond // see ShardRun.Skewed
 	DefaultShardLost   = 10 * time.Second
 	DefaultShardClocks = 8
 )
@@ -122,7 +121,7 @@ func RunShards(ctx context.Context, members []ShardMember, b *Bundle, o ShardOpt
 	if err := run.schedule(ctx, members, o); err != nil {
 		return run, err
 	}
-	points, first := run.runEach(ctx, members, b, cmpOr(o.Lost, DefaultShardLost))
+	points, first := run.runEach(ctx, members, b, orDefault(o.Lost, DefaultShardLost))
 	if first != nil {
 		return run, first
 	}
@@ -274,7 +273,7 @@ func (run *ShardRun) merge(ctx context.Context, b *Bundle, points [][]probe.Poin
 func (r ShardRun) Skewed(skew time.Duration) []ShardInfo {
 	var out []ShardInfo
 	for _, s := range r.Shards {
-		if shard.Skewed(s.Offset, s.OffsetBound, cmpOr(skew, DefaultShardSkew)) {
+		if shard.Skewed(s.Offset, s.OffsetBound, orDefault(skew, DefaultShardSkew)) {
 			out = append(out, s)
 		}
 	}
@@ -361,4 +360,12 @@ func (r ShardRun) StoreShards() []store.Shard {
 		out = append(out, ss)
 	}
 	return out
+}
+
+// orDefault returns d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }

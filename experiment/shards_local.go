@@ -89,7 +89,7 @@ func (ls *LocalShards) start(i int, o LocalShardOptions) (ShardMember, error) {
 	defer tr.Close()
 	defer tw.Close()
 	args := []string{"agent", "--listen", addr, "--listen-fd", "3", "--token-file", "/dev/fd/4",
-		"--idle", cmpOr(o.Idle, DefaultAgentIdle).String()}
+		"--idle", orDefault(o.Idle, DefaultAgentIdle).String()}
 	cmd := exec.Command(o.Binary, args...)
 	out := graph.Prefixed(o.Output, "shard "+strconv.Itoa(i))
 	cmd.Stdout, cmd.Stderr = out, out

@@ -18,7 +18,7 @@ import (
 func TestRunShards(t *testing.T) {
 	s := agentTarget(t, "{mode: open, rates: [300], duration: 1s}")
 	trial := Trial{Variant: "v", Level: record.Level{Rate: 300}, Rep: 1, Position: 1}
-	b, err := s.Bundle(trial, "", 1000)
+	b, err := NewBundle(s, trial, "", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRunShards(t *testing.T) {
 func TestRunShardsLost(t *testing.T) {
 	s := agentTarget(t, "{mode: open, rates: [50], duration: 1m}")
 	trial := Trial{Variant: "v", Level: record.Level{Rate: 50}, Rep: 1, Position: 1}
-	b, err := s.Bundle(trial, "", 0)
+	b, err := NewBundle(s, trial, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

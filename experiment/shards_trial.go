@@ -141,7 +141,7 @@ func (tr *trialRun) shardFlags(flags []store.Flag) []store.Flag {
 		}
 		var behind []string
 		for _, s := range run.Shards {
-			if s.Result != nil && v.saturated(s.Result) != "" {
+			if s.Result != nil && saturated(v, s.Result) != "" {
 				behind = append(behind, fmt.Sprintf("shard %d (%s)", s.Index, s.Name))
 			}
 		}
@@ -159,5 +159,5 @@ func (tr *trialRun) bundle() (*Bundle, error) {
 	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
 		return nil, err
 	}
-	return tr.r.Spec.Bundle(tr.t, tr.l.entry, tr.r.samples())
+	return NewBundle(tr.r.Spec, tr.t, tr.l.entry, tr.r.samples())
 }

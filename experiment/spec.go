@@ -347,3 +347,16 @@ func DefaultValidity() Validity {
 	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
 		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: analysis.DefaultMaxTrend}
 }
+
+// inCluster reports whether anything of the spec runs on a cluster.
+func (s *Spec) inCluster() bool {
+	if s.LoadPod != nil {
+		return true
+	}
+	for i := range s.Variants {
+		if s.Variants[i].InCluster() {
+			return true
+		}
+	}
+	return false
+}

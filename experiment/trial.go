@@ -34,8 +34,8 @@ func (r *Runner) samples() int64 {
 }
 
 // traceFlush is how long a trial waits, after its attack, for the nodes'
-// last spans: they export every 200 ms.
-var traceFlush = 400 * time.Millisecond
+// last spans.
+var traceFlush = probe.TraceFlush
 
 // trialRun is one trial under way: what its steps share.
 type trialRun struct {
@@ -71,28 +71,12 @@ func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finishe
 	if err != nil {
 		return tr.fail(ctx, err)
 	}
-	t.stamp(res, tr.f.warm, load.Shard{})
+	t.Stamp(res, tr.f.warm, load.Shard{})
 	tr.f.res = res
 	tr.queryPrometheus(ctx)
 	_ = tr.collectTraces(ctx) // cut short by ctx, it keeps the spans already in
 	tr.judge(res)
 	return tr.f
-}
-
-// stamp sets what the plan knows of t's measured result res that its
-// attack does not: the level as the spec gave it, and the requests of
-// the warm-up, nil when there was none. The result of one shard of
-// several keeps its own part of the rate, which their merge adds up to
-// the trial's.
-func (t Trial) stamp(res, warm *record.Result, sh load.Shard) {
-	if sh.Count <= 1 {
-		res.TargetRate = t.Rate // the plan's level as the spec gave it, not the schedule's mean; 0 in closed loop
-	}
-	if warm != nil {
-		// The warm-up ran as an attack of its own, so the measured one
-		// has no count of it; load.Attack's --warmup counts the same way.
-		res.WarmupRequests = warm.Requests
-	}
 }
 
 // fail ends the trial with err: failed, or interrupted if ctx has ended.
@@ -244,7 +228,7 @@ func (tr *trialRun) collectTraces(ctx context.Context) error {
 	if tr.r.traces == nil {
 		return nil
 	}
-	points, err := tracePoints(ctx, tr.r.traces, tr.start, tr.end)
+	points, err := tr.r.traces.Take(ctx, tr.start, tr.end, traceFlush)
 	tr.points = append(tr.points, points...)
 	return err
 }
@@ -257,7 +241,7 @@ func (tr *trialRun) judge(res *record.Result) {
 	f.points = storePoints(tr.points, tr.start)
 	f.profiles = tr.profiles
 	key := t.cell()
-	f.info.Flags = tr.shardFlags(r.Spec.Validity.Check(RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success}))
+	f.info.Flags = tr.shardFlags(Flags(r.Spec.Validity, RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success}))
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole
 	r.siblings[key] = append(r.siblings[key], &sib)

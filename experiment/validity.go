@@ -17,8 +17,8 @@ import (
 	"github.com/latlab/latlab/units"
 )
 
-// The names of the flags Check gives a run (docs/numbers.md, "What every
-// number means"), in the order Check reports them.
+// The names of the flags Flags gives a run (docs/numbers.md, "What every
+// number means"), in the order Flags reports them.
 const (
 	FlagInterrupted        = "interrupted"              // the run was stopped before its end
 	FlagGeneratorSaturated = "generator_saturated"      // open loop: the generator fell behind its schedule
@@ -37,7 +37,7 @@ type RunCheck struct {
 	Success  *record.CodeSet  // status codes that count as success; nil means below 400
 }
 
-// Check returns the run's flags, each with its reason, in a fixed order:
+// Flags returns the flags v gives the run c, each with its reason, in a fixed order:
 // interrupted, generator_saturated, target_cpu_high, errors, inconsistent,
 // trend, too_few_samples. A clean run gets none. A value exactly at a bound
 // passes. The bounds are used as given: the zero Validity flags nearly
@@ -61,7 +61,7 @@ type RunCheck struct {
 //   - too_few_samples: the percentile of SamplesFor (p99 by default) would
 //     be low-confidence (record.LowConfidence): fewer than 10/(1−q)
 //     requests, 1000 for p99, 100 for p90.
-func (v Validity) Check(c RunCheck) []store.Flag {
+func Flags(v Validity, c RunCheck) []store.Flag {
 	r := c.Result
 	if r == nil {
 		return nil
@@ -80,17 +80,17 @@ func (v Validity) Check(c RunCheck) []store.Flag {
 		add(FlagInterrupted, fmt.Sprintf("the run was stopped before its end, after %s and %d completed requests",
 			units.Duration(r.Duration()), r.Requests))
 	}
-	add(FlagGeneratorSaturated, v.saturated(r))
-	add(FlagTargetCPUHigh, v.cpuHigh(c.Points))
-	add(FlagErrors, v.errorRatio(r))
+	add(FlagGeneratorSaturated, saturated(v, r))
+	add(FlagTargetCPUHigh, cpuHigh(v, c.Points))
+	add(FlagErrors, errorRatio(v, r))
 	add(FlagInconsistent, inconsistent(r, c.Siblings, success))
-	add(FlagTrend, v.holdTrend(r))
+	add(FlagTrend, holdTrend(v, r))
 	add(FlagTooFewSamples, tooFewSamples(r.Requests, v.samplesQ()))
 	return flags
 }
 
 // saturated gives the reason for generator_saturated, or "".
-func (v Validity) saturated(r *record.Result) string {
+func saturated(v Validity, r *record.Result) string {
 	b := analysis.FellBehind(r, v.MinAchieved, v.MaxLagP99)
 	var why []string
 	if b.Short {
@@ -109,7 +109,7 @@ func (v Validity) saturated(r *record.Result) string {
 // sample their shares add up, so that a master that idles while its
 // worker spins is flagged for the worker, and several workers for their
 // sum. The busiest process of a tree of several is named.
-func (v Validity) cpuHigh(points []probe.Point) string {
+func cpuHigh(v Validity, points []probe.Point) string {
 	budget := 100 * v.CPUBudget
 	high := overBudget(targetTrees(points), budget)
 	why := make([]string, len(high))
@@ -222,7 +222,7 @@ func (t *targetTree) reason(budget float64) string {
 }
 
 // errorRatio gives the reason for errors, or "".
-func (v Validity) errorRatio(r *record.Result) string {
+func errorRatio(v Validity, r *record.Result) string {
 	failed := r.ErrorsTotal + r.Unsuccessful
 	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= v.MaxErrorRatio {
 		return ""

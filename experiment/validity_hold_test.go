@@ -23,11 +23,11 @@ func TestTrendRampHold(t *testing.T) {
 	}
 	res := &record.Result{Mode: "ramp", Requests: n, Raw: climb}
 	v := DefaultValidity()
-	if why := v.holdTrend(res); why == "" {
+	if why := holdTrend(v, res); why == "" {
 		t.Fatal("the same samples, judged whole, not flagged: the test shows nothing")
 	}
 	res.HoldFrom = n / 2 * time.Millisecond
-	if why := v.holdTrend(res); why != "" {
+	if why := holdTrend(v, res); why != "" {
 		t.Errorf("a ramp flat over its hold flagged: %s", why)
 	}
 	// Latency that climbs on through the hold is a trend.
@@ -36,7 +36,7 @@ func TestTrendRampHold(t *testing.T) {
 		rising[i].Done += time.Duration(i) * time.Microsecond
 	}
 	res.Raw = rising
-	if why := v.holdTrend(res); !strings.Contains(why, "over the ramp's hold (from 10s)") {
+	if why := holdTrend(v, res); !strings.Contains(why, "over the ramp's hold (from 10s)") {
 		t.Errorf("a ramp rising over its hold: reason %q, want it flagged and named", why)
 	}
 }

@@ -194,7 +194,7 @@ func TestValidityCheck(t *testing.T) {
 			for _, s := range tt.siblings {
 				c.Siblings = append(c.Siblings, buildRun(t, s))
 			}
-			flags := DefaultValidity().Check(c)
+			flags := Flags(DefaultValidity(), c)
 			t.Logf("%q", flags)
 			var got []string
 			for _, f := range flags {
@@ -219,22 +219,22 @@ func TestValidityCheck(t *testing.T) {
 func TestCheckSamplesFor(t *testing.T) {
 	run := buildRun(t, synth{n: 150, rate: 50, seed: 1})
 	v := DefaultValidity()
-	if got := v.Check(RunCheck{Result: run}); len(got) != 1 || got[0].Name != FlagTooFewSamples {
+	if got := Flags(v, RunCheck{Result: run}); len(got) != 1 || got[0].Name != FlagTooFewSamples {
 		t.Fatalf("p99 by default: flags %v, want too_few_samples", got)
 	}
 	v.SamplesFor = 0.9
-	if got := v.Check(RunCheck{Result: run}); len(got) != 0 {
+	if got := Flags(v, RunCheck{Result: run}); len(got) != 0 {
 		t.Errorf("samples_for p90 with 150 requests: flags %v, want none", got)
 	}
 	few := buildRun(t, synth{n: 60, rate: 50, seed: 1})
-	got := v.Check(RunCheck{Result: few})
+	got := Flags(v, RunCheck{Result: few})
 	if len(got) != 1 || !strings.HasPrefix(got[0].Reason, "only 60 requests, p90 needs 100: p90 low-confidence") {
 		t.Errorf("samples_for p90 with 60 requests: flags %q, want too_few_samples for p90", got)
 	}
 }
 
 func TestCheckNilResult(t *testing.T) {
-	if got := DefaultValidity().Check(RunCheck{}); got != nil {
+	if got := Flags(DefaultValidity(), RunCheck{}); got != nil {
 		t.Errorf("Check of no result = %v, want none", got)
 	}
 }
@@ -248,11 +248,11 @@ func TestCheckSuccessCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := RunCheck{Result: res, Siblings: []*record.Result{sib}, Success: &ok}
-	if got := DefaultValidity().Check(c); len(got) != 0 {
+	if got := Flags(DefaultValidity(), c); len(got) != 0 {
 		t.Errorf("404 in the success set: flags %v, want none", got)
 	}
 	c.Success, res.Unsuccessful = nil, 10
-	if got := DefaultValidity().Check(c); len(got) != 1 || got[0].Name != FlagInconsistent {
+	if got := Flags(DefaultValidity(), c); len(got) != 1 || got[0].Name != FlagInconsistent {
 		t.Errorf("404 unsuccessful: flags %v, want inconsistent", got)
 	}
 }
@@ -272,7 +272,7 @@ func synthRaw(seed uint64, n int, rise float64) []record.Raw {
 func trendFires(v Validity, n int, rise float64) int {
 	fired := 0
 	for seed := range uint64(50) {
-		if v.trendReason(synthRaw(seed+1, n, rise)) != "" {
+		if trendReason(v, synthRaw(seed+1, n, rise)) != "" {
 			fired++
 		}
 	}
@@ -309,19 +309,19 @@ func TestTrendRates(t *testing.T) {
 
 func TestTrendHugeRun(t *testing.T) {
 	v := DefaultValidity()
-	if why := v.trendReason(synthRaw(1, 400_000, 0)); why != "" {
+	if why := trendReason(v, synthRaw(1, 400_000, 0)); why != "" {
 		t.Errorf("flat run of 400,000 flagged: %s", why)
 	}
-	if why := v.trendReason(synthRaw(1, 400_000, 0.2)); !strings.Contains(why, "over 360000 requests") {
+	if why := trendReason(v, synthRaw(1, 400_000, 0.2)); !strings.Contains(why, "over 360000 requests") {
 		t.Errorf("rising run of 400,000: reason %q, want a rise over 360000 requests", why)
 	}
 }
 
 func TestTrendTooFewSamples(t *testing.T) {
-	if why := DefaultValidity().trendReason(synthRaw(1, 199, 5)); why != "" {
+	if why := trendReason(DefaultValidity(), synthRaw(1, 199, 5)); why != "" {
 		t.Errorf("199 samples flagged: %s", why)
 	}
-	if why := DefaultValidity().trendReason(synthRaw(1, 200, 5)); why == "" {
+	if why := trendReason(DefaultValidity(), synthRaw(1, 200, 5)); why == "" {
 		t.Error("200 samples of a steep rise not flagged")
 	}
 }
@@ -338,11 +338,11 @@ func TestTrendAtBound(t *testing.T) {
 	for v.MaxTrend*f.Median < f.Rise {
 		v.MaxTrend = math.Nextafter(v.MaxTrend, 1)
 	}
-	if why := v.trendReason(raw); why != "" {
+	if why := trendReason(v, raw); why != "" {
 		t.Errorf("rise exactly at the bound flagged: %s", why)
 	}
 	v.MaxTrend = math.Nextafter(v.MaxTrend, 0)
-	if why := v.trendReason(raw); why == "" {
+	if why := trendReason(v, raw); why == "" {
 		t.Error("rise just past the bound not flagged")
 	}
 }
@@ -397,7 +397,7 @@ func TestTrendGeneratorStalls(t *testing.T) {
 			v := DefaultValidity()
 			fired := 0
 			for seed := range uint64(20) {
-				why := v.trendReason(stalledRaw(seed+1, n, tc.rise, tc.p, tc.stall))
+				why := trendReason(v, stalledRaw(seed+1, n, tc.rise, tc.p, tc.stall))
 				if why == "" {
 					continue
 				}

@@ -36,7 +36,7 @@ import (
 // of the median lag, as trend measures service time, would flag a healthy
 // generator whose lag creeps from 20 µs to 30 µs. And a closed loop, with
 // no schedule, has no lag to fall behind on.
-func (v Validity) trendReason(raw []record.Raw) string {
+func trendReason(v Validity, raw []record.Raw) string {
 	f, ok := analysis.FitTrend(raw, analysis.ServiceTime)
 	if !ok || !f.Rising(v.MaxTrend) {
 		return ""
@@ -55,12 +55,12 @@ func (v Validity) trendReason(raw []record.Raw) string {
 // requests due once its last workers started (record.Result.HoldFrom):
 // service time that rises with the load while workers are added is what a
 // ramp is run to see, not a fault.
-func (v Validity) holdTrend(r *record.Result) string {
+func holdTrend(v Validity, r *record.Result) string {
 	if r.HoldFrom <= 0 {
-		return v.trendReason(r.Raw)
+		return trendReason(v, r.Raw)
 	}
 	i, _ := slices.BinarySearchFunc(r.Raw, r.HoldFrom, func(s record.Raw, t time.Duration) int { return cmp.Compare(s.Intended, t) })
-	reason := v.trendReason(r.Raw[i:])
+	reason := trendReason(v, r.Raw[i:])
 	if reason == "" {
 		return ""
 	}

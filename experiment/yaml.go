@@ -4,8 +4,9 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // maxNodes bounds the mapping entries and sequence items a spec may expand

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"time"
@@ -366,4 +367,28 @@ func durationsOf(samples []hopSample) Durations {
 func rank(sorted []time.Duration, q float64) time.Duration {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// TraceFlush is how long to wait, after an attack, for the nodes' last
+// spans: they export every 200 ms.
+const TraceFlush = 400 * time.Millisecond
+
+// Take waits flush for the last spans of an attack that ran from start to
+// end, or until ctx ends, and returns the hops of the spans that started
+// between the two, as points timed from start (see PointsBetween). It then
+// forgets the spans that started before end: no later attack's window
+// holds them. err is ctx's if ctx cut the wait short; the spans already
+// in count.
+func (r *TraceReceiver) Take(ctx context.Context, start, end time.Time, flush time.Duration) ([]Point, error) {
+	flushed := time.NewTimer(flush)
+	defer flushed.Stop()
+	var err error
+	select {
+	case <-flushed.C:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	points := r.PointsBetween(start, end)
+	r.Forget(end)
+	return points, err
 }

@@ -147,7 +147,7 @@ func (f *attackFlags) podAttack(ctx context.Context, args []string, cfg load.Con
 	if _, err := c.ServerVersion(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes (%s): %w", c.Where, err)
 	}
-	pa := &podAttack{c: c, pod: s.AgentPod(b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
+	pa := &podAttack{c: c, pod: experiment.AgentPod(s, b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
 		namespaceFlag: f.pod.namespace != "", warmup: cfg.Warmup}
 	pa.pod.Shards = f.shards.n
 	return pa, nil
@@ -165,7 +165,7 @@ func (f *attackFlags) podBundle(cfg load.Config, args []string, dir string) (*ex
 	if err != nil {
 		return nil, nil, podSpecError(err)
 	}
-	b, err := s.Bundle(t, "", cfg.KeepRaw)
+	b, err := experiment.NewBundle(s, t, "", cfg.KeepRaw)
 	if err != nil {
 		return nil, nil, podSpecError(err)
 	}

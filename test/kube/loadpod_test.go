@@ -38,7 +38,7 @@ load: {mode: closed, concurrency: [2], requests: 200}
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Bundle(s.Plan(1)[0], "", 50)
+	b, err := experiment.NewBundle(s, s.Plan(1)[0], "", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
