@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
 // Example loads experiment 1 of results.db as latlab report does, with the
-// design of its stored spec (experiment.LoadResults), aggregates its runs
+// design of its stored spec (spec.LoadResults), aggregates its runs
 // by variant and level, and prints each variant's overhead against the
 // spec's baseline. It needs a results database, so it is compiled but not
 // run.
@@ -22,7 +22,7 @@ func Example() {
 		return
 	}
 	defer db.Close()
-	exp, err := experiment.LoadResults(ctx, db, 1)
+	exp, err := spec.LoadResults(ctx, db, 1)
 	if err != nil {
 		fmt.Println(err)
 		return

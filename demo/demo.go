@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -88,11 +89,11 @@ func Run(ctx context.Context, opt Options, w io.Writer) (Outcome, error) {
 	if opt.Quick {
 		sweepName, rampName = quickSweepSpec, quickRampSpec
 	}
-	sweep, err := experiment.ReadSpec(filepath.Join(dir, sweepName))
+	sweep, err := spec.ReadSpec(filepath.Join(dir, sweepName))
 	if err != nil {
 		return out, err
 	}
-	ramp, err := experiment.ReadSpec(filepath.Join(dir, rampName))
+	ramp, err := spec.ReadSpec(filepath.Join(dir, rampName))
 	if err != nil {
 		return out, err
 	}
@@ -144,7 +145,7 @@ type runner struct {
 // run runs spec's plan, resuming an earlier run of it. A file whose
 // experiment of the same name ran another spec (an older latlab's demo)
 // gets a new experiment beside it.
-func (r runner) run(ctx context.Context, spec *experiment.Spec) (experiment.Outcome, error) {
+func (r runner) run(ctx context.Context, spec *spec.Spec) (experiment.Outcome, error) {
 	x := &experiment.Runner{Spec: spec, DB: r.db, Binary: r.opt.Binary, Version: r.opt.Version,
 		Log: r.opt.Log, Trials: r.opt.Trials, Progress: r.opt.Progress, NodeOutput: r.nodeLog}
 	logf(r.opt.Log, "%s: %s", spec.Name, describe(spec))

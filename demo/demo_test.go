@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -64,16 +64,16 @@ func TestFilesParse(t *testing.T) {
 		spec     string
 		variants []string
 		trials   int
-		mode     experiment.Mode
+		mode     spec.Mode
 	}{
-		{sweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 3 * 6, experiment.Open},
-		{quickSweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 2 * 3, experiment.Open},
-		{rampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
-		{quickRampSpec, []string{"chain-filter"}, 1, experiment.Ramp},
+		{sweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 3 * 6, spec.Open},
+		{quickSweepSpec, []string{"chain", "chain-proxy", "chain-filter"}, 3 * 2 * 3, spec.Open},
+		{rampSpec, []string{"chain-filter"}, 1, spec.Ramp},
+		{quickRampSpec, []string{"chain-filter"}, 1, spec.Ramp},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
-			s, err := experiment.ReadSpec(filepath.Join(dir, tt.spec))
+			s, err := spec.ReadSpec(filepath.Join(dir, tt.spec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestDesign(t *testing.T) {
 		spec    string
 		minRuns int
 	}{{sweepSpec, ciMedianRuns}, {quickSweepSpec, 1}} {
-		s, err := experiment.ReadSpec(filepath.Join(dir, tt.spec))
+		s, err := spec.ReadSpec(filepath.Join(dir, tt.spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,11 +144,11 @@ func TestEstimate(t *testing.T) {
 		sweep, ramp string
 		budget      time.Duration
 	}{{sweepSpec, rampSpec, 5 * time.Minute}, {quickSweepSpec, quickRampSpec, 90 * time.Second}} {
-		sweep, err := experiment.ReadSpec(filepath.Join(dir, tt.sweep))
+		sweep, err := spec.ReadSpec(filepath.Join(dir, tt.sweep))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ramp, err := experiment.ReadSpec(filepath.Join(dir, tt.ramp))
+		ramp, err := spec.ReadSpec(filepath.Join(dir, tt.ramp))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func sweepReport(t *testing.T, out Outcome) *report.Experiment {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := experiment.LoadResults(ctx, db, out.Sweep.Experiment.ID)
+	exp, err := spec.LoadResults(ctx, db, out.Sweep.Experiment.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 )
 
 // Runs of a level the summary and the overhead table need (analysis):
@@ -17,7 +17,7 @@ const (
 
 // designNote says what a study of spec's runs a level cannot show, or "":
 // the quick demo's three runs are too few for any interval.
-func designNote(spec *experiment.Spec) string {
+func designNote(spec *spec.Spec) string {
 	if spec.Runs >= ciMedianRuns {
 		return ""
 	}

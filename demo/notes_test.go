@@ -3,7 +3,7 @@ package demo
 import (
 	"testing"
 
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 )
 
 func TestDesignNote(t *testing.T) {
@@ -15,7 +15,7 @@ func TestDesignNote(t *testing.T) {
 		{5, "quick: 5 runs a level, too few for a 95% CI of the median (6); latlab demo runs 6."},
 		{6, ""},
 	} {
-		if got := designNote(&experiment.Spec{Runs: tt.runs}); got != tt.want {
+		if got := designNote(&spec.Spec{Runs: tt.runs}); got != tt.want {
 			t.Errorf("designNote(%d runs) = %q, want %q", tt.runs, got, tt.want)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 )
 
 // trialOverhead is what a trial costs beyond its load on a small machine:
@@ -14,7 +14,7 @@ const trialOverhead = 500 * time.Millisecond
 
 // estimate is roughly how long the demo takes from the start: every
 // trial's warm-up, load and overhead, and a second to start each graph.
-func estimate(specs ...*experiment.Spec) time.Duration {
+func estimate(specs ...*spec.Spec) time.Duration {
 	var d time.Duration
 	for _, s := range specs {
 		trials := len(s.Plan(1))
@@ -28,7 +28,7 @@ func estimate(specs ...*experiment.Spec) time.Duration {
 }
 
 // planText says in a few words what specs run: "46 trials".
-func planText(specs ...*experiment.Spec) string {
+func planText(specs ...*spec.Spec) string {
 	n := 0
 	for _, s := range specs {
 		n += len(s.Plan(1))
@@ -37,7 +37,7 @@ func planText(specs ...*experiment.Spec) string {
 }
 
 // describe says what spec runs, in one line.
-func describe(s *experiment.Spec) string {
+func describe(s *spec.Spec) string {
 	var names []string
 	for _, v := range s.Variants {
 		names = append(names, v.Name)
@@ -46,13 +46,13 @@ func describe(s *experiment.Spec) string {
 	var b strings.Builder
 	b.WriteString(strings.Join(names, ", "))
 	switch l.Mode {
-	case experiment.Open:
+	case spec.Open:
 		var rates []string
 		for _, r := range l.Rates {
 			rates = append(rates, fmt.Sprintf("%g", r))
 		}
 		fmt.Fprintf(&b, " at %s requests/s (open loop)", strings.Join(rates, ", "))
-	case experiment.Ramp:
+	case spec.Ramp:
 		var tops []string
 		for _, c := range l.Concurrency {
 			tops = append(tops, fmt.Sprint(c))

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -27,7 +27,7 @@ type reports struct {
 // experiment's report opens with what its design cannot show (designNote)
 // and how many runs were flagged and left out, with how busy the machine
 // was during them (report.Experiment.FlaggedNote). sweepFile is the spec sweep was read from.
-func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experiment.Spec, sweepFile string) (reports, error) {
+func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *spec.Spec, sweepFile string) (reports, error) {
 	var rs reports
 	var err error
 	out.Report = filepath.Join(out.Dir, ReportFile)
@@ -56,7 +56,7 @@ func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *experi
 // report's analysis; notes, unless nil, adds to the report first.
 func writeReport(ctx context.Context, db *store.DB, id int64, opt report.ExperimentOptions,
 	notes func(*report.Experiment) error, path string) (*report.Experiment, error) {
-	exp, err := experiment.LoadResults(ctx, db, id)
+	exp, err := spec.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
 )
@@ -24,22 +26,22 @@ import (
 // replays them from the first, running only what is not yet done, and
 // so goes on where it stopped, in the same order.
 type autoPlan struct {
-	a        *AutoRuns
+	a        *spec.AutoRuns
 	baseline string
-	plan     []Trial       // the whole plan, to a.Max repetitions
-	variants []cell        // the cells judged: every variant but the baseline, at each level, as a report orders them
-	based    map[cell]bool // the baseline's cells
-	stops    map[cell]*analysis.Stop
+	plan     []spec.Trial       // the whole plan, to a.Max repetitions
+	variants []spec.Cell        // the cells judged: every variant but the baseline, at each level, as a report orders them
+	based    map[spec.Cell]bool // the baseline's cells
+	stops    map[spec.Cell]*analysis.Stop
 	next     int  // the repetition to decide next
 	ended    bool // every cell has stopped
 }
 
 // newAutoPlan returns the plan of s under runs: auto, its trials plan.
-func newAutoPlan(s *Spec, plan []Trial) *autoPlan {
-	p := &autoPlan{a: s.Auto, baseline: s.Baseline, plan: plan, based: map[cell]bool{}, stops: map[cell]*analysis.Stop{}, next: 1}
-	var base []cell
+func newAutoPlan(s *spec.Spec, plan []spec.Trial) *autoPlan {
+	p := &autoPlan{a: s.Auto, baseline: s.Baseline, plan: plan, based: map[spec.Cell]bool{}, stops: map[spec.Cell]*analysis.Stop{}, next: 1}
+	var base []spec.Cell
 	for _, t := range plan {
-		c := t.cell()
+		c := t.Cell()
 		switch {
 		case t.Rep != 1:
 		case t.Variant == s.Baseline:
@@ -55,9 +57,9 @@ func newAutoPlan(s *Spec, plan []Trial) *autoPlan {
 		p.variants = base
 	}
 	// Stops come in the order of a report's rows.
-	slices.SortStableFunc(p.variants, func(a, b cell) int {
-		return cmp.Or(cmp.Compare(slices.IndexFunc(s.Variants, func(v Variant) bool { return v.Name == a.variant }),
-			slices.IndexFunc(s.Variants, func(v Variant) bool { return v.Name == b.variant })), a.level.Compare(b.level))
+	slices.SortStableFunc(p.variants, func(a, b spec.Cell) int {
+		return cmp.Or(cmp.Compare(slices.IndexFunc(s.Variants, func(v spec.Variant) bool { return v.Name == a.Variant }),
+			slices.IndexFunc(s.Variants, func(v spec.Variant) bool { return v.Name == b.Variant })), a.Level.Compare(b.Level))
 	})
 	return p
 }
@@ -78,7 +80,7 @@ type trialTimes struct {
 
 // loadAutoData reads what an autoPlan judges by from db.
 func loadAutoData(ctx context.Context, db *store.DB, expID int64) (*autoData, error) {
-	exp, err := LoadResults(ctx, db, expID)
+	exp, err := spec.LoadResults(ctx, db, expID)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +104,12 @@ func loadAutoData(ctx context.Context, db *store.DB, expID int64) (*autoData, er
 // batch returns the trials to run next, none once every cell has
 // stopped: the first time, those of the first Min repetitions not yet
 // done; then those of the next repetition that has any left to run.
-func (p *autoPlan) batch(d *autoData) []Trial {
+func (p *autoPlan) batch(d *autoData) []spec.Trial {
 	for !p.ended {
 		k := p.next
 		if k == 1 {
 			p.next = p.a.Min + 1
-			if todo := p.todo(d, func(t Trial) bool { return t.Rep <= p.a.Min }); len(todo) > 0 {
+			if todo := p.todo(d, func(t spec.Trial) bool { return t.Rep <= p.a.Min }); len(todo) > 0 {
 				return todo
 			}
 			continue
@@ -118,7 +120,7 @@ func (p *autoPlan) batch(d *autoData) []Trial {
 		}
 		open := p.decide(k, d)
 		p.next++
-		if todo := p.todo(d, func(t Trial) bool { return t.Rep == k && open[t.cell()] }); len(todo) > 0 {
+		if todo := p.todo(d, func(t spec.Trial) bool { return t.Rep == k && open[t.Cell()] }); len(todo) > 0 {
 			return todo
 		}
 	}
@@ -127,8 +129,8 @@ func (p *autoPlan) batch(d *autoData) []Trial {
 
 // todo returns the trials of the plan that in selects and that are not
 // done, in plan order.
-func (p *autoPlan) todo(d *autoData, in func(Trial) bool) []Trial {
-	var out []Trial
+func (p *autoPlan) todo(d *autoData, in func(spec.Trial) bool) []spec.Trial {
+	var out []spec.Trial
 	for _, t := range p.plan {
 		if in(t) && !d.done[storeTrial(t)] {
 			out = append(out, t)
@@ -140,15 +142,15 @@ func (p *autoPlan) todo(d *autoData, in func(Trial) bool) []Trial {
 // decide closes the cells repetition k need not run, judging the runs of
 // the repetitions before k, and returns the cells k runs: the variants'
 // still open and the baseline's at their levels.
-func (p *autoPlan) decide(k int, d *autoData) map[cell]bool {
+func (p *autoPlan) decide(k int, d *autoData) map[spec.Cell]bool {
 	before := func(r analysis.Run) bool { return r.Rep < k }
 	widths := analysis.Widths(filter(d.runs, before), p.baseline, goal(p.a), p.a.Quantiles)
-	var open []cell
+	var open []spec.Cell
 	for _, c := range p.variants {
 		if p.stops[c] != nil {
 			continue
 		}
-		ws := widths[analysis.CellKey{Variant: c.variant, Level: c.level}]
+		ws := widths[analysis.CellKey{Variant: c.Variant, Level: c.Level}]
 		if why := p.judge(c, ws); why != "" {
 			p.stop(c, why, ws, d, k)
 			continue
@@ -157,7 +159,7 @@ func (p *autoPlan) decide(k int, d *autoData) map[cell]bool {
 	}
 	if len(open) > 0 && p.overBudget(k, len(open), d) {
 		for _, c := range open {
-			p.stop(c, analysis.StopBudget, widths[analysis.CellKey{Variant: c.variant, Level: c.level}], d, k)
+			p.stop(c, analysis.StopBudget, widths[analysis.CellKey{Variant: c.Variant, Level: c.Level}], d, k)
 		}
 		open = nil
 	}
@@ -165,9 +167,9 @@ func (p *autoPlan) decide(k int, d *autoData) map[cell]bool {
 		p.ended = true
 		return nil
 	}
-	runs := map[cell]bool{}
+	runs := map[spec.Cell]bool{}
 	for _, c := range open {
-		runs[c], runs[cell{p.baseline, c.level}] = true, true
+		runs[c], runs[spec.Cell{Variant: p.baseline, Level: c.Level}] = true, true
 	}
 	return runs
 }
@@ -188,10 +190,10 @@ func (p *autoPlan) overBudget(k, open int, d *autoData) bool {
 	if spent.n == 0 {
 		return false
 	}
-	levels := map[cell]bool{}
+	levels := map[spec.Cell]bool{}
 	for _, c := range p.variants {
 		if p.stops[c] == nil {
-			levels[cell{p.baseline, c.level}] = true
+			levels[spec.Cell{Variant: p.baseline, Level: c.Level}] = true
 		}
 	}
 	next := time.Duration(open+len(levels)) * (spent.sum / time.Duration(spent.n))
@@ -206,7 +208,7 @@ func (p *autoPlan) end(d *autoData, why analysis.StopReason, k int) {
 		if p.stops[c] != nil {
 			continue
 		}
-		ws := widths[analysis.CellKey{Variant: c.variant, Level: c.level}]
+		ws := widths[analysis.CellKey{Variant: c.Variant, Level: c.Level}]
 		p.stop(c, cmp.Or(p.judge(c, ws), why), ws, d, k)
 	}
 	p.ended = true
@@ -215,9 +217,9 @@ func (p *autoPlan) end(d *autoData, why analysis.StopReason, k int) {
 // judge returns why cell c, whose overheads have the widths ws, stops:
 // precise, or unjudged without a baseline to compare with; "" while it
 // is open. It reads the widths alone (see analysis.Precision.Judge).
-func (p *autoPlan) judge(c cell, ws []analysis.Width) analysis.StopReason {
+func (p *autoPlan) judge(c spec.Cell, ws []analysis.Width) analysis.StopReason {
 	switch {
-	case c.variant == p.baseline || !p.based[cell{p.baseline, c.level}]:
+	case c.Variant == p.baseline || !p.based[spec.Cell{Variant: p.baseline, Level: c.Level}]:
 		return analysis.StopUnjudged
 	case analysis.Precise(ws):
 		return analysis.StopPrecise
@@ -227,14 +229,14 @@ func (p *autoPlan) judge(c cell, ws []analysis.Width) analysis.StopReason {
 
 // stop stops cell c for why, with its overheads' widths ws, after the
 // repetitions before k.
-func (p *autoPlan) stop(c cell, why analysis.StopReason, ws []analysis.Width, d *autoData, k int) {
-	s := &analysis.Stop{Variant: c.variant, Rate: c.level.Rate, Concurrency: c.level.Concurrency, Reason: why}
+func (p *autoPlan) stop(c spec.Cell, why analysis.StopReason, ws []analysis.Width, d *autoData, k int) {
+	s := &analysis.Stop{Variant: c.Variant, Rate: c.Level.Rate, Concurrency: c.Level.Concurrency, Reason: why}
 	if why != analysis.StopUnjudged {
 		s.Widths = ws
 	}
 	s.Runs = k - 1
 	for _, r := range d.all {
-		if r.Variant == c.variant && r.Level == c.level && r.Rep < k && (len(r.Defects) > 0 || !r.Valid()) {
+		if r.Variant == c.Variant && r.Level == c.Level && r.Rep < k && (len(r.Defects) > 0 || !r.Valid()) {
 			s.LeftOut++
 		}
 	}
@@ -269,7 +271,7 @@ func filter(rs []analysis.Run, keep func(analysis.Run) bool) []analysis.Run {
 
 // autoBatch reads the stored runs of experiment expID and returns the
 // trials p runs next; none once every cell has stopped.
-func (r *Runner) autoBatch(ctx context.Context, p *autoPlan, expID int64) ([]Trial, error) {
+func (r *Runner) autoBatch(ctx context.Context, p *autoPlan, expID int64) ([]spec.Trial, error) {
 	d, err := loadAutoData(ctx, r.DB, expID)
 	if err != nil {
 		return nil, fmt.Errorf("runs: auto: reading the runs stored: %w", err)
@@ -303,6 +305,6 @@ func (r *Runner) storeStops(ctx context.Context, out *Outcome, p *autoPlan) erro
 }
 
 // goal returns the precision a asks for, the analysis judges it.
-func goal(a *AutoRuns) analysis.Precision {
+func goal(a *spec.AutoRuns) analysis.Precision {
 	return analysis.Precision{Ratio: a.Precision, Width: a.Width.Seconds(), Relative: a.Relative}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
@@ -16,7 +18,7 @@ import (
 
 // autoSpec is a spec of a baseline and a proxy at two rates under runs:
 // runs; extra is appended.
-func autoSpec(t *testing.T, runs, extra string) *Spec {
+func autoSpec(t *testing.T, runs, extra string) *spec.Spec {
 	t.Helper()
 	return mustParse(t, `version: 1
 name: auto
@@ -35,7 +37,7 @@ type synthetic struct {
 }
 
 // syntheticRun returns a stored run of trial t that measured v.
-func syntheticRun(t Trial, id int, v synthetic) analysis.Run {
+func syntheticRun(t spec.Trial, id int, v synthetic) analysis.Run {
 	r := analysis.Run{ID: int64(id), Trial: storeTrial(t), Position: t.Position, Status: store.Done}
 	if v.flagged {
 		r.Flags = []store.Flag{{Name: "trend", Reason: "synthetic"}}
@@ -63,7 +65,7 @@ type simulation struct {
 
 // simulate runs s's plan under runs: auto to its end, each trial taking a
 // second and measuring what measure gives it.
-func simulate(t *testing.T, s *Spec, measure func(t Trial) synthetic) simulation {
+func simulate(t *testing.T, s *spec.Spec, measure func(t spec.Trial) synthetic) simulation {
 	t.Helper()
 	p := newAutoPlan(s, s.Plan(*s.Seed))
 	d := &autoData{took: map[int]trialTimes{}, done: map[store.Trial]bool{}}
@@ -93,9 +95,9 @@ func simulate(t *testing.T, s *Spec, measure func(t Trial) synthetic) simulation
 // noise returns a synthetic measure: p50 100µs and p99 400µs, each run's
 // spread by up to a share spread of it, drawn from seed, and the proxy's
 // shifted by shift.
-func noise(seed uint64, spread float64, shift time.Duration) func(Trial) synthetic {
+func noise(seed uint64, spread float64, shift time.Duration) func(spec.Trial) synthetic {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	return func(t Trial) synthetic {
+	return func(t spec.Trial) synthetic {
 		f := func(d time.Duration) time.Duration {
 			return time.Duration(float64(d) * (1 + spread*(2*rng.Float64()-1)))
 		}
@@ -143,7 +145,7 @@ func TestAutoStopsOnPrecision(t *testing.T) {
 	})
 	t.Run("one level noisy", func(t *testing.T) {
 		tight, noisy := noise(3, 0.001, 10*time.Microsecond), noise(4, 0.6, 10*time.Microsecond)
-		sim := simulate(t, s, func(t Trial) synthetic {
+		sim := simulate(t, s, func(t spec.Trial) synthetic {
 			if t.Rate == 200 {
 				return noisy(t)
 			}
@@ -192,7 +194,7 @@ func TestAutoIgnoresTheVerdict(t *testing.T) {
 		}
 	}
 	// The verdicts differ: what the rule does not read.
-	p := func(sim func(Trial) synthetic) float64 {
+	p := func(sim func(spec.Trial) synthetic) float64 {
 		var runs []analysis.Run
 		for i, tr := range s.Plan(3)[:24] {
 			runs = append(runs, syntheticRun(tr, i+1, sim(tr)))
@@ -232,7 +234,7 @@ func TestAutoRelative(t *testing.T) {
 func TestAutoFlaggedRuns(t *testing.T) {
 	s := autoSpec(t, "{min: 6, max: 9}", "")
 	tight := noise(7, 0.001, 10*time.Microsecond)
-	sim := simulate(t, s, func(tr Trial) synthetic {
+	sim := simulate(t, s, func(tr spec.Trial) synthetic {
 		v := tight(tr)
 		v.flagged = tr.Variant == "proxy" && tr.Rate == 200
 		return v

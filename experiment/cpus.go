@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/load"
 )
 
@@ -50,16 +52,16 @@ func (r *Runner) pinCPUs() error {
 		}
 		return cpus, nil
 	}
-	loadCPUs, err := list("load", c.Load, c.loadLine)
+	loadCPUs, err := list("load", c.Load, c.LoadLine)
 	if err != nil {
 		return err
 	}
-	targets, err := list("targets", c.Targets, c.targetsLine)
+	targets, err := list("targets", c.Targets, c.TargetsLine)
 	if err != nil {
 		return err
 	}
 	if targets == nil {
-		targets = cpusBut(allowed, loadCPUs)
+		targets = spec.CPUsBut(allowed, loadCPUs)
 	}
 	if loadCPUs != nil {
 		if err := load.PinCPUs(loadCPUs); err != nil {

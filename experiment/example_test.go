@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 )
 
 func ExampleSpec_Plan() {
-	spec, err := experiment.ParseSpec("sweep.yaml", []byte(`
+	spec, err := spec.ParseSpec("sweep.yaml", []byte(`
 version: 1
 name: sweep
 variants:
@@ -43,7 +43,7 @@ runs: 2
 }
 
 func ExampleParseSpec_errors() {
-	_, err := experiment.ParseSpec("bad.yaml", []byte(`version: 1
+	_, err := spec.ParseSpec("bad.yaml", []byte(`version: 1
 name: bad
 variants:
   - name: plain
@@ -66,7 +66,7 @@ load:
 func ExampleSpec_LoadFor() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	spec, err := experiment.ParseSpec("sweep.yaml", []byte(`
+	spec, err := spec.ParseSpec("sweep.yaml", []byte(`
 version: 1
 name: sweep
 variants: [{name: plain, target: '`+srv.URL+`/'}]
@@ -109,7 +109,7 @@ func TestExampleSpecs(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			s, err := experiment.ReadSpec(p)
+			s, err := spec.ReadSpec(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestExampleSpecs(t *testing.T) {
 			}
 		})
 	}
-	s, err := experiment.ReadSpec("../examples/experiments/filter-overhead.yaml")
+	s, err := spec.ReadSpec("../examples/experiments/filter-overhead.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

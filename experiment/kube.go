@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/remote"
+	"github.com/latlab/latlab/spec"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -26,7 +29,7 @@ const (
 // delete them at the end. It checks that the API server answers, so that a
 // wrong kubeconfig fails before any trial.
 func (r *Runner) connect(ctx context.Context) error {
-	if !r.Spec.inCluster() || r.kube != nil {
+	if !r.Spec.InCluster() || r.kube != nil {
 		return nil
 	}
 	c, err := cluster.Connect(r.Kubernetes)
@@ -106,8 +109,8 @@ func (r *Runner) kubeNamespace() string {
 	return r.kube.Namespace
 }
 
-func (r *Runner) variantNamespace(v *Variant) string {
-	if ns := v.namespace(r.Spec); ns != "" {
+func (r *Runner) variantNamespace(v *spec.Variant) string {
+	if ns := v.Namespace(r.Spec); ns != "" {
 		return ns
 	}
 	return r.kube.Namespace
@@ -131,7 +134,7 @@ func (r *Runner) setUpKube(ctx context.Context, l *live) error {
 		if objs, err = r.graphObjects(v); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}
-		svc := graphPrefix(v.Name) + strings.ToLower(v.Topology.Entry().Name)
+		svc := spec.GraphPrefix(v.Name) + strings.ToLower(v.Topology.Entry().Name)
 		l.entry = fmt.Sprintf("http://%s.%s.svc:%d/", svc, ns, graph.PodPort)
 	}
 	set, err := r.kube.Apply(ctx, objs, ns, cluster.Labels(r.Spec.Name, v.Name))
@@ -151,10 +154,10 @@ func (r *Runner) setUpKube(ctx context.Context, l *live) error {
 
 // graphObjects returns the objects of v's graph on the cluster, with the
 // spec's image, named apart from other variants' by their prefix.
-func (r *Runner) graphObjects(v *Variant) ([]*unstructured.Unstructured, error) {
-	o := graph.PodOptions{Image: r.Spec.Kubernetes.Image, Prefix: graphPrefix(v.Name)}
+func (r *Runner) graphObjects(v *spec.Variant) ([]*unstructured.Unstructured, error) {
+	o := graph.PodOptions{Image: r.Spec.Kubernetes.Image, Prefix: spec.GraphPrefix(v.Name)}
 	if r.Spec.Probes.Traces {
-		o.Args = append(o.Args, "--otlp-endpoint", fmt.Sprintf("http://%s.%s.svc:%d", tracesService(r.Spec.Name), r.loadNamespace(), otlpHTTPPort))
+		o.Args = append(o.Args, "--otlp-endpoint", fmt.Sprintf("http://%s.%s.svc:%d", tracesService(r.Spec.Name), r.loadNamespace(), remote.OTLPHTTPPort))
 		o.Env = append(o.Env, corev1.EnvVar{Name: "OTEL_BSP_SCHEDULE_DELAY", Value: "200"})
 	}
 	if r.Spec.Probes.Pprof != nil {

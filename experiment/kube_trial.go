@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/remote"
+	"github.com/latlab/latlab/spec"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -44,9 +47,9 @@ func (tr *trialRun) inPod(ctx context.Context) (*record.Result, error) {
 		}
 		tr.startPprof(pctx)
 	}
-	rr, err := RunInPod(ctx, r.kube, r.loadPod(t), b, PodOptions{
-		Progress: func(st AgentStatus) {
-			if st.State == AgentMeasuring || st.State == AgentDone {
+	rr, err := remote.RunInPod(ctx, r.kube, r.loadPod(t), b, remote.PodOptions{
+		Progress: func(st remote.AgentStatus) {
+			if st.State == remote.AgentMeasuring || st.State == remote.AgentDone {
 				measuring.Do(begin)
 			}
 			tr.showRemote(st)
@@ -87,8 +90,8 @@ func (tr *trialRun) podFailed(err error) error {
 }
 
 // loadPod returns the load pod of trial t, in the load's namespace.
-func (r *Runner) loadPod(t Trial) cluster.LoadPod {
-	return AgentPod(r.Spec, t, r.loadNamespace())
+func (r *Runner) loadPod(t spec.Trial) cluster.LoadPod {
+	return remote.AgentPod(r.Spec, t, r.loadNamespace())
 }
 
 // tracesService returns the name of the Service through which a graph's
@@ -109,7 +112,7 @@ func (r *Runner) tracesObject() *corev1.Service {
 		ObjectMeta: metav1.ObjectMeta{Name: tracesService(r.Spec.Name)},
 		Spec: corev1.ServiceSpec{
 			Selector: sel,
-			Ports: []corev1.ServicePort{{Name: "otlp-http", Port: otlpHTTPPort, TargetPort: intstr.FromInt32(otlpHTTPPort),
+			Ports: []corev1.ServicePort{{Name: "otlp-http", Port: remote.OTLPHTTPPort, TargetPort: intstr.FromInt32(remote.OTLPHTTPPort),
 				Protocol: corev1.ProtocolTCP}},
 		},
 	}
@@ -118,7 +121,7 @@ func (r *Runner) tracesObject() *corev1.Service {
 // kubeScraper returns the probe scraping the pods of l, a variant on the
 // cluster, that ask for it (see cluster.ScrapeTargets) through the API
 // server's pod proxy, as m says.
-func (r *Runner) kubeScraper(l *live, m *Metrics) probeFunc {
+func (r *Runner) kubeScraper(l *live, m *spec.Metrics) probeFunc {
 	return func(ctx context.Context, start time.Time, emit func([]probe.Point)) error {
 		targets, err := r.kube.ScrapeTargets(ctx, l.namespace, l.selector)
 		if err != nil {
@@ -137,7 +140,7 @@ func (r *Runner) kubeScraper(l *live, m *Metrics) probeFunc {
 }
 
 // showRemote shows an agent's progress on the live status line.
-func (tr *trialRun) showRemote(st AgentStatus) {
+func (tr *trialRun) showRemote(st remote.AgentStatus) {
 	r := tr.r
 	p, ok := st.Measuring()
 	if r.Progress == nil || !ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestPlanVersionResumed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	spec := writeSpec(t, dir, `version: 1
+	sp := writeSpec(t, dir, `version: 1
 name: versions
 variants:
   - {name: plain, target: 'http://127.0.0.1:9000/'}
@@ -28,11 +29,11 @@ load: {rates: [100, 200, 400], duration: 1s}
 runs: 3
 seed: 5
 `)
-	if cmp.Equal(spec.PlanOf(5, 1), spec.PlanOf(5, 2)) {
+	if cmp.Equal(sp.PlanOf(5, 1), sp.PlanOf(5, 2)) {
 		t.Fatal("versions 1 and 2 draw the same plan of seed 5: the test would show nothing")
 	}
 	db := openDB(t, filepath.Join(dir, "results.db"))
-	r := &Runner{Spec: spec, DB: db}
+	r := &Runner{Spec: sp, DB: db}
 	created, _, resumed, err := r.experiment(ctx)
 	if err != nil || resumed {
 		t.Fatalf("new experiment: resumed %v, %v", resumed, err)
@@ -40,17 +41,17 @@ seed: 5
 	if got := created.Provenance.Extra[planKey]; got != "2" {
 		t.Errorf("a new experiment stores plan version %q; want \"2\"", got)
 	}
-	if got := created.Provenance.Extra[SpecPathKey]; got != spec.File || got == "" {
-		t.Errorf("a new experiment stores its spec's file as %q; want %q", got, spec.File)
+	if got := created.Provenance.Extra[SpecPathKey]; got != sp.File || got == "" {
+		t.Errorf("a new experiment stores its spec's file as %q; want %q", got, sp.File)
 	}
 	for _, tc := range []struct {
 		name, version string // "" stores none
-		want          []Trial
+		want          []spec.Trial
 		err           string
 	}{
-		{"stored before versions", "", spec.PlanOf(5, 1), ""},
-		{"version 1", "1", spec.PlanOf(5, 1), ""},
-		{"version 2", "2", spec.PlanOf(5, 2), ""},
+		{"stored before versions", "", sp.PlanOf(5, 1), ""},
+		{"version 1", "1", sp.PlanOf(5, 1), ""},
+		{"version 2", "2", sp.PlanOf(5, 2), ""},
 		{"a later version", "3", nil, `provenance extra.plan_version is "3", an order this latlab cannot draw again`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,20 +60,20 @@ seed: 5
 			if tc.version != "" {
 				prov.Extra[planKey] = tc.version
 			}
-			exp, err := db.CreateExperiment(ctx, store.Experiment{Name: spec.Name, Spec: spec.Canonical(), SpecHash: spec.Hash(), Provenance: prov})
+			exp, err := db.CreateExperiment(ctx, store.Experiment{Name: sp.Name, Spec: sp.Canonical(), SpecHash: sp.Hash(), Provenance: prov})
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The first trial of the stored order is done.
 			first := tc.want
 			if first == nil {
-				first = spec.PlanOf(5, 1)
+				first = sp.PlanOf(5, 1)
 			}
 			info := store.RunInfo{Trial: storeTrial(first[0]), Position: 1, Status: store.Done}
 			if _, err := db.WriteRun(ctx, exp.ID, info, nil, nil, nil, nil); err != nil {
 				t.Fatal(err)
 			}
-			p, err := (&Runner{Spec: spec, DB: db}).Preview(ctx)
+			p, err := (&Runner{Spec: sp, DB: db}).Preview(ctx)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v; want one saying %q", err, tc.err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
@@ -22,7 +24,7 @@ type ProgressLine interface {
 // Progress is the state of the trial under way.
 type Progress struct {
 	record.Progress               // the trial's load so far
-	Trial           Trial         // the trial, its Position in the plan
+	Trial           spec.Trial    // the trial, its Position in the plan
 	Trials          int           // in the plan
 	ToGo            int           // trials of this Run after this one
 	Length          time.Duration // the trial's planned load; 0 when unknown
@@ -49,7 +51,7 @@ func (p Progress) String() string {
 // showProgress shows the progress of trial t, the k-th of the n trials
 // this Run does, every second until ctx ends, then clears the line. d is
 // the trial's planned load, 0 when unknown.
-func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial, k, n int, d time.Duration) {
+func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t spec.Trial, k, n int, d time.Duration) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -65,7 +67,7 @@ func (r *Runner) showProgress(ctx context.Context, rec *record.Recorder, t Trial
 
 // showLine shows the progress p of trial t, the k-th of the n this Run
 // runs, whose measured load lasts d.
-func (r *Runner) showLine(rp record.Progress, t Trial, k, n int, d time.Duration) {
+func (r *Runner) showLine(rp record.Progress, t spec.Trial, k, n int, d time.Duration) {
 	p := Progress{Progress: rp, Trial: t, Trials: r.total, ToGo: n - k - 1, Length: d}
 	if d > 0 {
 		per := d

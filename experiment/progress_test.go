@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 )
 
@@ -24,12 +26,12 @@ func TestProgressString(t *testing.T) {
 		p    Progress
 		want string
 	}{
-		{"open, length known", Progress{Progress: snap, Trial: Trial{Position: 3, Variant: "plain", Level: record.Level{Rate: 2.5}, Rep: 1}, Trials: 12, ToGo: 9,
+		{"open, length known", Progress{Progress: snap, Trial: spec.Trial{Position: 3, Variant: "plain", Level: record.Level{Rate: 2.5}, Rep: 1}, Trials: 12, ToGo: 9,
 			Length: 30 * time.Second, AllDone: 5*time.Minute + 400*time.Millisecond},
 			"trial 3 of 12 (9 to go, all done in about 5m0s): plain 2.5/s rep 1, 25s left, rate 99.50/s, p99 1.234ms, failed 2"},
-		{"closed, length unknown, no p99 yet", Progress{Progress: record.Progress{Rate: 1500}, Trial: Trial{Position: 1, Variant: "proxy", Level: record.Level{Concurrency: 8}, Rep: 2}, Trials: 1},
+		{"closed, length unknown, no p99 yet", Progress{Progress: record.Progress{Rate: 1500}, Trial: spec.Trial{Position: 1, Variant: "proxy", Level: record.Level{Concurrency: 8}, Rep: 2}, Trials: 1},
 			"trial 1 of 1 (0 to go): proxy c=8 rep 2, rate 1500/s, p99 n/a, failed 0"},
-		{"past its length", Progress{Progress: record.Progress{Elapsed: 31 * time.Second}, Trial: Trial{Position: 2, Variant: "v", Level: record.Level{Rate: 100}, Rep: 1}, Trials: 2,
+		{"past its length", Progress{Progress: record.Progress{Elapsed: 31 * time.Second}, Trial: spec.Trial{Position: 2, Variant: "v", Level: record.Level{Rate: 100}, Rep: 1}, Trials: 2,
 			Length: 30 * time.Second},
 			"trial 2 of 2 (0 to go, all done in about 0s): v 100/s rep 1, 0s left, rate 0.00/s, p99 n/a, failed 0"},
 	}

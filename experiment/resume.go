@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/store"
+	"github.com/latlab/latlab/units"
 )
 
 // SeedError refuses a seed asked for (latlab run --seed) that disagrees
@@ -36,12 +39,12 @@ var _ error = (*SeedError)(nil)
 // A Preview is what Run would do next, found without changing the
 // database: the seed of the order and the trials left to run.
 type Preview struct {
-	Spec    *Spec
+	Spec    *spec.Spec
 	Seed    int64
 	From    string            // where Seed comes from, as the dry run says it
 	Resume  *store.Experiment // the experiment Run would resume; nil: a new one
 	Plan    int               // trials in the whole plan
-	Trials  []Trial           // the plan's trials not yet done, in order; under runs: auto, those it runs next
+	Trials  []spec.Trial      // the plan's trials not yet done, in order; under runs: auto, those it runs next
 	Done    int               // trials of the plan done before
 	Changed *ChangedError     // the file's experiment of this name ran another spec: Run refuses without New
 	Raised  *Raise            // the spec raises the runs of the experiment Run resumes
@@ -89,7 +92,7 @@ func (r *Runner) Preview(ctx context.Context) (*Preview, error) {
 	p.Trials = r.Spec.Plan(seed)
 	p.Plan = len(p.Trials)
 	if a := r.Spec.Auto; a != nil {
-		p.Trials = slices.DeleteFunc(p.Trials, func(t Trial) bool { return t.Rep > a.Min })
+		p.Trials = slices.DeleteFunc(p.Trials, func(t spec.Trial) bool { return t.Rep > a.Min })
 	}
 	return p, nil
 }
@@ -100,26 +103,26 @@ func (p *Preview) Write(w io.Writer) error {
 	if err := p.Spec.WritePlan(w, p.Trials); err != nil {
 		return err
 	}
-	ew := &errWriter{w: textsafe.NewWriter(w)}
+	ew := textsafe.NewSticky(textsafe.NewWriter(w))
 	fmt.Fprintf(ew, "seed:     %d (%s)\n", p.Seed, p.From)
 	a := p.Spec.Auto
 	switch {
 	case p.Resume != nil && a != nil && len(p.Trials) == 0:
 		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, and runs: auto has stopped every cell: none left to run\n",
-			p.Resume.ID, p.Done, plural(p.Plan, "trial"))
+			p.Resume.ID, p.Done, units.Count(p.Plan, "trial"))
 	case p.Resume != nil && a != nil:
-		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, the %d above next\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of at most %s done, the %d above next\n", p.Resume.ID, p.Done, units.Count(p.Plan, "trial"), len(p.Trials))
 	case p.Resume != nil && len(p.Trials) == 0:
-		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, plural(p.Plan, "trial"))
+		fmt.Fprintf(ew, "resume:   experiment %d: all %s done, none left to run\n", p.Resume.ID, units.Count(p.Plan, "trial"))
 	case p.Resume != nil:
-		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Done, plural(p.Plan, "trial"), len(p.Trials))
+		fmt.Fprintf(ew, "resume:   experiment %d: %d of %s done, the %d left above\n", p.Resume.ID, p.Done, units.Count(p.Plan, "trial"), len(p.Trials))
 	}
 	if a != nil && len(p.Trials) > 0 {
 		full := p.Spec.Plan(p.Seed)
 		fmt.Fprintf(ew, "runs:     auto: %s, then one repetition at a time of each variant and level whose overheads at %s are wider than %s, "+
 			"its baseline's beside it, up to %d repetitions (%s in all at most, about %s)%s\n",
-			plural(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.goalText(), a.Max, plural(p.Plan, "trial"),
-			round(p.Spec.totals(full).Total(len(full))), a.budgetText())
+			units.Count(len(p.Trials), "trial"), strings.Join(a.Quantiles, " and "), a.GoalText(), a.Max, units.Count(p.Plan, "trial"),
+			units.Round(p.Spec.Totals(full).Total(len(full))), a.BudgetText())
 	}
 	if p.Raised != nil {
 		fmt.Fprintf(ew, "raised:   %s: the experiment goes on, its runs kept and not run again\n", p.Raised)
@@ -127,7 +130,7 @@ func (p *Preview) Write(w io.Writer) error {
 	if p.Changed != nil {
 		fmt.Fprintf(ew, "refused:  without --new, latlab run refuses this spec: %v\n", p.Changed)
 	}
-	return ew.err
+	return ew.Err()
 }
 
 // seed picks a new experiment's seed: r.Seed or the spec's seed:, which
@@ -158,7 +161,7 @@ func (r *Runner) checkSeed(exp *store.Experiment) error {
 // pending returns exp's plan, drawn again from its stored seed in the
 // version of the order it began with, and its trials not yet done, in
 // plan order.
-func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo []Trial, err error) {
+func (r *Runner) pending(ctx context.Context, exp store.Experiment) (plan, todo []spec.Trial, err error) {
 	version, err := planVersion(exp)
 	if err != nil {
 		return nil, nil, err
@@ -198,9 +201,9 @@ func planVersion(exp store.Experiment) (int, error) {
 		return 1, nil
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil || v < 1 || v > PlanVersion {
+	if err != nil || v < 1 || v > spec.PlanVersion {
 		return 0, fmt.Errorf("experiment %d: provenance extra.%s is %q, an order this latlab cannot draw again (it draws versions 1 to %d): "+
-			"resume it with the latlab that began it, or start another with --new", exp.ID, planKey, s, PlanVersion)
+			"resume it with the latlab that began it, or start another with --new", exp.ID, planKey, s, spec.PlanVersion)
 	}
 	return v, nil
 }

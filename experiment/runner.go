@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/internal/textsafe"
@@ -22,7 +24,7 @@ import (
 // validity and commits it whole, and resumes where an earlier run of the
 // same spec stopped.
 type Runner struct {
-	Spec       *Spec
+	Spec       *spec.Spec
 	DB         *store.DB
 	Binary     string    // the latlab executable graph nodes run; "" means this one
 	New        bool      // start a new experiment even though the file's latest one differs
@@ -43,13 +45,13 @@ type Runner struct {
 	Keep bool
 
 	traces     *probe.TraceReceiver
-	tracesURL  string                    // the trace receiver's OTLP/HTTP base URL
-	tracesGRPC string                    // and its OTLP/gRPC address
-	targetCPUs []int                     // where variants' processes start; nil means latlab's own
-	siblings   map[cell][]*record.Result // earlier runs of a variant and level in this process
-	total      int                       // trials in the plan
-	commit     retry                     // for a failed commit; zero means defaultRetry
-	lines      sync.Mutex                // the live status line and trial lines
+	tracesURL  string                         // the trace receiver's OTLP/HTTP base URL
+	tracesGRPC string                         // and its OTLP/gRPC address
+	targetCPUs []int                          // where variants' processes start; nil means latlab's own
+	siblings   map[spec.Cell][]*record.Result // earlier runs of a variant and level in this process
+	total      int                            // trials in the plan
+	commit     retry                          // for a failed commit; zero means defaultRetry
+	lines      sync.Mutex                     // the live status line and trial lines
 
 	kube        *cluster.Cluster // the spec's cluster, once connected
 	kubeCreated []string         // the namespaces latlab created there
@@ -119,7 +121,7 @@ func (r *Runner) Run(ctx context.Context) (Outcome, error) {
 	if err := r.receiveTraces(ctx); err != nil {
 		return out, err
 	}
-	r.siblings = map[cell][]*record.Result{}
+	r.siblings = map[spec.Cell][]*record.Result{}
 	var tally Outcome // of the writer's goroutine until it is closed
 	w := r.startWriter(ctx, exp, &tally)
 	defer func() { _ = w.close() }() // on the early returns; the normal path checks it
@@ -194,7 +196,7 @@ func (r *Runner) startWriter(ctx context.Context, exp store.Experiment, tally *O
 // runBatch runs the trials of batch, ran trials of this Run done
 // before it, handing each to w, and reports whether the caller's context
 // interrupted one. It stops early when w cannot store a run.
-func (r *Runner) runBatch(ctx context.Context, w *writer, lives map[string]*live, batch []Trial, ran int) (interrupted bool) {
+func (r *Runner) runBatch(ctx context.Context, w *writer, lives map[string]*live, batch []spec.Trial, ran int) (interrupted bool) {
 	for i, t := range batch {
 		if ctx.Err() != nil {
 			return true
@@ -210,7 +212,7 @@ func (r *Runner) runBatch(ctx context.Context, w *writer, lives map[string]*live
 		} else {
 			run = r.trial(ctx, l, t, ran+i, ran+len(batch))
 		}
-		if r.Spec.Restart == PerRun && l != nil {
+		if r.Spec.Restart == spec.PerRun && l != nil {
 			r.tearDown(l)
 			delete(lives, t.Variant)
 		}
@@ -235,9 +237,9 @@ func (r *Runner) importPending(ctx context.Context) error {
 
 // ready returns t's variant set up, setting it up (again) as the restart
 // policy says.
-func (r *Runner) ready(ctx context.Context, lives map[string]*live, t Trial) (*live, error) {
+func (r *Runner) ready(ctx context.Context, lives map[string]*live, t spec.Trial) (*live, error) {
 	l := lives[t.Variant]
-	if l != nil && r.Spec.Restart == PerRate && l.level != t.Level {
+	if l != nil && r.Spec.Restart == spec.PerRate && l.level != t.Level {
 		r.tearDown(l)
 		delete(lives, t.Variant)
 		l = nil
@@ -276,7 +278,7 @@ func (r *Runner) experiment(ctx context.Context) (store.Experiment, *Raise, bool
 		prov.Extra = map[string]string{}
 	}
 	prov.Extra["canonical"] = canon
-	prov.Extra[planKey] = strconv.Itoa(PlanVersion)
+	prov.Extra[planKey] = strconv.Itoa(spec.PlanVersion)
 	if r.Spec.File != "" {
 		// For the report's advice: the command that runs the study again.
 		prov.Extra[SpecPathKey] = r.Spec.File
@@ -319,11 +321,11 @@ func (e *ChangedError) Error() string {
 
 var _ error = (*ChangedError)(nil)
 
-func storeTrial(t Trial) store.Trial {
+func storeTrial(t spec.Trial) store.Trial {
 	return store.Trial{Variant: t.Variant, Level: t.Level, Rep: t.Rep}
 }
 
-func (r *Runner) info(t Trial, start time.Time, status store.Status) store.RunInfo {
+func (r *Runner) info(t spec.Trial, start time.Time, status store.Status) store.RunInfo {
 	return store.RunInfo{Trial: storeTrial(t), Position: t.Position, Status: status, StartedAt: start, EndedAt: time.Now()}
 }
 

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/store"
 )
 
@@ -31,13 +33,13 @@ func freePort(t *testing.T) int {
 }
 
 // writeSpec writes a spec into a temporary folder and parses it.
-func writeSpec(t *testing.T, dir, text string) *Spec {
+func writeSpec(t *testing.T, dir, text string) *spec.Spec {
 	t.Helper()
 	path := filepath.Join(dir, "spec.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := ReadSpec(path)
+	s, err := spec.ReadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/probe"
 )
@@ -17,7 +19,7 @@ import (
 // starts; one that cannot be read fails the probe: each URL gets an up
 // point of 0 whose error names the field and file, and the run's log says
 // so.
-func (r *Runner) urlScraper(m *Metrics) probeFunc {
+func (r *Runner) urlScraper(m *spec.Metrics) probeFunc {
 	return func(ctx context.Context, start time.Time, emit func([]probe.Point)) error {
 		client, err := scrapeClient(m.TokenFile, m.CACert)
 		if err != nil {

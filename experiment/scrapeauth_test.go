@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/spec"
 )
 
 // TestScrapeClient scrapes an HTTPS server of its own CA that answers only
@@ -99,8 +100,8 @@ func TestWaitReadyTLS(t *testing.T) {
 // unread until a trial starts.
 func TestParseLoadCACert(t *testing.T) {
 	dir := t.TempDir()
-	spec := "version: 1\nname: x\nvariants:\n  - {name: a, target: 'https://127.0.0.1:6443/'}\nload: {mode: closed, concurrency: [1], duration: 1s, cacert: kube/ca.crt}\n"
-	s, err := ParseSpec("spec.yaml", []byte(spec), dir)
+	text := "version: 1\nname: x\nvariants:\n  - {name: a, target: 'https://127.0.0.1:6443/'}\nload: {mode: closed, concurrency: [1], duration: 1s, cacert: kube/ca.crt}\n"
+	s, err := spec.ParseSpec("spec.yaml", []byte(text), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

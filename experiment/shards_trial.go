@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/remote"
+	"github.com/latlab/latlab/shard"
+
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
@@ -16,7 +19,7 @@ import (
 // inShards runs the trial's warm-up and measured load on the spec's
 // shards, started for the trial — agent processes of this machine, or
 // the pods of an Indexed Job on the cluster — which send their shares
-// together and whose results merge exactly (see RunShards). The probes,
+// together and whose results merge exactly (see shard.Run). The probes,
 // side-loads and profiles run here from the shards' common start. A
 // shard lost fails the trial with the flag shard_lost; a shard whose
 // clock may be off by more than clock_skew flags it clock_skew.
@@ -49,12 +52,12 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 			tr.startPprof(pctx)
 		})
 	}
-	o := ShardOptions{Warmup: warm, Started: begin}
-	var run ShardRun
+	o := shard.Options{Warmup: warm, Started: begin}
+	var run shard.Result
 	if r.Spec.LoadPod != nil {
 		lp := r.loadPod(t)
 		lp.Shards = r.Spec.Shards.Count
-		run, err = RunShardsInPods(ctx, r.kube, lp, b, o, func(err error) { r.logf("trial %d: %v", t.Position, err) })
+		run, err = shard.RunInPods(ctx, r.kube, lp, b, o, func(err error) { r.logf("trial %d: %v", t.Position, err) })
 	} else {
 		run, err = r.localShards(ctx, b, o)
 	}
@@ -63,9 +66,9 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 	tr.end = time.Now()
 	tr.f.info.Shards = run.StoreShards()
 	tr.shards = &run
-	var se *ShardError
+	var se *shard.Error
 	if errors.As(err, &se) {
-		tr.f.info.Flags = append(tr.f.info.Flags, store.Flag{Name: FlagShardLost, Reason: se.Error()})
+		tr.f.info.Flags = append(tr.f.info.Flags, store.Flag{Name: shard.FlagShardLost, Reason: se.Error()})
 	}
 	if err != nil {
 		return nil, err
@@ -83,14 +86,14 @@ func (tr *trialRun) inShards(ctx context.Context) (*record.Result, error) {
 
 // localShards runs b's trial on the spec's shards as agent processes of
 // this machine, started for the trial.
-func (r *Runner) localShards(ctx context.Context, b *Bundle, o ShardOptions) (ShardRun, error) {
+func (r *Runner) localShards(ctx context.Context, b *remote.Bundle, o shard.Options) (shard.Result, error) {
 	cpus, err := r.shardCPUs()
 	if err != nil {
-		return ShardRun{}, err
+		return shard.Result{}, err
 	}
-	ls, err := StartLocalShards(r.Spec.Shards.Count, LocalShardOptions{Binary: r.Binary, CPUs: cpus, Output: r.NodeOutput})
+	ls, err := shard.StartLocal(r.Spec.Shards.Count, shard.LocalOptions{Binary: r.Binary, CPUs: cpus, Output: r.NodeOutput})
 	if err != nil {
-		return ShardRun{}, err
+		return shard.Result{}, err
 	}
 	defer ls.Stop()
 	return ls.Run(ctx, b, o)
@@ -131,7 +134,7 @@ func (tr *trialRun) shardFlags(flags []store.Flag) []store.Flag {
 		for _, s := range skewed {
 			why = append(why, fmt.Sprintf("shard %d (%s) %s ± %s", s.Index, s.Name, units.Duration(s.Offset), units.Duration(s.OffsetBound)))
 		}
-		flags = append(flags, store.Flag{Name: FlagClockSkew, Reason: fmt.Sprintf("clock offset beyond %s: %s",
+		flags = append(flags, store.Flag{Name: shard.FlagClockSkew, Reason: fmt.Sprintf("clock offset beyond %s: %s",
 			units.Duration(tr.r.Spec.Shards.ClockSkew), strings.Join(why, ", "))})
 	}
 	v := tr.r.Spec.Validity
@@ -154,10 +157,10 @@ func (tr *trialRun) shardFlags(flags []store.Flag) []store.Flag {
 
 // bundle sets the trial's measured load, as an agent elsewhere builds it,
 // and returns the bundle that agent runs.
-func (tr *trialRun) bundle() (*Bundle, error) {
+func (tr *trialRun) bundle() (*remote.Bundle, error) {
 	var err error
 	if tr.cfg, err = tr.r.Spec.LoadFor(tr.t, tr.l.entry); err != nil {
 		return nil, err
 	}
-	return NewBundle(tr.r.Spec, tr.t, tr.l.entry, tr.r.samples())
+	return remote.NewBundle(tr.r.Spec, tr.t, tr.l.entry, tr.r.samples())
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/store"
 )
@@ -32,26 +34,26 @@ func (r Raise) String() string { return r.Change }
 // stored past the new count would count in no plan.
 func (r *Runner) raise(exp *store.Experiment) (*Raise, error) {
 	old, now := exp.Provenance.Extra["canonical"], r.Spec.Canonical()
-	changed := &ChangedError{ID: exp.ID, Diff: DiffCanonical(old, now)}
+	changed := &ChangedError{ID: exp.ID, Diff: spec.DiffCanonical(old, now)}
 	sum := sha256.Sum256([]byte(old))
 	// The stored form must be the one its hash was taken of, else it
 	// cannot vouch for the spec the experiment ran.
-	if old == "" || hex.EncodeToString(sum[:]) != exp.SpecHash || withoutRuns(old) != withoutRuns(now) {
+	if old == "" || hex.EncodeToString(sum[:]) != exp.SpecHash || spec.WithoutRuns(old) != spec.WithoutRuns(now) {
 		return nil, changed
 	}
-	if r.Spec.Order == Grouped && runsCeiling(now) != runsCeiling(old) {
+	if r.Spec.Order == spec.Grouped && spec.RunsCeiling(now) != spec.RunsCeiling(old) {
 		// A grouped plan runs each cell's repetitions together: the new
 		// ones would belong in the middle of the plan already run.
 		changed.Why = "runs can be raised only in an interleaved plan (order: interleaved, the default), where new repetitions come after the old; " +
 			"this experiment's plan is order: grouped: run with --new to start another experiment in the same file"
 		return nil, changed
 	}
-	if from, to := runsCeiling(old), runsCeiling(now); to < from {
+	if from, to := spec.RunsCeiling(old), spec.RunsCeiling(now); to < from {
 		changed.Why = fmt.Sprintf("runs can only be raised, which goes on with the experiment: it plans %d repetitions a cell and this spec %d; "+
 			"give at least %d, or run with --new to start another experiment in the same file", from, to, from)
 		return nil, changed
 	}
-	return &Raise{Change: runsChange(old, now)}, nil
+	return &Raise{Change: spec.RunsChange(old, now)}, nil
 }
 
 // raisedKey is the provenance entry (Provenance.Extra) that lists, one a

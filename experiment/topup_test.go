@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/store"
@@ -35,9 +37,9 @@ seed: 11
 // with more runs begins with the plan of fewer, trial for trial and
 // position for position, in every version of the interleaved order.
 func TestPlanRaisedKeepsItsPrefix(t *testing.T) {
-	six := mustParse(t, strings.Replace(hashSpec, "validity:", "runs: 6\nvalidity:", 1))
-	eight := mustParse(t, strings.Replace(hashSpec, "validity:", "runs: 8\nvalidity:", 1))
-	for v := 1; v <= PlanVersion; v++ {
+	six := mustParse(t, strings.Replace(topupSpec, "validity:", "runs: 6\nvalidity:", 1))
+	eight := mustParse(t, strings.Replace(topupSpec, "validity:", "runs: 8\nvalidity:", 1))
+	for v := 1; v <= spec.PlanVersion; v++ {
 		short, long := six.PlanOf(3, v), eight.PlanOf(3, v)
 		if diff := cmp.Diff(short, long[:len(short)]); diff != "" {
 			t.Errorf("version %d: the plan of 8 runs does not begin with that of 6 (-6 +8):\n%s", v, diff)
@@ -147,8 +149,8 @@ func TestRunnerRaisesRuns(t *testing.T) {
 // raised spec is unchanged.
 func TestRaiseNeedsTheStoredForm(t *testing.T) {
 	ctx := context.Background()
-	six := mustParse(t, strings.Replace(hashSpec, "validity:", "runs: 6\nvalidity:", 1))
-	eight := mustParse(t, strings.Replace(hashSpec, "validity:", "runs: 8\nvalidity:", 1))
+	six := mustParse(t, strings.Replace(topupSpec, "validity:", "runs: 6\nvalidity:", 1))
+	eight := mustParse(t, strings.Replace(topupSpec, "validity:", "runs: 8\nvalidity:", 1))
 	for _, tc := range []struct {
 		name      string
 		canonical string // stored as extra.canonical; "" stores none

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latlab/latlab/shard"
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
@@ -15,7 +18,7 @@ import (
 
 // finished is one trial's outcome, on its way to the database.
 type finished struct {
-	trial    Trial
+	trial    spec.Trial
 	info     store.RunInfo
 	res      *record.Result
 	warm     *record.Result
@@ -41,7 +44,7 @@ var traceFlush = probe.TraceFlush
 type trialRun struct {
 	r          *Runner
 	l          *live
-	t          Trial
+	t          spec.Trial
 	k, n       int // its place among the trials this Run runs
 	f          *finished
 	cfg        load.Config // the measured attack's
@@ -52,12 +55,12 @@ type trialRun struct {
 	profiles []store.Profile
 	wg       sync.WaitGroup // what runs alongside the measured attack
 
-	shards *ShardRun // of a sharded trial, once run
+	shards *shard.Result // of a sharded trial, once run
 }
 
 // trial runs t against l: warm-up, then the measured attack with
 // side-loads and probes alongside, then the validity checks.
-func (r *Runner) trial(ctx context.Context, l *live, t Trial, k, n int) *finished {
+func (r *Runner) trial(ctx context.Context, l *live, t spec.Trial, k, n int) *finished {
 	tr := &trialRun{r: r, l: l, t: t, k: k, n: n, f: &finished{info: r.info(t, time.Now(), store.Done)}}
 	var res *record.Result
 	var err error
@@ -240,7 +243,7 @@ func (tr *trialRun) judge(res *record.Result) {
 	r, t, f := tr.r, tr.t, tr.f
 	f.points = storePoints(tr.points, tr.start)
 	f.profiles = tr.profiles
-	key := t.cell()
+	key := t.Cell()
 	f.info.Flags = tr.shardFlags(Flags(r.Spec.Validity, RunCheck{Result: res, Points: tr.points, Siblings: r.siblings[key], Success: tr.cfg.Success}))
 	sib := *res
 	sib.Raw = nil // siblings are compared by their figures, not kept whole
@@ -314,7 +317,7 @@ func (r *Runner) probes(l *live) []probeFunc {
 // point of the trial: from the spec's url:, else from the variant's
 // entry or target, through the API server's service proxy for a variant
 // on a cluster.
-func (r *Runner) profile(ctx context.Context, l *live, pp *Pprof, d time.Duration) []store.Profile {
+func (r *Runner) profile(ctx context.Context, l *live, pp *spec.Pprof, d time.Duration) []store.Profile {
 	url := pp.URL
 	if url == "" {
 		url = l.entry

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/probe"
 	"github.com/latlab/latlab/record"
@@ -61,7 +63,7 @@ type RunCheck struct {
 //   - too_few_samples: the percentile of SamplesFor (p99 by default) would
 //     be low-confidence (record.LowConfidence): fewer than 10/(1−q)
 //     requests, 1000 for p99, 100 for p90.
-func Flags(v Validity, c RunCheck) []store.Flag {
+func Flags(v spec.Validity, c RunCheck) []store.Flag {
 	r := c.Result
 	if r == nil {
 		return nil
@@ -85,12 +87,12 @@ func Flags(v Validity, c RunCheck) []store.Flag {
 	add(FlagErrors, errorRatio(v, r))
 	add(FlagInconsistent, inconsistent(r, c.Siblings, success))
 	add(FlagTrend, holdTrend(v, r))
-	add(FlagTooFewSamples, tooFewSamples(r.Requests, v.samplesQ()))
+	add(FlagTooFewSamples, tooFewSamples(r.Requests, v.SamplesQ()))
 	return flags
 }
 
 // saturated gives the reason for generator_saturated, or "".
-func saturated(v Validity, r *record.Result) string {
+func saturated(v spec.Validity, r *record.Result) string {
 	b := analysis.FellBehind(r, v.MinAchieved, v.MaxLagP99)
 	var why []string
 	if b.Short {
@@ -109,7 +111,7 @@ func saturated(v Validity, r *record.Result) string {
 // sample their shares add up, so that a master that idles while its
 // worker spins is flagged for the worker, and several workers for their
 // sum. The busiest process of a tree of several is named.
-func cpuHigh(v Validity, points []probe.Point) string {
+func cpuHigh(v spec.Validity, points []probe.Point) string {
 	budget := 100 * v.CPUBudget
 	high := overBudget(targetTrees(points), budget)
 	why := make([]string, len(high))
@@ -222,7 +224,7 @@ func (t *targetTree) reason(budget float64) string {
 }
 
 // errorRatio gives the reason for errors, or "".
-func errorRatio(v Validity, r *record.Result) string {
+func errorRatio(v spec.Validity, r *record.Result) string {
 	failed := r.ErrorsTotal + r.Unsuccessful
 	if r.Requests == 0 || float64(failed)/float64(r.Requests) <= v.MaxErrorRatio {
 		return ""

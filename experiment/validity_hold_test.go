@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 )
 
@@ -22,7 +24,7 @@ func TestTrendRampHold(t *testing.T) {
 		climb[n/2+i].Done += n / 2 * time.Microsecond
 	}
 	res := &record.Result{Mode: "ramp", Requests: n, Raw: climb}
-	v := DefaultValidity()
+	v := spec.DefaultValidity()
 	if why := holdTrend(v, res); why == "" {
 		t.Fatal("the same samples, judged whole, not flagged: the test shows nothing")
 	}

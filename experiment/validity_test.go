@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latlab/latlab/analysis"
@@ -194,7 +196,7 @@ func TestValidityCheck(t *testing.T) {
 			for _, s := range tt.siblings {
 				c.Siblings = append(c.Siblings, buildRun(t, s))
 			}
-			flags := Flags(DefaultValidity(), c)
+			flags := Flags(spec.DefaultValidity(), c)
 			t.Logf("%q", flags)
 			var got []string
 			for _, f := range flags {
@@ -218,7 +220,7 @@ func TestValidityCheck(t *testing.T) {
 // p99.
 func TestCheckSamplesFor(t *testing.T) {
 	run := buildRun(t, synth{n: 150, rate: 50, seed: 1})
-	v := DefaultValidity()
+	v := spec.DefaultValidity()
 	if got := Flags(v, RunCheck{Result: run}); len(got) != 1 || got[0].Name != FlagTooFewSamples {
 		t.Fatalf("p99 by default: flags %v, want too_few_samples", got)
 	}
@@ -234,7 +236,7 @@ func TestCheckSamplesFor(t *testing.T) {
 }
 
 func TestCheckNilResult(t *testing.T) {
-	if got := Flags(DefaultValidity(), RunCheck{}); got != nil {
+	if got := Flags(spec.DefaultValidity(), RunCheck{}); got != nil {
 		t.Errorf("Check of no result = %v, want none", got)
 	}
 }
@@ -248,11 +250,11 @@ func TestCheckSuccessCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := RunCheck{Result: res, Siblings: []*record.Result{sib}, Success: &ok}
-	if got := Flags(DefaultValidity(), c); len(got) != 0 {
+	if got := Flags(spec.DefaultValidity(), c); len(got) != 0 {
 		t.Errorf("404 in the success set: flags %v, want none", got)
 	}
 	c.Success, res.Unsuccessful = nil, 10
-	if got := Flags(DefaultValidity(), c); len(got) != 1 || got[0].Name != FlagInconsistent {
+	if got := Flags(spec.DefaultValidity(), c); len(got) != 1 || got[0].Name != FlagInconsistent {
 		t.Errorf("404 unsuccessful: flags %v, want inconsistent", got)
 	}
 }
@@ -269,7 +271,7 @@ func synthRaw(seed uint64, n int, rise float64) []record.Raw {
 }
 
 // trendFires counts the seeds 1…50 on which v flags n samples with rise.
-func trendFires(v Validity, n int, rise float64) int {
+func trendFires(v spec.Validity, n int, rise float64) int {
 	fired := 0
 	for seed := range uint64(50) {
 		if trendReason(v, synthRaw(seed+1, n, rise)) != "" {
@@ -280,21 +282,21 @@ func trendFires(v Validity, n int, rise float64) int {
 }
 
 func TestTrendRates(t *testing.T) {
-	ciOnly := DefaultValidity()
+	ciOnly := spec.DefaultValidity()
 	ciOnly.MaxTrend = 0 // the CI alone decides
 	tests := []struct {
 		name     string
-		v        Validity
+		v        spec.Validity
 		n        int
 		rise     float64
 		min, max int // of 50 seeds
 	}{
-		{"flat", DefaultValidity(), 10000, 0, 0, 2},
+		{"flat", spec.DefaultValidity(), 10000, 0, 0, 2},
 		{"flat, CI alone", ciOnly, 10000, 0, 0, 6},
-		{"flat, few samples", DefaultValidity(), 500, 0, 0, 2},
-		{"20% rise", DefaultValidity(), 10000, 0.2, 48, 50},
-		{"20% fall", DefaultValidity(), 10000, -0.2 / 1.2, 0, 0},
-		{"5% rise under the bound", DefaultValidity(), 10000, 0.05, 0, 2},
+		{"flat, few samples", spec.DefaultValidity(), 500, 0, 0, 2},
+		{"20% rise", spec.DefaultValidity(), 10000, 0.2, 48, 50},
+		{"20% fall", spec.DefaultValidity(), 10000, -0.2 / 1.2, 0, 0},
+		{"5% rise under the bound", spec.DefaultValidity(), 10000, 0.05, 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,7 +310,7 @@ func TestTrendRates(t *testing.T) {
 }
 
 func TestTrendHugeRun(t *testing.T) {
-	v := DefaultValidity()
+	v := spec.DefaultValidity()
 	if why := trendReason(v, synthRaw(1, 400_000, 0)); why != "" {
 		t.Errorf("flat run of 400,000 flagged: %s", why)
 	}
@@ -318,10 +320,10 @@ func TestTrendHugeRun(t *testing.T) {
 }
 
 func TestTrendTooFewSamples(t *testing.T) {
-	if why := trendReason(DefaultValidity(), synthRaw(1, 199, 5)); why != "" {
+	if why := trendReason(spec.DefaultValidity(), synthRaw(1, 199, 5)); why != "" {
 		t.Errorf("199 samples flagged: %s", why)
 	}
-	if why := trendReason(DefaultValidity(), synthRaw(1, 200, 5)); why == "" {
+	if why := trendReason(spec.DefaultValidity(), synthRaw(1, 200, 5)); why == "" {
 		t.Error("200 samples of a steep rise not flagged")
 	}
 }
@@ -333,7 +335,7 @@ func TestTrendAtBound(t *testing.T) {
 		t.Fatalf("fit %+v, ok %v: want a slope above zero", f, ok)
 	}
 	// The smallest MaxTrend with MaxTrend × median ≥ rise is the bound.
-	v := DefaultValidity()
+	v := spec.DefaultValidity()
 	v.MaxTrend = f.Rise / f.Median
 	for v.MaxTrend*f.Median < f.Rise {
 		v.MaxTrend = math.Nextafter(v.MaxTrend, 1)
@@ -394,7 +396,7 @@ func TestTrendGeneratorStalls(t *testing.T) {
 			func(int) time.Duration { return 300 * time.Millisecond }, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := DefaultValidity()
+			v := spec.DefaultValidity()
 			fired := 0
 			for seed := range uint64(20) {
 				why := trendReason(v, stalledRaw(seed+1, n, tc.rise, tc.p, tc.stall))

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
@@ -36,7 +38,7 @@ import (
 // of the median lag, as trend measures service time, would flag a healthy
 // generator whose lag creeps from 20 µs to 30 µs. And a closed loop, with
 // no schedule, has no lag to fall behind on.
-func trendReason(v Validity, raw []record.Raw) string {
+func trendReason(v spec.Validity, raw []record.Raw) string {
 	f, ok := analysis.FitTrend(raw, analysis.ServiceTime)
 	if !ok || !f.Rising(v.MaxTrend) {
 		return ""
@@ -55,7 +57,7 @@ func trendReason(v Validity, raw []record.Raw) string {
 // requests due once its last workers started (record.Result.HoldFrom):
 // service time that rises with the load while workers are added is what a
 // ramp is run to see, not a fault.
-func holdTrend(v Validity, r *record.Result) string {
+func holdTrend(v spec.Validity, r *record.Result) string {
 	if r.HoldFrom <= 0 {
 		return trendReason(v, r.Raw)
 	}

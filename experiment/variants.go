@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/cluster"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
@@ -25,7 +27,7 @@ import (
 
 // live is a variant that is set up: a running graph or an external target.
 type live struct {
-	v       *Variant
+	v       *spec.Variant
 	cluster *graph.Cluster // graph variants
 	entry   string         // the URL requests go to; "" for a target variant (its own URL)
 	nodes   map[string]string
@@ -61,7 +63,7 @@ func (l *live) metricsURLs() []string {
 // its start command and waits for its ready URL; then runs its configure
 // command. A variant on a cluster is deployed there after its setup
 // command.
-func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) {
+func (r *Runner) setUp(ctx context.Context, v *spec.Variant, t spec.Trial) (*live, error) {
 	l := &live{v: v, level: t.Level, nodes: map[string]string{}}
 	// The setup comes first, whatever the variant: before its graph's
 	// nodes, its start command or its deployment.
@@ -113,7 +115,7 @@ func (r *Runner) setUp(ctx context.Context, v *Variant, t Trial) (*live, error) 
 		ready, anyAnswer = v.Target, true // started here: wait until it answers at all
 	}
 	if ready != "" {
-		if err := waitReady(ctx, ready, v.ReadyTimeout, anyAnswer, l.exited, v.Load.settings().TLSFiles()); err != nil {
+		if err := waitReady(ctx, ready, v.ReadyTimeout, anyAnswer, l.exited, v.Load.Settings().TLSFiles()); err != nil {
 			r.tearDown(l)
 			return nil, fmt.Errorf("variant %s: %w", v.Name, err)
 		}
@@ -324,7 +326,7 @@ func (l *limited) Write(p []byte) (int, error) {
 // anyAnswer), for at most limit, giving up early when exited closes.
 func waitReady(ctx context.Context, url string, limit time.Duration, anyAnswer bool, exited <-chan struct{}, tf load.TLSFiles) error {
 	if limit <= 0 {
-		limit = DefaultReadyTimeout
+		limit = spec.DefaultReadyTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

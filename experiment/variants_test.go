@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/probe"
 )
 
@@ -18,8 +20,8 @@ func TestStopWaitsForGroup(t *testing.T) {
 	// The child traps SIGTERM and lingers 300 ms after it; the command
 	// itself ends at once.
 	start := `sh -c '(trap "sleep 0.3; exit 0" TERM; touch armed; while :; do sleep 0.02; done) & wait'`
-	r := &Runner{Spec: &Spec{Dir: dir}}
-	l := &live{v: &Variant{Name: "lingers", Start: start}}
+	r := &Runner{Spec: &spec.Spec{Dir: dir}}
+	l := &live{v: &spec.Variant{Name: "lingers", Start: start}}
 	if err := r.start(l); err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +44,14 @@ func TestStopWaitsForGroup(t *testing.T) {
 // A variant's commands are told where the trace receiver listens.
 func TestCommandEnvTraces(t *testing.T) {
 	dir := t.TempDir()
-	r := &Runner{Spec: &Spec{Dir: dir}, tracesURL: "http://127.0.0.1:4318", tracesGRPC: "127.0.0.1:4317"}
+	r := &Runner{Spec: &spec.Spec{Dir: dir}, tracesURL: "http://127.0.0.1:4318", tracesGRPC: "127.0.0.1:4317"}
 	if err := r.shell(context.Background(), `echo "$LATLAB_OTLP_HTTP $LATLAB_OTLP_GRPC" > env`); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "env")); err != nil || string(b) != "http://127.0.0.1:4318 127.0.0.1:4317\n" {
 		t.Errorf("the command saw %q (%v)", b, err)
 	}
-	r = &Runner{Spec: &Spec{Dir: dir}}
+	r = &Runner{Spec: &spec.Spec{Dir: dir}}
 	if err := r.shell(context.Background(), `echo "${LATLAB_OTLP_GRPC-unset}" > env`); err != nil {
 		t.Fatal(err)
 	}

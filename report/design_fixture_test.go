@@ -13,7 +13,7 @@ import (
 const withoutExpectSpec = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n  - name: filter\n"
 
 // fixtureDesigns are the Designs of the fixtures' specs, as
-// experiment.SpecDesign derives them (TestFixtureDesigns checks that it
+// spec.SpecDesign derives them (TestFixtureDesigns checks that it
 // does): report reads what the spec planned from analysis.Experiment's
 // Design, never from the spec.
 var fixtureDesigns = func() map[string]analysis.Design {

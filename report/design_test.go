@@ -5,17 +5,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 )
 
 // TestFixtureDesigns checks that the Designs the report's fixtures carry
-// are those experiment.SpecDesign derives from their specs, as latlab
+// are those spec.SpecDesign derives from their specs, as latlab
 // report reads a stored experiment.
 func TestFixtureDesigns(t *testing.T) {
-	for spec, want := range report.FixtureDesigns {
-		if diff := cmp.Diff(want, experiment.SpecDesign(spec)); diff != "" {
-			t.Errorf("spec %q (-fixture +SpecDesign):\n%s", spec, diff)
+	for text, want := range report.FixtureDesigns {
+		if diff := cmp.Diff(want, spec.SpecDesign(text)); diff != "" {
+			t.Errorf("spec %q (-fixture +SpecDesign):\n%s", text, diff)
 		}
 	}
 }

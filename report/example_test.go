@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -38,7 +38,7 @@ func ExampleAttack() {
 
 // ExampleExperiment_WriteText prints the report of experiment 1 of
 // results.db, with its probe summary, loaded as latlab report loads it:
-// with the design of its stored spec (experiment.LoadResults). It needs a
+// with the design of its stored spec (spec.LoadResults). It needs a
 // results database, so it is compiled but not run.
 func ExampleExperiment_WriteText() {
 	ctx := context.Background()
@@ -48,7 +48,7 @@ func ExampleExperiment_WriteText() {
 		return
 	}
 	defer db.Close()
-	exp, err := experiment.LoadResults(ctx, db, 1)
+	exp, err := spec.LoadResults(ctx, db, 1)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -42,7 +42,7 @@ runs: 4
 	paths = append(paths, over)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			spec, err := experiment.ReadSpec(path)
+			sp, err := spec.ReadSpec(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,17 +52,17 @@ runs: 4
 			}
 			// runs: auto plans its first min repetitions; the rest wait on
 			// the runs, so a report with nothing stored plans those.
-			plan := spec.Plan(1)
-			if spec.Auto != nil {
-				plan = slices.DeleteFunc(plan, func(tr experiment.Trial) bool { return tr.Rep > spec.Auto.Min })
+			plan := sp.Plan(1)
+			if sp.Auto != nil {
+				plan = slices.DeleteFunc(plan, func(tr spec.Trial) bool { return tr.Rep > sp.Auto.Min })
 			}
 			want := map[string]int{} // runs per cell
 			for _, tr := range plan {
 				want[fmt.Sprintf("%s %s", tr.Variant, analysis.Level{Rate: tr.Rate, Concurrency: tr.Concurrency})]++
 			}
 			// Nothing stored: the plan comes from the spec alone.
-			design := experiment.SpecDesign(string(raw))
-			bare, err := report.NewExperiment(&analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)},
+			design := spec.SpecDesign(string(raw))
+			bare, err := report.NewExperiment(&analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: sp.Name, Spec: string(raw)},
 				Design: design}, report.ExperimentOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +73,7 @@ runs: 4
 			// Every trial of the plan stored but the first of each cell:
 			// the report plans them all from the spec and finds those
 			// missing, cell by cell.
-			exp := &analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: spec.Name, Spec: string(raw)}, Design: design}
+			exp := &analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: sp.Name, Spec: string(raw)}, Design: design}
 			seen := map[string]bool{}
 			for _, tr := range plan {
 				cell := fmt.Sprintf("%s %s", tr.Variant, analysis.Level{Rate: tr.Rate, Concurrency: tr.Concurrency})
@@ -95,13 +95,13 @@ runs: 4
 			got := map[string]int{}
 			for _, w := range r.Warnings {
 				cell, _, ok := strings.Cut(w, ": 1 of ")
-				if ok && strings.HasSuffix(w, fmt.Sprintf(" %d planned run(s) not stored: rep 1", spec.Runs)) {
-					got[cell] = spec.Runs
+				if ok && strings.HasSuffix(w, fmt.Sprintf(" %d planned run(s) not stored: rep 1", sp.Runs)) {
+					got[cell] = sp.Runs
 				}
 			}
 			// With one run each, nothing stored: not run yet; under runs:
 			// auto the report says it has not finished instead.
-			if spec.Runs > 1 && spec.Auto == nil && !maps.Equal(got, want) {
+			if sp.Runs > 1 && sp.Auto == nil && !maps.Equal(got, want) {
 				t.Errorf("cells missing rep 1 per the report: %v; latlab run plans %v\n%q", got, want, r.Warnings)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -39,7 +40,7 @@ seed: 5
 	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := experiment.ReadSpec(specPath)
+	spec, err := spec.ReadSpec(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestResumeFormat1(t *testing.T) {
 	if err := os.WriteFile(specPath, []byte(exp.Spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := experiment.ReadSpec(specPath)
+	spec, err := spec.ReadSpec(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -50,7 +51,7 @@ var storedDB = sync.OnceValues(func() ([]byte, error) {
 	if err := os.WriteFile(specPath, []byte(fmt.Sprintf(storedSpec, srv.URL)), 0o644); err != nil {
 		return nil, err
 	}
-	spec, err := experiment.ReadSpec(specPath)
+	spec, err := spec.ReadSpec(specPath)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +120,7 @@ func storedForms(t *testing.T, path string) (*report.Experiment, string, report.
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := experiment.LoadResults(ctx, db, 1)
+	exp, err := spec.LoadResults(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,18 +2,9 @@ package shard
 
 import (
 	"time"
+
+	"github.com/latlab/latlab/remote"
 )
-
-// A ClockSample is one exchange of the coordinator with a shard: when the
-// coordinator sent its request and received the answer, on its own clock,
-// and the shard's clock as it answered.
-type ClockSample struct {
-	Sent, Received time.Time // the coordinator's clock
-	Shard          time.Time // the shard's clock, between the two
-}
-
-// RTT is the exchange's round trip.
-func (s ClockSample) RTT() time.Duration { return s.Received.Sub(s.Sent) }
 
 // Offset estimates how far a shard's clock is ahead of the coordinator's
 // from exchanges with it, as NTP does: the shard read its clock somewhere
@@ -22,7 +13,7 @@ func (s ClockSample) RTT() time.Duration { return s.Received.Sub(s.Sent) }
 // the shortest round trip, the one least delayed by queues, is taken.
 // bound is half its round trip: the true offset is within offset ± bound.
 // ok is false without an exchange whose round trip is positive.
-func Offset(samples []ClockSample) (offset, bound time.Duration, ok bool) {
+func Offset(samples []remote.ClockSample) (offset, bound time.Duration, ok bool) {
 	best := -1
 	for i, s := range samples {
 		if s.RTT() < 0 || s.Shard.IsZero() {

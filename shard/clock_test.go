@@ -3,6 +3,8 @@ package shard
 import (
 	"testing"
 	"time"
+
+	"github.com/latlab/latlab/remote"
 )
 
 func TestOffset(t *testing.T) {
@@ -10,7 +12,7 @@ func TestOffset(t *testing.T) {
 	at := func(ms float64) time.Time { return t0.Add(time.Duration(ms * float64(time.Millisecond))) }
 	// The shard's clock is 5 ms ahead. Each exchange reads it at some
 	// point of the round trip; the shortest bounds it best.
-	samples := []ClockSample{
+	samples := []remote.ClockSample{
 		{Sent: at(0), Received: at(10), Shard: at(0 + 8 + 5)},  // read late in a 10 ms trip
 		{Sent: at(20), Received: at(21), Shard: at(20.5 + 5)},  // 1 ms trip, read at its middle
 		{Sent: at(30), Received: at(34), Shard: at(31 + 5)},    // read early in a 4 ms trip

@@ -1,12 +1,14 @@
-// Package shard measures the clocks of a sharded trial's load generators
-// against the coordinator's: the offset of each one, measured as NTP
-// measures it (Offset), and whether it is within the bound that a common
-// start instant needs (Skewed). It starts nothing. The rest of a sharded
-// trial lives where its nouns do: load.Shard deals one load over N shards
-// exactly, record.Merge adds their results, experiment.RunShards
-// coordinates them (local agent processes or the pods of an Indexed Job),
-// store.Shard keeps each shard's result beside the merged run. What a
-// coordinator costs per shard, measured, is in docs/shards.md.
+// Package shard coordinates a trial's load sent from several agents at
+// once: it measures each agent's clock against the coordinator's (Offset,
+// as NTP measures it) and flags an offset past the bound a common start
+// needs (Skewed), starts every shard at one instant, watches for a shard
+// that is lost, and merges their results exactly (record.Merge). The
+// agents are local processes (StartLocal) or the pods of one
+// Indexed Job (RunInPods); Run drives either through
+// remote.Remote. load.Shard deals one schedule over the shards, request i
+// to shard i mod N, and store keeps each shard's result beside the merged
+// run. What a coordinator costs per shard, measured, is in docs/shards.md.
 //
-// Offset and Skewed are pure functions, safe to call concurrently.
+// Offset and Skewed are pure functions, safe to call concurrently;
+// Run runs one trial and may run beside another on other agents.
 package shard

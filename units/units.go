@@ -116,3 +116,23 @@ func Percent(ratio float64, prec int) string {
 	}
 	return strconv.FormatFloat(100*ratio, 'f', prec, 64) + "%"
 }
+
+// Round rounds d to a second, or a millisecond below a second.
+func Round(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// Count writes n and its noun: the singular, the plural given or the
+// singular with an s.
+func Count(n int, forms ...string) string {
+	switch {
+	case n == 1:
+		return "1 " + forms[0]
+	case len(forms) > 1:
+		return strconv.Itoa(n) + " " + forms[1]
+	}
+	return strconv.Itoa(n) + " " + forms[0] + "s"
+}

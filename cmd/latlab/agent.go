@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/remote"
 )
 
 func newAgent(stderr io.Writer) *cobra.Command {
@@ -81,7 +81,7 @@ does.`,
 			if tokenFile == "" {
 				return usagef("--token-file: give the file of the token this agent's controller presents (at least 32 characters)")
 			}
-			token, err := experiment.ReadToken(tokenFile)
+			token, err := remote.ReadToken(tokenFile)
 			if err != nil {
 				return usagef("--token-file: %v", err)
 			}
@@ -106,7 +106,7 @@ does.`,
 			} else if ln, err = net.Listen("tcp", listen); err != nil {
 				return usagef("--listen: %v", err)
 			}
-			a := &experiment.Agent{Token: token, Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
+			a := &remote.Agent{Token: token, Idle: idle, Lifetime: lifetime, Log: stderr, OTLPHTTP: otlpHTTP, OTLPGRPC: otlpGRPC}
 			err = a.Serve(cmd.Context(), ln)
 			if cmd.Context().Err() != nil && errors.Is(err, context.Canceled) {
 				return errInterrupted
@@ -123,8 +123,8 @@ does.`,
 	fl.StringVar(&tokenFile, "token-file", "", "the file of the token every request must carry (required)")
 	fl.IntVar(&listenFD, "listen-fd", 0, "serve on this inherited listening socket")
 	_ = fl.MarkHidden("listen-fd")
-	fl.DurationVar(&idle, "idle", experiment.DefaultAgentIdle, "exit after this long without a request")
-	fl.DurationVar(&lifetime, "lifetime", experiment.DefaultAgentLifetime, "exit this long after starting, whatever it does")
+	fl.DurationVar(&idle, "idle", remote.DefaultAgentIdle, "exit after this long without a request")
+	fl.DurationVar(&lifetime, "lifetime", remote.DefaultAgentLifetime, "exit this long after starting, whatever it does")
 	fl.StringVar(&otlpHTTP, "otlp-http", "", "receive spans over OTLP/HTTP at this address, such as :4318; none if empty")
 	fl.StringVar(&otlpGRPC, "otlp-grpc", "", "receive spans over OTLP/gRPC at this address, such as :4317; none if empty")
 	return cmd

@@ -14,10 +14,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/latlab/latlab/cluster"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/remote"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/shard"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -116,7 +118,7 @@ func (p *podFlags) check(set func(string) bool) error {
 type podAttack struct {
 	c      *cluster.Cluster
 	pod    cluster.LoadPod
-	bundle *experiment.Bundle
+	bundle *remote.Bundle
 	total  time.Duration // the measured load's length, for the live line; 0 when it ends at a count
 
 	namespaceFlag bool // the namespace is --namespace's, not the kubeconfig's
@@ -147,7 +149,7 @@ func (f *attackFlags) podAttack(ctx context.Context, args []string, cfg load.Con
 	if _, err := c.ServerVersion(ctx); err != nil {
 		return nil, fmt.Errorf("kubernetes (%s): %w", c.Where, err)
 	}
-	pa := &podAttack{c: c, pod: experiment.AgentPod(s, b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
+	pa := &podAttack{c: c, pod: remote.AgentPod(s, b.Trial, cmp.Or(f.pod.namespace, c.Namespace)), bundle: b, total: cfg.Duration,
 		namespaceFlag: f.pod.namespace != "", warmup: cfg.Warmup}
 	pa.pod.Shards = f.shards.n
 	return pa, nil
@@ -156,16 +158,16 @@ func (f *attackFlags) podAttack(ctx context.Context, args []string, cfg load.Con
 // podBundle returns the spec of the attack cfg (see podSpec), in dir,
 // and its bundle for a pod's agent, checked by building its loads as the
 // agent will.
-func (f *attackFlags) podBundle(cfg load.Config, args []string, dir string) (*experiment.Spec, *experiment.Bundle, error) {
-	spec, t, err := f.podSpec(cfg, args, dir)
+func (f *attackFlags) podBundle(cfg load.Config, args []string, dir string) (*spec.Spec, *remote.Bundle, error) {
+	text, t, err := f.podSpec(cfg, args, dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := experiment.ParseSpec(podSpecFile, spec, dir)
+	s, err := spec.ParseSpec(podSpecFile, text, dir)
 	if err != nil {
 		return nil, nil, podSpecError(err)
 	}
-	b, err := experiment.NewBundle(s, t, "", cfg.KeepRaw)
+	b, err := remote.NewBundle(s, t, "", cfg.KeepRaw)
 	if err != nil {
 		return nil, nil, podSpecError(err)
 	}
@@ -194,8 +196,8 @@ func (p *podAttack) run(ctx context.Context, line *report.Line[report.AttackStat
 		return p.runShards(ctx, stderr)
 	}
 	var shown time.Time
-	rr, err := experiment.RunInPod(ctx, p.c, p.pod, p.bundle, experiment.PodOptions{
-		Progress: func(st experiment.AgentStatus) {
+	rr, err := remote.RunInPod(ctx, p.c, p.pod, p.bundle, remote.PodOptions{
+		Progress: func(st remote.AgentStatus) {
 			if p.started.IsZero() {
 				p.started = time.Now()
 			}
@@ -237,10 +239,10 @@ func (p *podAttack) run(ctx context.Context, line *report.Line[report.AttackStat
 }
 
 // runShards runs the attack on p.pod.Shards pods of an Indexed Job
-// together (experiment.RunShardsInPods), and returns the merged result.
+// together (shard.RunInPods), and returns the merged result.
 func (p *podAttack) runShards(ctx context.Context, stderr io.Writer) (*record.Result, error) {
 	p.started = time.Now()
-	run, err := experiment.RunShardsInPods(ctx, p.c, p.pod, p.bundle, experiment.ShardOptions{Warmup: p.warmup},
+	run, err := shard.RunInPods(ctx, p.c, p.pod, p.bundle, shard.Options{Warmup: p.warmup},
 		func(err error) {
 			fmt.Fprintf(stderr, "latlab: %v; latlab clean --kubernetes %s removes it\n", err, podExperiment)
 		})

@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/remote"
 )
 
 // TestAttackPodFlags holds that the flags of an attack from a pod are
@@ -216,7 +216,7 @@ func TestAttackPodPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp := experiment.AgentPod(s, b.Trial, "bench")
+	lp := remote.AgentPod(s, b.Trial, "bench")
 	if len(lp.NodeSelector) != 2 || lp.NodeSelector["pool"] != "load" || lp.NodeSelector["kubernetes.io/os"] != "linux" {
 		t.Errorf("node selector %v", lp.NodeSelector)
 	}

@@ -9,10 +9,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/remote"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/shard"
 	"github.com/latlab/latlab/store"
 )
 
@@ -67,7 +68,7 @@ func (s *shardFlags) check(set func(string) bool, pod bool) error {
 type shardAttack struct {
 	n      int
 	cpus   [][]int
-	bundle *experiment.Bundle
+	bundle *remote.Bundle
 	warmup time.Duration
 
 	shards []store.Shard // after run
@@ -103,12 +104,12 @@ func (f *attackFlags) shardAttack(args []string, cfg load.Config) (*shardAttack,
 // the merged result; the shards are gone when it returns. A shard that
 // dies is an error naming it.
 func (sa *shardAttack) run(ctx context.Context, line *report.Line[report.AttackStatus], stderr io.Writer) (*record.Result, error) {
-	ls, err := experiment.StartLocalShards(sa.n, experiment.LocalShardOptions{CPUs: sa.cpus, Output: stderr})
+	ls, err := shard.StartLocal(sa.n, shard.LocalOptions{CPUs: sa.cpus, Output: stderr})
 	if err != nil {
 		return nil, err
 	}
 	defer ls.Stop()
-	run, err := ls.Run(ctx, sa.bundle, experiment.ShardOptions{Warmup: sa.warmup})
+	run, err := ls.Run(ctx, sa.bundle, shard.Options{Warmup: sa.warmup})
 	sa.shards = run.StoreShards()
 	if err != nil {
 		return nil, err

@@ -15,8 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/spec"
 )
 
 // The names of an attack run from a pod as an experiment: its spec's
@@ -38,8 +38,8 @@ const (
 //
 // The Poisson arrivals of an experiment's trial are seeded by its place
 // in the plan: the trial is placed at --seed.
-func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byte, experiment.Trial, error) {
-	t := experiment.Trial{Variant: podExperiment, Rep: 1, Position: 1}
+func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byte, spec.Trial, error) {
+	t := spec.Trial{Variant: podExperiment, Rep: 1, Position: 1}
 	if f.Arrivals == load.PoissonArrivals {
 		if f.Seed > math.MaxInt {
 			return nil, t, usagef("--seed: want at most %d with --kubernetes or --shards, got %d", math.MaxInt, f.Seed)
@@ -61,7 +61,7 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		if err := f.pod.place.add(ld); err != nil {
 			return nil, t, err
 		}
-		ld.add("on", experiment.OnKubernetes)
+		ld.add("on", spec.OnKubernetes)
 	}
 	ld.add("mode", string(f.Mode))
 	switch m := cfg.Model.(type) {
@@ -230,7 +230,7 @@ func specPath(dir, path string) (string, error) {
 // behind the field of the spec it names. A problem of a file the spec
 // names (a targets or scenario file) names that file.
 func podSpecError(err error) error {
-	var se *experiment.SyntaxError
+	var se *spec.SyntaxError
 	if errors.As(err, &se) && se.File == podSpecFile {
 		return usagef("%s: %s", specFlag(se.Field), se.Msg)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -213,7 +213,7 @@ func (f *reportFlags) load(ctx context.Context, db *store.DB, path string, slo a
 	if err != nil {
 		return nil, slo, err
 	}
-	exp, err := experiment.LoadResults(ctx, db, id)
+	exp, err := spec.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, slo, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -148,7 +149,7 @@ Every spec key, its type and default: latlab spec (docs/spec.md).`,
 // run runs the experiment of the spec file path into --output, or prints
 // its plan with --dry-run.
 func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer) (rerr error) {
-	spec, err := experiment.ReadSpec(path)
+	spec, err := spec.ReadSpec(path)
 	if err != nil {
 		return usageError{err}
 	}
@@ -221,7 +222,7 @@ func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer
 
 // ended says what the run did: its trials, and why runs: auto stopped
 // each variant and level.
-func (f *runFlags) ended(stdout io.Writer, spec *experiment.Spec, out experiment.Outcome) {
+func (f *runFlags) ended(stdout io.Writer, spec *spec.Spec, out experiment.Outcome) {
 	verb := "ran"
 	if out.Resumed {
 		verb = "resumed"

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -16,7 +16,7 @@ import (
 // it. broken names the SLO when a row breaks it (exit code 1); err is a
 // failure to judge.
 func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, strict bool, w io.Writer) (broken, err error) {
-	exp, err := experiment.LoadResults(ctx, db, id)
+	exp, err := spec.LoadResults(ctx, db, id)
 	if err != nil {
 		return nil, fmt.Errorf("judging the SLO: %w", err)
 	}
@@ -35,7 +35,7 @@ func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, s
 // judges it when --slo is not given. A bad one is a usage error naming
 // the experiment, the spec's line and the field.
 func storedSLO(path string, exp *analysis.Experiment) (analysis.SLO, error) {
-	s, err := experiment.SpecSLO(fmt.Sprintf("spec of experiment %d in %s", exp.ID, path), []byte(exp.Spec))
+	s, err := spec.SpecSLO(fmt.Sprintf("spec of experiment %d in %s", exp.ID, path), []byte(exp.Spec))
 	if err != nil {
 		return analysis.SLO{}, usagef("%w (give --slo to judge another SLO)", err)
 	}

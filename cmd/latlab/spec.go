@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/spec"
 )
 
 func newSpec(stdout io.Writer) *cobra.Command {
@@ -25,7 +25,7 @@ docs/spec.md holds it.`,
 			return nil
 		},
 		RunE: func(*cobra.Command, []string) error {
-			return experiment.WriteSpecReference(stdout, markdown)
+			return spec.WriteSpecReference(stdout, markdown)
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the reference as Markdown, as docs/spec.md holds it")

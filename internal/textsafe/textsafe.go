@@ -26,6 +26,29 @@ func NewWriter(w io.Writer) io.Writer { return writer{w} }
 
 type writer struct{ w io.Writer }
 
+// A Sticky writer writes to its writer until a write fails, then nothing
+// more: a text written in many pieces is checked once, by Err.
+type Sticky struct {
+	w   io.Writer
+	err error
+}
+
+// NewSticky returns a Sticky writer to w.
+func NewSticky(w io.Writer) *Sticky { return &Sticky{w: w} }
+
+// Write writes p to the writer, or returns the error of an earlier Write.
+func (s *Sticky) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+// Err returns the first error of a Write, nil if none failed.
+func (s *Sticky) Err() error { return s.err }
+
 func (w writer) Write(p []byte) (int, error) {
 	s := string(p)
 	if e := Layout(s); len(e) != len(s) {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/cluster"
-	"github.com/latlab/latlab/experiment"
+	"github.com/latlab/latlab/remote"
+	"github.com/latlab/latlab/spec"
 )
 
 // TestLoadPod runs a trial from a load Job on the test cluster: the pod
@@ -28,22 +29,22 @@ func TestLoadPod(t *testing.T) {
 
 	// The agent loads its own /healthz: the request path is the pod's.
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	writeFile(t, spec, []byte(`version: 1
+	path := filepath.Join(dir, "spec.yaml")
+	writeFile(t, path, []byte(`version: 1
 name: podload
 variants: [{name: self, target: "http://127.0.0.1:7070/healthz"}]
 load: {mode: closed, concurrency: [2], requests: 200}
 `))
-	s, err := experiment.ReadSpec(spec)
+	s, err := spec.ReadSpec(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := experiment.NewBundle(s, s.Plan(1)[0], "", 50)
+	b, err := remote.NewBundle(s, s.Plan(1)[0], "", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
 	labels := cluster.Labels("podload", "self")
-	token, err := experiment.NewToken()
+	token, err := remote.NewToken()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +62,11 @@ load: {mode: closed, concurrency: [2], requests: 200}
 		t.Fatal(err)
 	}
 	// Through the pod proxy, a request without the token is refused.
-	if _, err := (&experiment.Remote{URL: u.String(), Client: c.HTTPClient(), Keep: true}).Run(ctx, b); err == nil ||
+	if _, err := (&remote.Remote{URL: u.String(), Client: c.HTTPClient(), Keep: true}).Run(ctx, b); err == nil ||
 		!strings.Contains(err.Error(), "401") {
 		t.Errorf("a trial posted without the token: %v, want 401", err)
 	}
-	r := &experiment.Remote{URL: u.String(), Client: c.HTTPClient(), Token: token}
+	r := &remote.Remote{URL: u.String(), Client: c.HTTPClient(), Token: token}
 	got, err := r.Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)

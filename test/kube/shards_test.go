@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/latlab/latlab/cluster"
-	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/remote"
 	"github.com/latlab/latlab/store"
 )
 
@@ -271,7 +271,7 @@ func (c *testCluster) measuring(ctx context.Context) int {
 			continue
 		}
 		b, err := c.cs.CoreV1().RESTClient().Get().Namespace("default").Resource("pods").Name(p.Name+":7070").
-			SubResource("proxy").Suffix("trial").SetHeader(experiment.TokenHeader, string(sec.Data["token"])).DoRaw(ctx)
+			SubResource("proxy").Suffix("trial").SetHeader(remote.TokenHeader, string(sec.Data["token"])).DoRaw(ctx)
 		if err == nil && strings.Contains(string(b), `"state":"measuring"`) {
 			n++
 		}

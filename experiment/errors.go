@@ -1,6 +1,0 @@
-package experiment
-
-import "github.com/latlab/latlab/yamlfile"
-
-// A SyntaxError reports bad input in a spec, as FILE:LINE: FIELD: MSG.
-type SyntaxError = yamlfile.SyntaxError
