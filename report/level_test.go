@@ -40,13 +40,13 @@ seed: 5
 	if err := os.WriteFile(specPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := spec.ReadSpec(specPath)
+	sp, err := spec.ReadSpec(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []record.Level{{Rate: 3}, {Rate: 7}, {Rate: 1234567}, {Rate: 1234568}}
 	var planned []record.Level
-	for _, tr := range spec.Plan(5) {
+	for _, tr := range sp.Plan(5) {
 		planned = append(planned, tr.Level)
 	}
 	slices.SortFunc(planned, record.Level.Compare)
@@ -59,7 +59,7 @@ seed: 5
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := (&experiment.Runner{Spec: spec, DB: db}).Run(context.Background())
+	out, err := (&experiment.Runner{Spec: sp, DB: db}).Run(context.Background())
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
@@ -164,11 +164,11 @@ func TestResumeFormat1(t *testing.T) {
 	if err := os.WriteFile(specPath, []byte(exp.Spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := spec.ReadSpec(specPath)
+	s, err := spec.ReadSpec(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := (&experiment.Runner{Spec: spec, DB: db}).Run(ctx)
+	out, err := (&experiment.Runner{Spec: s, DB: db}).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ var storedDB = sync.OnceValues(func() ([]byte, error) {
 	if err := os.WriteFile(specPath, []byte(fmt.Sprintf(storedSpec, srv.URL)), 0o644); err != nil {
 		return nil, err
 	}
-	spec, err := spec.ReadSpec(specPath)
+	s, err := spec.ReadSpec(specPath)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ var storedDB = sync.OnceValues(func() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := (&experiment.Runner{Spec: spec, DB: db}).Run(context.Background())
+	out, err := (&experiment.Runner{Spec: s, DB: db}).Run(context.Background())
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}

@@ -149,15 +149,15 @@ Every spec key, its type and default: latlab spec (docs/spec.md).`,
 // run runs the experiment of the spec file path into --output, or prints
 // its plan with --dry-run.
 func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer) (rerr error) {
-	spec, err := spec.ReadSpec(path)
+	sp, err := spec.ReadSpec(path)
 	if err != nil {
 		return usageError{err}
 	}
-	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), spec.SLO.Analysis())
+	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), sp.SLO.Analysis())
 	if err != nil {
 		return err
 	}
-	r := &experiment.Runner{Spec: spec, New: f.fresh, Keep: f.keep, Kubernetes: f.kube.options()}
+	r := &experiment.Runner{Spec: sp, New: f.fresh, Keep: f.keep, Kubernetes: f.kube.options()}
 	if cmd.Flags().Changed("seed") {
 		r.Seed = &f.seed
 	}
@@ -202,7 +202,7 @@ func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	f.ended(stdout, spec, out)
+	f.ended(stdout, sp, out)
 	var broken error
 	if !slo.IsZero() {
 		// After a Ctrl-C too: judge what was measured.
