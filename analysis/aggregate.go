@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -78,7 +80,7 @@ type Options struct {
 // which could read above the row's max. Each run's quantiles are ordered
 // (p50 ≤ p90 ≤ … ≤ max), and so are their medians over one set of runs.
 type Cell struct {
-	Stat
+	spec.Stat
 	// Values are the counted runs' values, in plan order; none when the
 	// quantile is n/a in any of them (NA says in how many).
 	Values []float64
@@ -110,8 +112,8 @@ type LevelResult struct {
 	Planned    int
 	ErrorRatio float64 // median error ratio of the runs counted
 	Achieved   float64 // median achieved sends per second of the runs counted
-	Latency    []Cell  // in Stats order
-	Service    []Cell  // in Stats order
+	Latency    []Cell  // in spec.Stats order
+	Service    []Cell  // in spec.Stats order
 	Warnings   []string
 
 	// ErrorRatios are the error ratios of the runs counted, in plan order.
@@ -203,8 +205,8 @@ func aggregate(variant string, level Level, runs []Run, opt Options) LevelResult
 
 // cells aggregates each Stat over runs, with their repetitions when reps.
 func cells(runs []Run, values func(Run) []Value, reps bool) []Cell {
-	out := make([]Cell, len(Stats))
-	for i, s := range Stats {
+	out := make([]Cell, len(spec.Stats))
+	for i, s := range spec.Stats {
 		c := Cell{Stat: s, Runs: len(runs)}
 		for _, r := range runs {
 			v, ok := Get(values(r), s.Name)

@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -133,11 +136,11 @@ func TestKnee(t *testing.T) {
 		want Knee
 	}{
 		{"nothing asked", SLO{}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
-		{"p50 under 50 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 50 * time.Microsecond}}},
+		{"p50 under 50 µs", SLO{Latency: []spec.Percentile{{Name: "p50", Q: 0.5, Latency: 50 * time.Microsecond}}},
 			Knee{Variant: "plain", Met: true, Level: Level{Rate: 200}, Failed: at(300)}},
-		{"p50 under 10 µs", SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Microsecond}}},
+		{"p50 under 10 µs", SLO{Latency: []spec.Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Microsecond}}},
 			Knee{Variant: "plain", Failed: at(100)}},
-		{"p75 is not read", SLO{Latency: []Percentile{{Name: "p75", Q: 0.75, Latency: time.Second}}},
+		{"p75 is not read", SLO{Latency: []spec.Percentile{{Name: "p75", Q: 0.75, Latency: time.Second}}},
 			Knee{Variant: "plain", Failed: at(100)}},
 		{"errors", SLO{Errors: &errs}, Knee{Variant: "plain", Met: true, Level: Level{Rate: 400}}},
 	} {
@@ -161,8 +164,8 @@ func TestOverheadsHolm(t *testing.T) {
 		runs = append(runs, run(int64(rep), "plain", 100, 100+rep), run(int64(10+rep), "filter", 100, 200+rep))
 	}
 	cs := Overheads(Aggregate(runs, Options{}), "plain")
-	if len(cs) != len(CompareStats) {
-		t.Fatalf("got %d comparisons; want %d", len(cs), len(CompareStats))
+	if len(cs) != len(spec.CompareStats) {
+		t.Fatalf("got %d comparisons; want %d", len(cs), len(spec.CompareStats))
 	}
 	for _, c := range cs {
 		if c.Name == "p99.9" { // about 200 samples a run: n/a everywhere
@@ -221,11 +224,11 @@ func TestLoad(t *testing.T) {
 	// digits); ranks 997 and 1000 bound p99.9 of 1000 samples, and the
 	// upper one is the maximum, so the interval is open.
 	want := []row{
-		{0, Value{Stat: Stat{"p50", 0.5}, Latency: 500223 * time.Nanosecond, OK: true, Count: 1000},
-			Value{Stat: Stat{"p99.9", 0.999}, Latency: 999423 * time.Nanosecond, OK: true, LowConfidence: true,
+		{0, Value{Stat: spec.Stat{Name: "p50", Q: 0.5}, Latency: 500223 * time.Nanosecond, OK: true, Count: 1000},
+			Value{Stat: spec.Stat{Name: "p99.9", Q: 0.999}, Latency: 999423 * time.Nanosecond, OK: true, LowConfidence: true,
 				Lo: 997375 * time.Nanosecond, Hi: 1000447 * time.Nanosecond, Open: true, Count: 1000}},
-		{1, Value{Stat: Stat{"p50", 0.5}, Latency: 25087 * time.Nanosecond, OK: true, Count: 50},
-			Value{Stat: Stat{"p99.9", 0.999}, Count: 50}},
+		{1, Value{Stat: spec.Stat{Name: "p50", Q: 0.5}, Latency: 25087 * time.Nanosecond, OK: true, Count: 50},
+			Value{Stat: spec.Stat{Name: "p99.9", Q: 0.999}, Count: 50}},
 	}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("Load percentiles (-want +got):\n%s", diff)
@@ -317,9 +320,9 @@ func TestParseQuantile(t *testing.T) {
 		{"p99.1234567", 0, false},
 		{"P99", 0, false},
 	} {
-		q, ok := ParseQuantile(tc.name)
+		q, ok := spec.ParseQuantile(tc.name)
 		if q != tc.q || ok != tc.ok {
-			t.Errorf("ParseQuantile(%q) = %v, %v; want %v, %v", tc.name, q, ok, tc.q, tc.ok)
+			t.Errorf("spec.ParseQuantile(%q) = %v, %v; want %v, %v", tc.name, q, ok, tc.q, tc.ok)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 )
 
@@ -58,8 +60,8 @@ func JudgeAttack(res *record.Result, slo SLO, strict bool) *AttackSLO {
 	return a
 }
 
-func judgeQuantile(h Histogram, lim Percentile, strict bool) AttackCheck {
-	c := AttackCheck{Limit: lim.limit(), Max: lim.Latency.Seconds(), Value: math.NaN(), Bound: math.NaN()}
+func judgeQuantile(h Histogram, lim spec.Percentile, strict bool) AttackCheck {
+	c := AttackCheck{Limit: limit(lim), Max: lim.Latency.Seconds(), Value: math.NaN(), Bound: math.NaN()}
 	var n int64
 	if h != nil {
 		n = h.TotalCount()

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/latlab/latlab/record"
@@ -31,7 +33,7 @@ func TestFellBehind(t *testing.T) {
 		{"lag within", &record.Result{TargetRate: 100, Sent: 1000, Lag: lag(time.Millisecond)},
 			Behind{Due: 1000, Sent: 1000, Achieved: 1, LagP99: time.Millisecond}},
 	} {
-		got := FellBehind(tc.res, DefaultMinAchieved, DefaultMaxLagP99)
+		got := FellBehind(tc.res, spec.DefaultMinAchieved, spec.DefaultMaxLagP99)
 		// The histogram holds 3 significant digits.
 		if d := got.LagP99 - tc.want.LagP99; max(d, -d) > tc.want.LagP99/1000 {
 			t.Errorf("%s: lag p99 %s; want %s", tc.name, got.LagP99, tc.want.LagP99)

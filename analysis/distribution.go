@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )

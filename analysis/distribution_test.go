@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )

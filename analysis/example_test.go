@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/latlab/latlab/analysis"
-	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -22,7 +21,7 @@ func Example() {
 		return
 	}
 	defer db.Close()
-	exp, err := spec.LoadResults(ctx, db, 1)
+	exp, err := analysis.Load(ctx, db, 1)
 	if err != nil {
 		fmt.Println(err)
 		return

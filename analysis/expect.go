@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+
+	"github.com/latlab/latlab/spec"
 )
 
 // Verdicts of an Expectation.
@@ -62,8 +64,8 @@ func (e Expectation) Interval() string {
 // measured, in levels' order and by the design's order within a level. A
 // percentile that is not among Stats, or n/a at the level, is VerdictNA
 // with a Note saying why.
-func Expectations(levels []LevelResult, design Design) []Expectation {
-	want := map[string][]Percentile{}
+func Expectations(levels []LevelResult, design spec.Design) []Expectation {
+	want := map[string][]spec.Percentile{}
 	for _, v := range design.Variants {
 		want[v.Name] = v.Expect
 	}
@@ -91,13 +93,13 @@ func Expectations(levels []LevelResult, design Design) []Expectation {
 }
 
 // statOf returns the Stat at quantile q, and whether there is one.
-func statOf(q float64) (Stat, bool) {
-	for _, s := range Stats {
+func statOf(q float64) (spec.Stat, bool) {
+	for _, s := range spec.Stats {
 		if math.Abs(s.Q-q) < 1e-9 {
 			return s, true
 		}
 	}
-	return Stat{}, false
+	return spec.Stat{}, false
 }
 
 // judge sets the measured side of e from c and decides the verdict.

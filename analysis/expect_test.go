@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -34,7 +36,7 @@ func TestExpectJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Cell{Stat: Stats[0], Values: tt.values}
+			c := Cell{Stat: spec.Stats[0], Values: tt.values}
 			c.Median, c.Lo, c.Hi, c.CIOK = MedianCI(c.Values)
 			e := Expectation{Expected: tt.expected / 1e3}
 			e.judge(c)
@@ -53,16 +55,16 @@ func TestExpectJudge(t *testing.T) {
 // order, none for a variant without expect:, and n/a with the reason for
 // a percentile not read, a level without runs and a cell n/a in a run.
 func TestExpectations(t *testing.T) {
-	ms := func(name string, q float64, d float64) Percentile {
-		return Percentile{Name: name, Q: q, Latency: time.Duration(d * float64(time.Millisecond))}
+	ms := func(name string, q float64, d float64) spec.Percentile {
+		return spec.Percentile{Name: name, Q: q, Latency: time.Duration(d * float64(time.Millisecond))}
 	}
-	design := Design{Variants: []VariantDesign{
-		{Name: "a", Expect: []Percentile{ms("p50", 0.5, 3), ms("p75", 0.75, 3)}},
+	design := spec.Design{Variants: []spec.VariantDesign{
+		{Name: "a", Expect: []spec.Percentile{ms("p50", 0.5, 3), ms("p75", 0.75, 3)}},
 		{Name: "b"},
 	}}
 	within := judgedLevel("a", 100, judgedCell(0, 1, 2, 3, 4, 5, 6, 7), 1, 0)
 	na := judgedLevel("a", 200, judgedCell(1, 5), 8, 0)
-	none := judgedLevel("a", 300, Cell{Stat: Stats[0]}, 10, 0)
+	none := judgedLevel("a", 300, Cell{Stat: spec.Stats[0]}, 10, 0)
 	other := judgedLevel("b", 100, judgedCell(0, 1), 10, 0)
 	type row struct{ Variant, Level, Name, Verdict, Interval, Note string }
 	var got []row

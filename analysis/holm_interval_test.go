@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/latlab/latlab/spec"
 )
 
 func TestHolmLevel(t *testing.T) {
@@ -31,7 +33,7 @@ func holmTable(shiftB float64) []Comparison {
 		for i, v := range base {
 			vs[i] = (v + shift + 0.05*float64(i%3)) / 1000
 		}
-		return []Cell{{Stat: Stat{Name: "p50", Q: 0.5}, Values: vs}}
+		return []Cell{{Stat: spec.Stat{Name: "p50", Q: 0.5}, Values: vs}}
 	}
 	var levels []LevelResult
 	for _, v := range []struct {

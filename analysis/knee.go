@@ -1,11 +1,21 @@
 package analysis
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/latlab/latlab/spec"
+)
 
 // SLO is what a level must meet. The zero value asks for nothing.
 type SLO struct {
-	Latency []Percentile // highest latencies allowed
-	Errors  *float64     // highest error ratio allowed (0.01 is 1%); nil means any
+	Latency []spec.Percentile // highest latencies allowed
+	Errors  *float64          // highest error ratio allowed (0.01 is 1%); nil means any
+}
+
+// SLOOf returns the SLO a spec's slo: field sets (see spec.SLO.Named).
+func SLOOf(s spec.SLO) SLO {
+	n := s.Named()
+	return SLO{Latency: n.Latency, Errors: n.Errors}
 }
 
 // Meets reports whether l meets slo: it has counted runs, the median error

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latlab/latlab/spec"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/latlab/latlab/store"
@@ -24,9 +26,8 @@ type Experiment struct {
 	// their runs are read with Defects, or left out when the row does not
 	// even say its trial.
 	Damaged []store.DamagedRow
-	// Design is what the stored spec planned. Load leaves it zero: the
-	// experiment package, which parses specs, fills it.
-	Design Design
+	// Design is what the stored spec planned (see spec.DesignOf).
+	Design spec.Design
 }
 
 // Load reads experiment expID from db: every run with a result and the
@@ -34,7 +35,8 @@ type Experiment struct {
 // whose histograms are missing, do not decode or disagree with the
 // requests its result counts, or whose row does not decode, is read with
 // its Defects and without percentiles; a row of runs that does not even
-// say its trial is left out with a warning naming it.
+// say its trial is left out with a warning naming it. Its Design is read
+// from the stored spec.
 func Load(ctx context.Context, db *store.DB, expID int64) (*Experiment, error) {
 	e, err := db.Experiment(ctx, expID)
 	if err != nil {
@@ -45,7 +47,7 @@ func Load(ctx context.Context, db *store.DB, expID int64) (*Experiment, error) {
 	if !ok {
 		return nil, err
 	}
-	out := &Experiment{Experiment: e, Damaged: damaged}
+	out := &Experiment{Experiment: e, Damaged: damaged, Design: spec.DesignOf(e.Spec)}
 	for _, d := range damaged {
 		if d.Run != nil {
 			runs = append(runs, *d.Run)

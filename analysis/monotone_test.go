@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/store"
 )
@@ -55,7 +57,7 @@ func ordered(t *testing.T, what string, names []string, row []float64) {
 func TestAggregateRowOneSetOfRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 2))
 	var names []string
-	for _, s := range Stats {
+	for _, s := range spec.Stats {
 		names = append(names, s.Name)
 	}
 	for range 100 {

@@ -4,28 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 )
-
-// A Stat is a quantile a table reports, such as p99. Max is quantile 1.
-type Stat struct {
-	Name string  // "p50", "p99.9", "max"
-	Q    float64 // 0.5, 0.999, 1
-}
-
-// Stats are the quantiles read from every run, in the order of a report's
-// columns.
-var Stats = []Stat{{"p50", 0.5}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}, {"max", 1}}
-
-// StatByName returns the Stat called name, and whether there is one.
-func StatByName(name string) (Stat, bool) {
-	for _, s := range Stats {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Stat{}, false
-}
 
 // Histogram is what percentiles are read from: an HdrHistogram, dense or
 // packed.
@@ -37,7 +19,7 @@ type Histogram interface {
 
 // A Value is one quantile of one run's histogram.
 type Value struct {
-	Stat
+	spec.Stat
 	// Latency is the quantile's value; 0 when it is n/a.
 	Latency time.Duration
 	// OK is false when the histogram holds fewer than 1/(1−q) samples: the
@@ -62,9 +44,9 @@ func Percentiles(h Histogram, what string) ([]Value, []string) {
 	if h != nil {
 		n = h.TotalCount()
 	}
-	out := make([]Value, len(Stats))
+	out := make([]Value, len(spec.Stats))
 	var warns []string
-	for i, s := range Stats {
+	for i, s := range spec.Stats {
 		v := Value{Stat: s, Count: n}
 		switch {
 		case n == 0:
@@ -114,8 +96,8 @@ func interval(h Histogram, q float64) (lo, hi time.Duration, open bool) {
 
 // RunPercentiles are the quantiles of one run's total histograms.
 type RunPercentiles struct {
-	Latency  []Value  // completion − intended send, in Stats order
-	Service  []Value  // completion − actual send, in Stats order
+	Latency  []Value  // completion − intended send, in spec.Stats order
+	Service  []Value  // completion − actual send, in spec.Stats order
 	Warnings []string // quantiles that are n/a or low-confidence
 }
 

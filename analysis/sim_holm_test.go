@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/latlab/latlab/spec"
 )
 
 // holmSim is what simulateHolm measured over its tables.
@@ -40,7 +42,7 @@ func simulateHolm(t *testing.T, n int, shifts [][]float64, paired bool, grid flo
 		return x
 	}
 	cell := func(values []float64) []Cell {
-		c := Cell{Stat: Stat{Name: "p50", Q: 0.5}, Values: values}
+		c := Cell{Stat: spec.Stat{Name: "p50", Q: 0.5}, Values: values}
 		if paired {
 			for rep := range values {
 				c.Reps = append(c.Reps, rep+1)

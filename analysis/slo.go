@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/latlab/latlab/spec"
 )
 
 // ParseSLO parses an SLO as --slo takes it: limits separated by commas,
@@ -40,7 +42,7 @@ func ParseSLO(s string) (SLO, error) {
 			slo.Errors = &ratio
 			continue
 		}
-		st, ok := StatByName(name)
+		st, ok := spec.StatByName(name)
 		if !ok {
 			return slo, fmt.Errorf("%q: %s is not a reported quantile (want one of %s, or errors)", item, name, statNames())
 		}
@@ -48,16 +50,16 @@ func ParseSLO(s string) (SLO, error) {
 		if err != nil || d <= 0 {
 			return slo, fmt.Errorf("%q: want a positive duration such as 50ms, got %q", item, val)
 		}
-		slo.Latency = append(slo.Latency, Percentile{Name: st.Name, Q: st.Q, Latency: d})
+		slo.Latency = append(slo.Latency, spec.Percentile{Name: st.Name, Q: st.Q, Latency: d})
 	}
-	slices.SortFunc(slo.Latency, func(a, b Percentile) int { return cmp.Compare(a.Q, b.Q) })
+	slices.SortFunc(slo.Latency, func(a, b spec.Percentile) int { return cmp.Compare(a.Q, b.Q) })
 	return slo, nil
 }
 
 // statNames lists the names of Stats: "p50, p90, …, max".
 func statNames() string {
-	names := make([]string, len(Stats))
-	for i, s := range Stats {
+	names := make([]string, len(spec.Stats))
+	for i, s := range spec.Stats {
 		names[i] = s.Name
 	}
 	return strings.Join(names, ", ")
@@ -67,7 +69,7 @@ func statNames() string {
 func (slo SLO) String() string {
 	var parts []string
 	for _, l := range slo.Latency {
-		parts = append(parts, l.limit())
+		parts = append(parts, limit(l))
 	}
 	if slo.Errors != nil {
 		parts = append(parts, errorsLimit(*slo.Errors))
@@ -79,7 +81,7 @@ func (slo SLO) String() string {
 func (slo SLO) IsZero() bool { return len(slo.Latency) == 0 && slo.Errors == nil }
 
 // limit writes p as a limit of an SLO: "p99<50ms".
-func (p Percentile) limit() string { return p.Name + "<" + p.Latency.String() }
+func limit(p spec.Percentile) string { return p.Name + "<" + p.Latency.String() }
 
 // errorsLimit writes an error ratio as a limit of an SLO: "errors<1%".
 func errorsLimit(max float64) string {

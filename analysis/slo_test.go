@@ -5,13 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 func ratio(x float64) *float64 { return &x }
 
-func lim(name string, q float64, d time.Duration) Percentile {
-	return Percentile{Name: name, Q: q, Latency: d}
+func lim(name string, q float64, d time.Duration) spec.Percentile {
+	return spec.Percentile{Name: name, Q: q, Latency: d}
 }
 
 func TestParseSLO(t *testing.T) {
@@ -21,11 +23,11 @@ func TestParseSLO(t *testing.T) {
 		wantErr string
 	}{
 		{"", SLO{}, ""},
-		{"p99<50ms", SLO{Latency: []Percentile{lim("p99", 0.99, 50*time.Millisecond)}}, ""},
-		{" p99.9 < 200ms , p50<1ms, errors<1% ", SLO{Latency: []Percentile{
+		{"p99<50ms", SLO{Latency: []spec.Percentile{lim("p99", 0.99, 50*time.Millisecond)}}, ""},
+		{" p99.9 < 200ms , p50<1ms, errors<1% ", SLO{Latency: []spec.Percentile{
 			lim("p50", 0.5, time.Millisecond), lim("p99.9", 0.999, 200*time.Millisecond)}, Errors: ratio(0.01)}, ""},
-		{"max<1s,errors<0%", SLO{Latency: []Percentile{lim("max", 1, time.Second)}, Errors: ratio(0)}, ""},
-		{"p50<330µs", SLO{Latency: []Percentile{lim("p50", 0.5, 330*time.Microsecond)}}, ""},
+		{"max<1s,errors<0%", SLO{Latency: []spec.Percentile{lim("max", 1, time.Second)}, Errors: ratio(0)}, ""},
+		{"p50<330µs", SLO{Latency: []spec.Percentile{lim("p50", 0.5, 330*time.Microsecond)}}, ""},
 		{"p75<1ms", SLO{}, "p75 is not a reported quantile"},
 		{"p99>1ms", SLO{}, "want NAME<LIMIT"},
 		{"p99<", SLO{}, "want NAME<LIMIT"},

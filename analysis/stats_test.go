@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -139,10 +141,10 @@ func TestOverheadTiesNeverPZero(t *testing.T) {
 
 func TestHolmReach(t *testing.T) {
 	row := func(name string, n, m int) Comparison {
-		return Comparison{Stat: Stat{Name: name}, Diff: Diff{N: n, BaselineN: m, P: 0.5}}
+		return Comparison{Stat: spec.Stat{Name: name}, Diff: Diff{N: n, BaselineN: m, P: 0.5}}
 	}
 	paired := func(name string, pairs int) Comparison {
-		return Comparison{Stat: Stat{Name: name}, Diff: Diff{N: 10, BaselineN: 10, Method: MethodPaired, Pairs: pairs, P: 0.5}}
+		return Comparison{Stat: spec.Stat{Name: name}, Diff: Diff{N: 10, BaselineN: 10, Method: MethodPaired, Pairs: pairs, P: 0.5}}
 	}
 	for _, tc := range []struct {
 		name string
@@ -150,7 +152,7 @@ func TestHolmReach(t *testing.T) {
 		want string // "" for no warning
 	}{
 		{"none", nil, ""},
-		{"p n/a everywhere", []Comparison{{Stat: Stat{Name: "p50"}, Diff: Diff{N: 3, BaselineN: 3, P: math.NaN()}}}, ""},
+		{"p n/a everywhere", []Comparison{{Stat: spec.Stat{Name: "p50"}, Diff: Diff{N: 3, BaselineN: 3, P: math.NaN()}}}, ""},
 		// 5 a side: 2/C(10,5) = 0.0079, below 0.05/6 = 0.0083.
 		{"5 a side, 6 rows", slices.Repeat([]Comparison{row("p50", 5, 5)}, 6), ""},
 		// 7 rows need 0.0071: out of reach.

@@ -1,16 +1,17 @@
 package analysis
 
-import "fmt"
+import (
+	"fmt"
 
-// CompareStats are the quantiles an overhead table compares.
-var CompareStats = []string{"p50", "p90", "p99", "p99.9"}
+	"github.com/latlab/latlab/spec"
+)
 
 // A Comparison is one row of an overhead table: a variant against the
 // baseline at one level and quantile.
 type Comparison struct {
 	Variant, Baseline string
 	Level
-	Stat
+	spec.Stat
 	Diff
 }
 
@@ -51,7 +52,7 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 		if p50, ok := b.Cell("p50"); ok && p50.CIOK {
 			floor = max(floor, (p50.Hi-p50.Lo)/2)
 		}
-		for _, name := range CompareStats {
+		for _, name := range spec.CompareStats {
 			vc, _ := l.Cell(name)
 			bc, _ := b.Cell(name)
 			rows = append(rows, row{l, b, name, vc, bc, floor})
@@ -67,7 +68,7 @@ func Overheads(levels []LevelResult, baseline string) []Comparison {
 		d.limit(r.l, r.b, r.vc, r.bc)
 		out = append(out, Comparison{Variant: r.l.Variant, Baseline: baseline, Level: r.l.Level, Stat: r.vc.Stat, Diff: d})
 	}
-	for _, name := range CompareStats {
+	for _, name := range spec.CompareStats {
 		var family []*Comparison
 		var ps []float64
 		for i, c := range out {

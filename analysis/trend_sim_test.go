@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/latlab/latlab/record"
 )
 
@@ -61,10 +63,10 @@ func trendRuns(tt trendTarget, rise float64, runs, n int, seed uint64) (flagged,
 		if !ok {
 			panic("no fit")
 		}
-		if tr.Rising(DefaultMaxTrend) {
+		if tr.Rising(spec.DefaultMaxTrend) {
 			nf++
 		}
-		if tr.Lo > 0 && tr.Rise > DefaultMaxTrend*tr.Median {
+		if tr.Lo > 0 && tr.Rise > spec.DefaultMaxTrend*tr.Median {
 			nb++
 		}
 		var num, den float64

@@ -3,6 +3,8 @@ package analysis
 import (
 	"cmp"
 	"slices"
+
+	"github.com/latlab/latlab/spec"
 )
 
 // A TrendSummary sums up the fitted trends of one quantity (service time
@@ -67,7 +69,7 @@ func SummarizeTrends(runs []RunDetail, variants []string, q TrendQuantity) []Tre
 		s := TrendSummary{Variant: k.v, Level: k.l, Runs: len(ts)}
 		var slopes, rises, shares []float64
 		for _, tr := range ts {
-			if tr.Rising(DefaultMaxTrend) {
+			if tr.Rising(spec.DefaultMaxTrend) {
 				s.Rising++
 			}
 			if tr.Lo > 0 {

@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/latlab/latlab/record"
 )
 
@@ -186,7 +189,7 @@ func TestFitTrendQuantity(t *testing.T) {
 				if !ok {
 					t.Fatal("no fit")
 				}
-				if got := tr.Rising(DefaultMaxTrend); got != tc.rising[q] {
+				if got := tr.Rising(spec.DefaultMaxTrend); got != tc.rising[q] {
 					t.Errorf("Rising %v; want %v: rise %v over a median %v (CI of the slope %v to %v)",
 						got, tc.rising[q], tr.Rise, tr.Median, tr.Lo, tr.Hi)
 				}

@@ -35,7 +35,7 @@ func Violations(levels []LevelResult, slo SLO, strict bool) []Violation {
 			if i := slices.IndexFunc(l.Latency, func(c Cell) bool { return c.Q == lim.Q }); i >= 0 {
 				vals, na = l.Latency[i].Values, l.Latency[i].NAText()
 			}
-			out = judgeLevel(out, l, lim.limit(), lim.Latency.Seconds(), vals, na, strict)
+			out = judgeLevel(out, l, limit(lim), lim.Latency.Seconds(), vals, na, strict)
 		}
 		if e := slo.Errors; e != nil {
 			out = judgeLevel(out, l, errorsLimit(*e), *e, l.ErrorRatios, "", strict)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/spec"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -14,7 +16,7 @@ import (
 // judgedCell is the p50 cell of runs whose p50s are ms milliseconds, or
 // n/a in na of them besides.
 func judgedCell(na int, ms ...float64) Cell {
-	c := Cell{Stat: Stats[0], Runs: len(ms) + na, NA: na}
+	c := Cell{Stat: spec.Stats[0], Runs: len(ms) + na, NA: na}
 	if na == 0 {
 		for _, x := range ms {
 			c.Values = append(c.Values, x/1e3)
@@ -51,12 +53,12 @@ func TestViolations(t *testing.T) {
 		c       Cell
 		errs    float64
 	}{
-		{"a", 100, judgedCell(0, 11, 12, 13, 14, 15, 16, 17), 0}, // CI [11, 17]: broken
-		{"a", 200, judgedCell(0, 5, 6, 7, 12, 13, 14, 15), 0.02}, // CI [5, 15] around 12: strict only
-		{"b", 100, judgedCell(0, 11, 12, 13), 0.005},             // lowest of 3 is 11: broken
-		{"b", 200, judgedCell(0, 9, 12, 13), 0},                  // lowest of 3 is 9: strict only
-		{"b", 300, judgedCell(2, 1), 0},                          // n/a in 2 of 3 runs
-		{"c", 100, Cell{Stat: Stats[0], Median: math.NaN()}, 0},  // no runs counted
+		{"a", 100, judgedCell(0, 11, 12, 13, 14, 15, 16, 17), 0},     // CI [11, 17]: broken
+		{"a", 200, judgedCell(0, 5, 6, 7, 12, 13, 14, 15), 0.02},     // CI [5, 15] around 12: strict only
+		{"b", 100, judgedCell(0, 11, 12, 13), 0.005},                 // lowest of 3 is 11: broken
+		{"b", 200, judgedCell(0, 9, 12, 13), 0},                      // lowest of 3 is 9: strict only
+		{"b", 300, judgedCell(2, 1), 0},                              // n/a in 2 of 3 runs
+		{"c", 100, Cell{Stat: spec.Stats[0], Median: math.NaN()}, 0}, // no runs counted
 	} {
 		levels = append(levels, judgedLevel(in.variant, in.rate, in.c, ids, in.errs))
 		ids += int64(in.c.Runs)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 
 	"github.com/latlab/latlab/store"
 )
@@ -101,8 +102,8 @@ func CompareRuns(old, new RunSet, opt RunsOptions) (*BenchComparison, error) {
 	case old.Experiment != "" && new.Experiment != "":
 		config = append(config, "experiment: "+old.Experiment+" vs "+new.Experiment)
 	}
-	tables := make([]SampleTable, 0, len(analysis.CompareStats))
-	for _, name := range analysis.CompareStats {
+	tables := make([]SampleTable, 0, len(spec.CompareStats))
+	for _, name := range spec.CompareStats {
 		st := SampleTable{Config: append(slices.Clip(config), "latency: "+name+" (from intended send)"), Unit: unitLatency}
 		for _, r := range rc.rows {
 			so, naOld := runValues(r.old, name)

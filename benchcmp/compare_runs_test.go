@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchmath"
@@ -17,7 +18,7 @@ import (
 // times 1, 1.5, 2, 3, 4 and 5 in Stats order, plus rep microseconds.
 func fakeRun(variant string, l analysis.Level, rep int, base time.Duration) analysis.Run {
 	r := analysis.Run{ID: int64(rep), Trial: store.Trial{Variant: variant, Level: l, Rep: rep}, Status: store.Done}
-	for i, s := range analysis.Stats {
+	for i, s := range spec.Stats {
 		f := []float64{1, 1.5, 2, 3, 4, 5}[i]
 		r.Latency = append(r.Latency, analysis.Value{Stat: s, Latency: time.Duration(f*float64(base)) + time.Duration(rep)*time.Microsecond, OK: true})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -76,7 +77,7 @@ func TestCompareRunsOrdered(t *testing.T) {
 					}
 					row = append(row, v)
 				}
-				ordered(t, []string{"old", "new"}[side], slices.Clone(analysis.CompareStats), row)
+				ordered(t, []string{"old", "new"}[side], slices.Clone(spec.CompareStats), row)
 			}
 		}
 	}

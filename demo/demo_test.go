@@ -344,7 +344,7 @@ func sweepReport(t *testing.T, out Outcome) *report.Experiment {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := spec.LoadResults(ctx, db, out.Sweep.Experiment.ID)
+	exp, err := analysis.Load(ctx, db, out.Sweep.Experiment.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

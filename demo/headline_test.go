@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 )
 
 func TestDiffText(t *testing.T) {
@@ -33,7 +34,7 @@ func TestDiffText(t *testing.T) {
 
 func TestHeadlineRows(t *testing.T) {
 	c := func(variant string, rate float64, stat string) analysis.Comparison {
-		return analysis.Comparison{Variant: variant, Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat}}
+		return analysis.Comparison{Variant: variant, Level: analysis.Level{Rate: rate}, Stat: spec.Stat{Name: stat}}
 	}
 	cs := []analysis.Comparison{
 		c("proxy", 10, "p50"), c("proxy", 10, "p90"), c("proxy", 10, "p99"),

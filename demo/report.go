@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
@@ -56,7 +57,7 @@ func writeReports(ctx context.Context, db *store.DB, out *Outcome, sweep *spec.S
 // report's analysis; notes, unless nil, adds to the report first.
 func writeReport(ctx context.Context, db *store.DB, id int64, opt report.ExperimentOptions,
 	notes func(*report.Experiment) error, path string) (*report.Experiment, error) {
-	exp, err := spec.LoadResults(ctx, db, id)
+	exp, err := analysis.Load(ctx, db, id)
 	if err != nil {
 		return nil, err
 	}

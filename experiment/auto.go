@@ -80,7 +80,7 @@ type trialTimes struct {
 
 // loadAutoData reads what an autoPlan judges by from db.
 func loadAutoData(ctx context.Context, db *store.DB, expID int64) (*autoData, error) {
-	exp, err := spec.LoadResults(ctx, db, expID)
+	exp, err := analysis.Load(ctx, db, expID)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func syntheticRun(t spec.Trial, id int, v synthetic) analysis.Run {
 	if v.flagged {
 		r.Flags = []store.Flag{{Name: "trend", Reason: "synthetic"}}
 	}
-	for _, st := range analysis.Stats {
+	for _, st := range spec.Stats {
 		d := v.p50
 		switch {
 		case st.Q >= 0.99:

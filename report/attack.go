@@ -15,6 +15,7 @@ import (
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/units"
 )
 
@@ -120,7 +121,7 @@ func modeLine(res *record.Result) string {
 func warnings(res *record.Result) []string {
 	var out []string
 	// As latlab run flags generator_saturated, with its default bounds.
-	b := analysis.FellBehind(res, analysis.DefaultMinAchieved, analysis.DefaultMaxLagP99)
+	b := analysis.FellBehind(res, spec.DefaultMinAchieved, spec.DefaultMaxLagP99)
 	if b.Short {
 		out = append(out, fmt.Sprintf("sent %s, %s of the intended %s: the generator or the in-flight cap held requests back",
 			units.Rate(b.Achieved*res.TargetRate), units.Percent(b.Achieved, 1), units.Rate(res.TargetRate)))
@@ -129,7 +130,7 @@ func warnings(res *record.Result) []string {
 		out = append(out, fmt.Sprintf("%d requests were due before the end but never sent: the generator was behind its schedule, or every one of the %d allowed in flight was busy", res.Unsent, res.Concurrency))
 	}
 	if b.Late {
-		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", units.Duration(b.LagP99), units.Duration(analysis.DefaultMaxLagP99)))
+		out = append(out, fmt.Sprintf("lag p99 is %s (over %s): requests left late, and latency counts that wait", units.Duration(b.LagP99), units.Duration(spec.DefaultMaxLagP99)))
 	}
 	if w := failedWarning(res); w != "" {
 		out = append(out, w)

@@ -3,18 +3,18 @@ package report
 import (
 	"fmt"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/units"
 )
 
-// failedWarning says when more than analysis.DefaultMaxErrorRatio of the
+// failedWarning says when more than spec.DefaultMaxErrorRatio of the
 // requests failed: which failure was the most common, an example, and what
 // usually fixes it. It returns "" when the run is not past the bound.
 func failedWarning(res *record.Result) string {
 	failed := res.ErrorsTotal + res.Unsuccessful
-	if res.Requests == 0 || float64(failed) <= analysis.DefaultMaxErrorRatio*float64(res.Requests) {
+	if res.Requests == 0 || float64(failed) <= spec.DefaultMaxErrorRatio*float64(res.Requests) {
 		return ""
 	}
 	head := fmt.Sprintf("%d of the %d requests (%s) failed", failed, res.Requests, units.Percent(float64(failed)/float64(res.Requests), 1))

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report"
-	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -71,7 +71,7 @@ func TestReportDamagedProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := spec.LoadResults(ctx, db, 1)
+	exp, err := analysis.Load(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -13,31 +14,31 @@ import (
 const withoutExpectSpec = "version: 1\nname: filter-overhead\nbaseline: plain\nvariants:\n  - name: plain\n  - name: proxy\n  - name: filter\n"
 
 // fixtureDesigns are the Designs of the fixtures' specs, as
-// spec.SpecDesign derives them (TestFixtureDesigns checks that it
+// spec.DesignOf derives them (TestFixtureDesigns checks that it
 // does): report reads what the spec planned from analysis.Experiment's
 // Design, never from the spec.
-var fixtureDesigns = func() map[string]analysis.Design {
-	variants := func(expect map[string][]analysis.Percentile) []analysis.VariantDesign {
-		var out []analysis.VariantDesign
+var fixtureDesigns = func() map[string]spec.Design {
+	variants := func(expect map[string][]spec.Percentile) []spec.VariantDesign {
+		var out []spec.VariantDesign
 		for _, v := range []string{"plain", "proxy", "filter"} {
-			out = append(out, analysis.VariantDesign{Name: v, Expect: expect[v]})
+			out = append(out, spec.VariantDesign{Name: v, Expect: expect[v]})
 		}
 		return out
 	}
 	µs := time.Microsecond
-	return map[string]analysis.Design{
-		fixtureSpec: {Baseline: "plain", Runs: 1, CPUBudget: analysis.DefaultCPUBudget, MetricsWindow: time.Minute,
-			Variants: variants(map[string][]analysis.Percentile{
+	return map[string]spec.Design{
+		fixtureSpec: {Baseline: "plain", Runs: 1, CPUBudget: spec.DefaultCPUBudget, MetricsWindow: time.Minute,
+			Variants: variants(map[string][]spec.Percentile{
 				"proxy":  {{Name: "p50", Q: 0.5, Latency: 350 * µs}},
 				"filter": {{Name: "p50", Q: 0.5, Latency: 290 * µs}, {Name: "p75", Q: 0.75, Latency: 300 * µs}, {Name: "p99", Q: 0.99, Latency: 500 * µs}},
 			})},
-		withoutExpectSpec: {Baseline: "plain", Runs: 1, CPUBudget: analysis.DefaultCPUBudget, MetricsWindow: time.Minute, Variants: variants(nil)},
+		withoutExpectSpec: {Baseline: "plain", Runs: 1, CPUBudget: spec.DefaultCPUBudget, MetricsWindow: time.Minute, Variants: variants(nil)},
 		richSpec:          {Baseline: "plain", Runs: 1, CPUBudget: 0.6, MetricsWindow: time.Minute, Variants: variants(nil)},
 		perfSpec:          {Baseline: "plain", Runs: 1, CPUBudget: 0.6, MetricsWindow: time.Minute, Variants: variants(nil)},
-		oneLevel.spec: {Baseline: "plain", Runs: 1, CPUBudget: analysis.DefaultCPUBudget, MetricsWindow: time.Minute,
+		oneLevel.spec: {Baseline: "plain", Runs: 1, CPUBudget: spec.DefaultCPUBudget, MetricsWindow: time.Minute,
 			Variants: variants(nil)[:2]},
-		oneVariant.spec: {Baseline: "filter", Runs: 1, CPUBudget: analysis.DefaultCPUBudget, MetricsWindow: 2 * time.Second,
-			Variants: []analysis.VariantDesign{{Name: "filter"}}},
+		oneVariant.spec: {Baseline: "filter", Runs: 1, CPUBudget: spec.DefaultCPUBudget, MetricsWindow: 2 * time.Second,
+			Variants: []spec.VariantDesign{{Name: "filter"}}},
 	}
 }()
 

@@ -10,12 +10,12 @@ import (
 )
 
 // TestFixtureDesigns checks that the Designs the report's fixtures carry
-// are those spec.SpecDesign derives from their specs, as latlab
+// are those spec.DesignOf derives from their specs, as latlab
 // report reads a stored experiment.
 func TestFixtureDesigns(t *testing.T) {
 	for text, want := range report.FixtureDesigns {
-		if diff := cmp.Diff(want, spec.SpecDesign(text)); diff != "" {
-			t.Errorf("spec %q (-fixture +SpecDesign):\n%s", text, diff)
+		if diff := cmp.Diff(want, spec.DesignOf(text)); diff != "" {
+			t.Errorf("spec %q (-fixture +DesignOf):\n%s", text, diff)
 		}
 	}
 }

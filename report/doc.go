@@ -5,7 +5,7 @@
 // verdicts, a summary of the probes — as text, JSON, CSV or HTML, and the
 // listing of a results database latlab ls shows (Listing). It lays out
 // what package analysis computed; what the spec planned it reads from
-// the experiment's analysis.Design, never from the spec's text.
+// the experiment's spec.Design, never from the spec's text.
 //
 // ExampleAttack prints the text of one attack; ExampleExperiment_WriteText
 // the report of an experiment read from a results database, with its probe

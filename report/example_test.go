@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/report"
-	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -48,7 +48,7 @@ func ExampleExperiment_WriteText() {
 		return
 	}
 	defer db.Close()
-	exp, err := spec.LoadResults(ctx, db, 1)
+	exp, err := analysis.Load(ctx, db, 1)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // budget spent; skip leaves out a run of the proxy at 200/s, stops says
 // whether the experiment stored why its cells stopped.
 func autoExperiment(skip int, stops bool) *analysis.Experiment {
-	exp := &analysis.Experiment{Design: analysis.Design{Baseline: "base", Runs: 10, AutoMin: 6, Variants: []analysis.VariantDesign{
+	exp := &analysis.Experiment{Design: spec.Design{Baseline: "base", Runs: 10, AutoMin: 6, Variants: []spec.VariantDesign{
 		{Name: "base", Levels: []analysis.Level{{Rate: 100}, {Rate: 200}}},
 		{Name: "proxy", Levels: []analysis.Level{{Rate: 100}, {Rate: 200}}},
 	}}}
@@ -95,7 +96,7 @@ func TestReportAutoRuns(t *testing.T) {
 // in a table where others can conclude, gets the advice to raise runs:,
 // which goes on with the experiment.
 func TestReportFewRunsHint(t *testing.T) {
-	exp := &analysis.Experiment{Design: analysis.Design{Baseline: "base", Runs: 6}}
+	exp := &analysis.Experiment{Design: spec.Design{Baseline: "base", Runs: 6}}
 	id := int64(0)
 	for _, rate := range []float64{100, 200} {
 		reps := 6
@@ -106,7 +107,7 @@ func TestReportFewRunsHint(t *testing.T) {
 			for i, v := range []string{"base", "proxy"} {
 				id++
 				run := analysis.Run{ID: id, Trial: store.Trial{Variant: v, Level: record.Level{Rate: rate}, Rep: rep}, Status: store.Done}
-				for _, st := range analysis.Stats {
+				for _, st := range spec.Stats {
 					d := time.Duration(100+10*i+rep) * time.Microsecond
 					run.Latency = append(run.Latency, analysis.Value{Stat: st, Latency: d, OK: true, Count: 1e6})
 				}

@@ -106,7 +106,7 @@ type ExperimentInfoJSON struct {
 }
 
 // LevelJSON is one variant at one level: latency_seconds holds every
-// quantile of analysis.Stats under record.Summary's names (p50, p90, p95,
+// quantile of spec.Stats under record.Summary's names (p50, p90, p95,
 // p99, p999, max).
 type LevelJSON struct {
 	Variant     string  `json:"variant"`

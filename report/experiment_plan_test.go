@@ -61,7 +61,7 @@ runs: 4
 				want[fmt.Sprintf("%s %s", tr.Variant, analysis.Level{Rate: tr.Rate, Concurrency: tr.Concurrency})]++
 			}
 			// Nothing stored: the plan comes from the spec alone.
-			design := spec.SpecDesign(string(raw))
+			design := spec.DesignOf(string(raw))
 			bare, err := report.NewExperiment(&analysis.Experiment{Experiment: store.Experiment{ID: 1, Name: sp.Name, Spec: string(raw)},
 				Design: design}, report.ExperimentOptions{})
 			if err != nil {

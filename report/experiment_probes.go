@@ -13,6 +13,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/internal/textsafe"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 	"github.com/latlab/latlab/units"
 )
@@ -90,14 +91,14 @@ func probeOrder(probe string) int {
 
 // isQuantile reports whether stat names a quantile, such as p99.
 func isQuantile(stat string) bool {
-	_, ok := analysis.ParseQuantile(stat)
+	_, ok := spec.ParseQuantile(stat)
 	return ok
 }
 
 // statOrder sorts a family's series: quantiles by their value, then the
 // rate, then anything else by name.
 func statOrder(stat string) float64 {
-	if q, ok := analysis.ParseQuantile(stat); ok {
+	if q, ok := spec.ParseQuantile(stat); ok {
 		return q
 	}
 	if stat == "rate" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -28,7 +29,7 @@ func TestExperimentSLOStrict(t *testing.T) {
 		t.Fatalf("proxy 200/s p50 %+v: want a CI whose lower bound is clearly below the median", cell)
 	}
 	limit := time.Duration(math.Round((cell.Lo + cell.Median) / 2 * 1e9))
-	slo := analysis.SLO{Latency: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: limit}}}
+	slo := analysis.SLO{Latency: []spec.Percentile{{Name: "p50", Q: 0.5, Latency: limit}}}
 	for _, strict := range []bool{false, true} {
 		r := newFixture(t, exp, ExperimentOptions{SLO: slo, Strict: strict})
 		var got []string

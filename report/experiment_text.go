@@ -8,6 +8,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/internal/textsafe"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/units"
 )
 
@@ -77,7 +78,7 @@ func (r *Experiment) summaryIntro() []string {
 func (r *Experiment) summaryText(b *strings.Builder) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "variant\tlevel\t")
-	for _, s := range analysis.Stats {
+	for _, s := range spec.Stats {
 		fmt.Fprintf(tw, "%s\t", s.Name)
 	}
 	fmt.Fprintln(tw, "achieved\terrors\truns\texcluded\tflags")
@@ -151,7 +152,7 @@ func (r *Experiment) overheadText(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "\nOverhead against %s, p Holm-adjusted within each quantile (%d comparisons each).\n%s\n\n",
-		textsafe.Escape(r.Baseline), len(r.Overheads)/len(analysis.CompareStats), overheadMethods("\n"))
+		textsafe.Escape(r.Baseline), len(r.Overheads)/len(spec.CompareStats), overheadMethods("\n"))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "variant\tlevel\tstat\t%s\tcompared\toverhead\n", textsafe.Escape(r.Baseline))
 	for _, c := range r.Overheads {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -267,7 +268,7 @@ func overheadReport(t *testing.T) *Experiment {
 // overheadAt returns variant v's overhead of abs seconds over base at stat and
 // rate, its 95% CI ±20% about it.
 func overheadAt(v, stat string, rate, abs float64, sig bool) analysis.Comparison {
-	return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: analysis.Stat{Name: stat},
+	return analysis.Comparison{Variant: v, Baseline: "base", Level: analysis.Level{Rate: rate}, Stat: spec.Stat{Name: stat},
 		Diff: analysis.Diff{Abs: abs, AbsLo: 0.8 * abs, AbsHi: 1.2 * abs, CIOK: true, Significant: sig}}
 }
 

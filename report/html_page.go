@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/units"
 )
 
@@ -106,7 +107,7 @@ func (r *Experiment) htmlPage(d *Detail) htmlView {
 func (r *Experiment) summarySection() htmlSection {
 	s := htmlSection{ID: "summary", Title: "Summary", Intro: []string{strings.Join(r.summaryIntro(), " ")}}
 	t := htmlTable{Head: []string{"variant", "level"}}
-	for _, st := range analysis.Stats {
+	for _, st := range spec.Stats {
 		t.Head = append(t.Head, st.Name)
 	}
 	t.Head = append(t.Head, "achieved", "errors", "runs", "excluded", "flags")
@@ -149,7 +150,7 @@ func (r *Experiment) overheadSection() htmlSection {
 		return s
 	}
 	s.Intro = []string{fmt.Sprintf("%s p is Holm-adjusted within each quantile (%d comparisons each). Significant differences are in bold and marked *.",
-		overheadMethods(" "), len(r.Overheads)/len(analysis.CompareStats))}
+		overheadMethods(" "), len(r.Overheads)/len(spec.CompareStats))}
 	t := htmlTable{Head: []string{"variant", "level", "stat", r.Baseline, "compared", "overhead", "relative CI", "p", "p (Holm)"}}
 	for _, c := range r.Overheads {
 		base := "n/a"

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/report/plot"
+	"github.com/latlab/latlab/spec"
 )
 
 // windowNote ends the note of a rate plot with points of a window not
@@ -24,7 +24,7 @@ const (
 // 100/s climbs from a fraction of it. The series' X is the time since
 // the run's first probe sample, about the scraper's first.
 func (r *Experiment) windowFilling(c *plot.Chart, ser plot.Series) []plot.Series {
-	w := analysis.DefaultMetricsWindow.Seconds()
+	w := spec.DefaultMetricsWindow.Seconds()
 	if r.Exp != nil {
 		w = r.Exp.Design.Window().Seconds()
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -82,7 +83,7 @@ func TestEveryTableMonotone(t *testing.T) {
 }
 
 // tableRow is one row of a percentile table: its name and its values in
-// analysis.Stats order, NaN where the table shows no number.
+// spec.Stats order, NaN where the table shows no number.
 type tableRow struct {
 	name   string
 	values []float64
@@ -93,7 +94,7 @@ func monotone(row []float64) error {
 	for i := range row {
 		for j := i + 1; j < len(row); j++ {
 			if !math.IsNaN(row[i]) && !math.IsNaN(row[j]) && row[i] > row[j] {
-				return fmt.Errorf("%s %g > %s %g", analysis.Stats[i].Name, row[i], analysis.Stats[j].Name, row[j])
+				return fmt.Errorf("%s %g > %s %g", spec.Stats[i].Name, row[i], spec.Stats[j].Name, row[j])
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func reportRows(t *testing.T, r *Experiment) map[string][]tableRow {
 	for _, l := range doc.Levels {
 		for form, cells := range map[string]map[string]CellJSON{"json latency": l.Latency, "json service": l.Service} {
 			row := tableRow{name: fmt.Sprintf("%s %g", l.Variant, l.Rate)}
-			for _, s := range analysis.Stats {
+			for _, s := range spec.Stats {
 				v := math.NaN()
 				if m := cells[jsonStat(s.Name)].Median; m != nil {
 					v = *m
@@ -161,7 +162,7 @@ func reportRows(t *testing.T, r *Experiment) map[string][]tableRow {
 
 	for _, row := range r.summarySection().Tables[0].Rows {
 		tr := tableRow{name: row[0].Text + " " + row[1].Text}
-		for _, c := range row[2 : 2+len(analysis.Stats)] {
+		for _, c := range row[2 : 2+len(spec.Stats)] {
 			tr.values = append(tr.values, cellSeconds(t, c.Text))
 		}
 		out["html"] = append(out["html"], tr)
@@ -189,7 +190,7 @@ func textRows(t *testing.T, text string) []tableRow {
 		}
 		f := columns.Split(line, -1)
 		tr := tableRow{name: f[0] + " " + f[1]}
-		for _, c := range f[2 : 2+len(analysis.Stats)] {
+		for _, c := range f[2 : 2+len(spec.Stats)] {
 			tr.values = append(tr.values, cellSeconds(t, c))
 		}
 		rows = append(rows, tr)

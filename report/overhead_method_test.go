@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/spec"
 )
 
 // TestOverheadMethodEveryForm checks that each form of the overhead
@@ -29,7 +30,7 @@ func TestOverheadMethodEveryForm(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var id int64
 			runs := append(reasonRuns("plain", 9*time.Millisecond, 10, tc.flagged, &id), reasonRuns("filter", 19*time.Millisecond, 10, 0, &id)...)
-			exp := &analysis.Experiment{Runs: runs, Design: analysis.Design{Grouped: tc.grouped}}
+			exp := &analysis.Experiment{Runs: runs, Design: spec.Design{Grouped: tc.grouped}}
 			r, err := NewExperiment(exp, ExperimentOptions{Baseline: "plain"})
 			if err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
+	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -20,7 +21,7 @@ func reasonRuns(variant string, base time.Duration, reps, flagged int, id *int64
 	for rep := range reps {
 		*id++
 		r := analysis.Run{ID: *id, Trial: store.Trial{Variant: variant, Level: record.Level{Rate: 100}, Rep: rep}, Status: store.Done}
-		for i, s := range analysis.Stats {
+		for i, s := range spec.Stats {
 			d := time.Duration(1+i)*base + time.Duration(rep)*time.Microsecond
 			r.Latency = append(r.Latency, analysis.Value{Stat: s, Latency: d, OK: true})
 		}
@@ -83,8 +84,8 @@ func TestOverheadReasonEveryForm(t *testing.T) {
 				}
 			}
 			for form, out := range forms {
-				if strings.Contains(out, "no detectable") || strings.Count(out, tc.says) != len(analysis.CompareStats) {
-					t.Errorf("%s says %d times %q, want %d, and no 'no detectable':\n%s", form, strings.Count(out, tc.says), tc.says, len(analysis.CompareStats), out)
+				if strings.Contains(out, "no detectable") || strings.Count(out, tc.says) != len(spec.CompareStats) {
+					t.Errorf("%s says %d times %q, want %d, and no 'no detectable':\n%s", form, strings.Count(out, tc.says), tc.says, len(spec.CompareStats), out)
 				}
 			}
 		})

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/report"
 	"github.com/latlab/latlab/spec"
@@ -120,7 +121,7 @@ func storedForms(t *testing.T, path string) (*report.Experiment, string, report.
 		t.Fatal(err)
 	}
 	defer db.Close()
-	exp, err := spec.LoadResults(ctx, db, 1)
+	exp, err := analysis.Load(ctx, db, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

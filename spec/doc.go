@@ -108,7 +108,7 @@
 // repetitions or more, goes on with that experiment (a Raise): its plan
 // drawn with more repetitions begins with the plan it had.
 //
-// SpecDesign reads what a report needs of a stored spec, leniently: a
+// DesignOf reads what a report needs of a stored spec, leniently: a
 // spec is checked when it runs, and one stored long ago is still read.
 //
 // A parsed Spec is read-only: its methods are safe to call from several

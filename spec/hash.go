@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/latlab/latlab/analysis"
 )
 
 // canonicalHeader starts the canonical form; change it if the form changes
@@ -68,7 +66,7 @@ func (w *walker) add(key, value string) { w.out = append(w.out, field{key, value
 var (
 	durationType   = reflect.TypeFor[time.Duration]()
 	variantsType   = reflect.TypeFor[[]Variant]()
-	percentileType = reflect.TypeFor[[]analysis.Percentile]()
+	percentileType = reflect.TypeFor[[]Percentile]()
 )
 
 // walk adds the fields of v under key. opt is the option of v's tag, such
@@ -84,7 +82,7 @@ func (w *walker) walk(key string, v reflect.Value, opt string, only []string) {
 		w.variants(key, v.Interface().([]Variant))
 		return
 	case v.Type() == percentileType:
-		for _, p := range v.Interface().([]analysis.Percentile) {
+		for _, p := range v.Interface().([]Percentile) {
 			w.add(join(key, p.Name), p.Latency.String())
 		}
 		return

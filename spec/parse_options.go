@@ -5,7 +5,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/units"
 	"github.com/latlab/latlab/yamlfile"
@@ -15,8 +14,8 @@ import (
 // {p50: 30ms, p99: 50ms}, sorted by quantile. Other keys are left to
 // other, which reports whether it took them; nil takes none. what names a
 // value in errors.
-func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []analysis.Percentile {
-	var out []analysis.Percentile
+func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key string, k, v *yaml.Node) bool) []Percentile {
+	var out []Percentile
 	lines := map[float64]int{}
 	entries := 0
 	d.Fields(n, path, nil, func(key, f string, k, v *yaml.Node) bool {
@@ -24,7 +23,7 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 		if other != nil && other(key, k, v) {
 			return true
 		}
-		q, ok := analysis.ParseQuantile(key)
+		q, ok := ParseQuantile(key)
 		switch _, dup := lines[q]; {
 		case !ok:
 			d.errorf(k, f, "unknown field: expected a percentile such as p50, p99 or p99.9")
@@ -36,7 +35,7 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 			lines[q] = k.Line
 			lat, ok := d.duration(v, f)
 			if ok {
-				out = append(out, analysis.Percentile{Name: key, Q: q, Latency: lat})
+				out = append(out, Percentile{Name: key, Q: q, Latency: lat})
 			}
 			return ok
 		}
@@ -45,7 +44,7 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 	if yamlfile.IsMapping(n) && entries == 0 {
 		d.errorf(n, path, "expected at least one %s, such as p99: 50ms", what)
 	}
-	slices.SortFunc(out, func(a, b analysis.Percentile) int {
+	slices.SortFunc(out, func(a, b Percentile) int {
 		switch {
 		case a.Q < b.Q:
 			return -1
@@ -58,7 +57,7 @@ func (d *decoder) percentilesOr(n *yaml.Node, path, what string, other func(key 
 }
 
 // slo decodes the slo mapping: percentiles and errors. Its percentiles
-// are those latlab reports and judges (analysis.Stats): a limit on any
+// are those latlab reports and judges (Stats): a limit on any
 // other could never be met.
 func (d *decoder) slo(s *SLO, n *yaml.Node) {
 	unjudged := d.unreported("slo", "latlab reports and judges")
@@ -77,7 +76,7 @@ func (d *decoder) slo(s *SLO, n *yaml.Node) {
 // percentile the reports do not read from every run.
 func (d *decoder) unreported(path, does string) func(key string, k, v *yaml.Node) bool {
 	return func(key string, k, _ *yaml.Node) bool {
-		if q, ok := analysis.ParseQuantile(key); ok {
+		if q, ok := ParseQuantile(key); ok {
 			if q > 0 && q <= 1 && !judged(q) {
 				d.errorf(k, join(path, key), "%s p50, p90, p95, p99, p99.9 and p100 (the maximum) only", does)
 				return true
@@ -87,10 +86,10 @@ func (d *decoder) unreported(path, does string) func(key string, k, v *yaml.Node
 	}
 }
 
-// judged reports whether quantile q is one of analysis.Stats, which an
+// judged reports whether quantile q is one of Stats, which an
 // SLO can limit.
 func judged(q float64) bool {
-	return slices.ContainsFunc(analysis.Stats, func(s analysis.Stat) bool { return s.Q == q })
+	return slices.ContainsFunc(Stats, func(s Stat) bool { return s.Q == q })
 }
 
 // SpecSLO reads only the slo field of data, a spec as an experiment
@@ -230,7 +229,7 @@ func (d *decoder) samplesFor(n *yaml.Node, field string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	q, _ := analysis.ParseQuantile(s)
+	q, _ := ParseQuantile(s)
 	if q <= 0 || q >= 1 {
 		d.errorf(n, field, "%q: expected a percentile above p0 and below p100, such as p90 or p99", s)
 		return 0, false

@@ -7,14 +7,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/yamlfile"
 )
 
 // Defaults of the probes, when they are on.
 const (
 	DefaultMetricsInterval = 5 * time.Second
-	DefaultMetricsWindow   = analysis.DefaultMetricsWindow
 	DefaultPrometheusStep  = 5 * time.Second
 	DefaultPprofAt         = 0.5
 	DefaultPprofSeconds    = 5

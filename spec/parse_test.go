@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/record"
 )
 
@@ -45,7 +44,7 @@ func TestParseSpecIssueExample(t *testing.T) {
 			{
 				Name: "external", Target: "http://127.0.0.1:9000/", Setup: "./start-proxy.sh", Teardown: "./stop-proxy.sh",
 				Ready: "http://127.0.0.1:9000/healthz", ReadyTimeout: 30 * time.Second, Load: external,
-				Overrides: []string{"path"}, Expect: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: 30 * time.Millisecond}},
+				Overrides: []string{"path"}, Expect: []Percentile{{Name: "p50", Q: 0.5, Latency: 30 * time.Millisecond}},
 			},
 		},
 		Baseline:  "plain",
@@ -64,7 +63,7 @@ func TestParseSpecIssueExample(t *testing.T) {
 			Traces:  true,
 		},
 		Validity: Validity{MaxErrorRatio: 0.01, MaxLagP99: 5 * time.Millisecond, MinAchieved: 0.99, CPUBudget: 0.75, MaxTrend: 0.1},
-		SLO:      SLO{Latency: []analysis.Percentile{{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond}}, Errors: ptr(0.01)},
+		SLO:      SLO{Latency: []Percentile{{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond}}, Errors: ptr(0.01)},
 	}
 	if diff := cmp.Diff(want, got, specOpts); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
@@ -159,7 +158,7 @@ func TestParseSpecValues(t *testing.T) {
 		{"percent as ratio", "load: {rates: [1]}\nvalidity: {max_error_ratio: 0.05, max_trend: 250%}\n",
 			func(s *Spec) any { return [2]float64{s.Validity.MaxErrorRatio, s.Validity.MaxTrend} }, [2]float64{0.05, 2.5}},
 		{"slo sorted", "load: {rates: [1]}\nslo: {p99.9: 80ms, p50: 10ms, errors: 0%}\n", func(s *Spec) any { return s.SLO },
-			SLO{Latency: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Millisecond}, {Name: "p99.9", Q: 0.999, Latency: 80 * time.Millisecond}}, Errors: ptr(0.0)}},
+			SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: 10 * time.Millisecond}, {Name: "p99.9", Q: 0.999, Latency: 80 * time.Millisecond}}, Errors: ptr(0.0)}},
 		{"cpus normalised", "load: {rates: [1]}\ncpus: {load: 0, targets: '3, 1-2'}\n", func(s *Spec) any { return [2]string{s.CPUs.Load, s.CPUs.Targets} },
 			[2]string{"0", "1-3"}},
 		{"cpus load only", "load: {rates: [1]}\ncpus: {load: 2-3}\n", func(s *Spec) any { return [2]string{s.CPUs.Load, s.CPUs.Targets} }, [2]string{"2-3", ""}},

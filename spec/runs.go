@@ -8,7 +8,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/units"
 	"github.com/latlab/latlab/yamlfile"
 )
@@ -37,7 +36,7 @@ type AutoRuns struct {
 	// also be as a share of the overhead's size: either goal met will do.
 	Relative float64 `spec:"relative,percent"`
 	// Quantiles are the overheads that must be precise, of those the
-	// overhead table compares (analysis.CompareStats).
+	// overhead table compares (CompareStats).
 	Quantiles []string `spec:"quantiles"`
 	// Budget, when above 0, is the time the experiment's trials may take
 	// in all: no repetition starts that would pass it.
@@ -181,8 +180,8 @@ func (d *decoder) autoQuantiles(a *AutoRuns, n *yaml.Node, f string) bool {
 		switch {
 		case !ok:
 			good = false
-		case !slices.Contains(analysis.CompareStats, name):
-			d.errorf(item, index(f, i), "%q: expected one of the overhead table's percentiles, %v", name, analysis.CompareStats)
+		case !slices.Contains(CompareStats, name):
+			d.errorf(item, index(f, i), "%q: expected one of the overhead table's percentiles, %v", name, CompareStats)
 			good = false
 		case slices.Contains(qs, name):
 			d.errorf(item, index(f, i), "%s is given twice", name)

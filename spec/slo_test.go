@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/latlab/latlab/analysis"
 )
 
 // TestParseSpecSLOErrors checks that a bad slo names the file, the line
@@ -38,18 +36,18 @@ func TestParseSpecSLOErrors(t *testing.T) {
 	})
 }
 
-func TestSLOAnalysis(t *testing.T) {
+func TestSLONamed(t *testing.T) {
 	s, err := ParseSpec("spec.yaml", []byte(loadBase+"slo: {p100: 1s, p99.0: 50ms, p99.9: 80ms, errors: 0.5%}\n"), "testdata/specs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	errs := 0.005
-	want := analysis.SLO{Latency: []analysis.Percentile{
+	want := SLO{Latency: []Percentile{
 		{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond},
 		{Name: "p99.9", Q: 0.999, Latency: 80 * time.Millisecond},
 		{Name: "max", Q: 1, Latency: time.Second},
 	}, Errors: &errs}
-	if diff := cmp.Diff(want, s.SLO.Analysis()); diff != "" {
+	if diff := cmp.Diff(want, s.SLO.Named()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -63,10 +61,10 @@ func TestSpecSLO(t *testing.T) {
 		wantErr string
 	}{
 		{"spec", loadBase + "slo: {p99: 50ms, errors: 1%}\n",
-			SLO{Latency: []analysis.Percentile{{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond}}, Errors: &errs}, ""},
+			SLO{Latency: []Percentile{{Name: "p99", Q: 0.99, Latency: 50 * time.Millisecond}}, Errors: &errs}, ""},
 		// Only slo is read: the rest need not be a valid spec here.
 		{"rest unchecked", "version: 7\nvariants: [{graph: missing.yaml}]\nslo:\n  p50: 1ms\n",
-			SLO{Latency: []analysis.Percentile{{Name: "p50", Q: 0.5, Latency: time.Millisecond}}}, ""},
+			SLO{Latency: []Percentile{{Name: "p50", Q: 0.5, Latency: time.Millisecond}}}, ""},
 		{"no slo", loadBase, SLO{}, ""},
 		{"attack command line", "latlab attack http://127.0.0.1:8080/ -c 50 -H 'A: b: c'", SLO{}, ""},
 		{"empty", "", SLO{}, ""},

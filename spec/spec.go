@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/load"
 )
@@ -97,19 +96,19 @@ type CPUs struct {
 // and stops, or an external target. Exactly one of Graph and Target is
 // set.
 type Variant struct {
-	Name         string                `spec:"name"`
-	Graph        string                `spec:"graph"`     // topology file, as written; see Spec.Path
-	Target       string                `spec:"target"`    // absolute http or https URL
-	Start        string                `spec:"start"`     // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
-	Setup        string                `spec:"setup"`     // shell command (sh -c) run in the spec's folder to set the variant up
-	Teardown     string                `spec:"teardown"`  // shell command (sh -c) run in the spec's folder to tear it down
-	Configure    string                `spec:"configure"` // shell command (sh -c) run in the spec's folder once the variant is ready, before its load: settings a server takes through its own API
-	Ready        string                `spec:"ready"`     // URL that answers once the target is ready; "" means none
-	ReadyTimeout time.Duration         `spec:"ready_timeout"`
-	Load         Load                  `spec:"load"` // the spec's load with this variant's overrides applied
-	Overrides    []string              `spec:"-"`    // the load fields the variant gives, sorted
-	Expect       []analysis.Percentile `spec:"expect"`
-	Topology     *graph.Topology       `spec:"-"` // the parsed Graph, nil for a target
+	Name         string          `spec:"name"`
+	Graph        string          `spec:"graph"`     // topology file, as written; see Spec.Path
+	Target       string          `spec:"target"`    // absolute http or https URL
+	Start        string          `spec:"start"`     // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
+	Setup        string          `spec:"setup"`     // shell command (sh -c) run in the spec's folder to set the variant up
+	Teardown     string          `spec:"teardown"`  // shell command (sh -c) run in the spec's folder to tear it down
+	Configure    string          `spec:"configure"` // shell command (sh -c) run in the spec's folder once the variant is ready, before its load: settings a server takes through its own API
+	Ready        string          `spec:"ready"`     // URL that answers once the target is ready; "" means none
+	ReadyTimeout time.Duration   `spec:"ready_timeout"`
+	Load         Load            `spec:"load"` // the spec's load with this variant's overrides applied
+	Overrides    []string        `spec:"-"`    // the load fields the variant gives, sorted
+	Expect       []Percentile    `spec:"expect"`
+	Topology     *graph.Topology `spec:"-"` // the parsed Graph, nil for a target
 	// On is where a graph runs: "" here, OnKubernetes deployed to the
 	// spec's cluster.
 	On string `spec:"on"`
@@ -248,15 +247,15 @@ type Sideload struct {
 // SLO is what a run must meet for latlab run to exit 0. The zero value asks
 // for nothing.
 type SLO struct {
-	Latency []analysis.Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile; each one of analysis.Stats
-	Errors  *float64              `spec:"errors,percent"` // highest error ratio allowed; nil means any
+	Latency []Percentile `spec:",inline"`        // highest latencies allowed, by increasing quantile; each one of Stats
+	Errors  *float64     `spec:"errors,percent"` // highest error ratio allowed; nil means any
 }
 
-// Analysis returns s as the report judges it: each limit under the name of
-// its analysis.Stat, so that p99.0 is p99 and p100 is max. A parsed spec
-// limits no other quantile.
-func (s SLO) Analysis() analysis.SLO {
-	var out analysis.SLO
+// Named returns s as reports judge it: each limit under the name of its
+// Stat, so that p99.0 is p99 and p100 is max. A parsed spec limits no
+// other quantile.
+func (s SLO) Named() SLO {
+	var out SLO
 	if s.Errors != nil {
 		e := *s.Errors
 		out.Errors = &e
@@ -356,8 +355,8 @@ const (
 
 // DefaultValidity returns the bounds docs/commands/run.md states.
 func DefaultValidity() Validity {
-	return Validity{MaxErrorRatio: analysis.DefaultMaxErrorRatio, MaxLagP99: analysis.DefaultMaxLagP99,
-		MinAchieved: analysis.DefaultMinAchieved, CPUBudget: analysis.DefaultCPUBudget, MaxTrend: analysis.DefaultMaxTrend}
+	return Validity{MaxErrorRatio: DefaultMaxErrorRatio, MaxLagP99: DefaultMaxLagP99,
+		MinAchieved: DefaultMinAchieved, CPUBudget: DefaultCPUBudget, MaxTrend: DefaultMaxTrend}
 }
 
 // InCluster reports whether anything of the spec runs on a cluster.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/benchcmp"
-	"github.com/latlab/latlab/spec"
 )
 
 // compareFlags holds the flags of latlab compare.
@@ -203,7 +202,7 @@ func (f *compareFlags) load(ctx context.Context, path string) (*analysis.Experim
 	if err != nil {
 		return nil, err
 	}
-	exp, err := spec.LoadResults(ctx, db, id)
+	exp, err := analysis.Load(ctx, db, id)
 	if err != nil {
 		return nil, usageError{err}
 	}

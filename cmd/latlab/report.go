@@ -15,7 +15,6 @@ import (
 	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/report"
-	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
 
@@ -213,7 +212,7 @@ func (f *reportFlags) load(ctx context.Context, db *store.DB, path string, slo a
 	if err != nil {
 		return nil, slo, err
 	}
-	exp, err := spec.LoadResults(ctx, db, id)
+	exp, err := analysis.Load(ctx, db, id)
 	if err != nil {
 		return nil, slo, err
 	}

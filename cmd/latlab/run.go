@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/latlab/latlab/analysis"
 	"github.com/latlab/latlab/experiment"
 	"github.com/latlab/latlab/internal/textsafe"
 	"github.com/latlab/latlab/load"
@@ -153,7 +154,7 @@ func (f *runFlags) run(cmd *cobra.Command, path string, stdout, stderr io.Writer
 	if err != nil {
 		return usageError{err}
 	}
-	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), sp.SLO.Analysis())
+	slo, err := f.gate.parse(cmd.Flags().Changed("slo"), analysis.SLOOf(sp.SLO))
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 // it. broken names the SLO when a row breaks it (exit code 1); err is a
 // failure to judge.
 func runVerdict(ctx context.Context, db *store.DB, id int64, slo analysis.SLO, strict bool, w io.Writer) (broken, err error) {
-	exp, err := spec.LoadResults(ctx, db, id)
+	exp, err := analysis.Load(ctx, db, id)
 	if err != nil {
 		return nil, fmt.Errorf("judging the SLO: %w", err)
 	}
@@ -39,5 +39,5 @@ func storedSLO(path string, exp *analysis.Experiment) (analysis.SLO, error) {
 	if err != nil {
 		return analysis.SLO{}, usagef("%w (give --slo to judge another SLO)", err)
 	}
-	return s.Analysis(), nil
+	return analysis.SLOOf(s), nil
 }

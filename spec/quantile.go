@@ -1,4 +1,4 @@
-package analysis
+package spec
 
 import (
 	"regexp"
@@ -34,3 +34,26 @@ func ParseQuantile(name string) (q float64, ok bool) {
 	q, err := strconv.ParseFloat(whole[:1]+"."+whole[1:]+frac, 64)
 	return q, err == nil
 }
+
+// A Stat is a quantile a table reports, such as p99. Max is quantile 1.
+type Stat struct {
+	Name string  // "p50", "p99.9", "max"
+	Q    float64 // 0.5, 0.999, 1
+}
+
+// Stats are the quantiles read from every run, in the order of a report's
+// columns.
+var Stats = []Stat{{"p50", 0.5}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}, {"max", 1}}
+
+// StatByName returns the Stat called name, and whether there is one.
+func StatByName(name string) (Stat, bool) {
+	for _, s := range Stats {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Stat{}, false
+}
+
+// CompareStats are the quantiles an overhead table compares.
+var CompareStats = []string{"p50", "p90", "p99", "p99.9"}
