@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/latlab/latlab/spec"
 )
 
 // placeFlags are attack's flags that place its load pods on a cluster's
@@ -30,57 +32,57 @@ func (p *placeFlags) register(fl *pflag.FlagSet) {
 
 // add writes the flags into ld, the spec's load, whose parser checks the
 // values: a problem it finds names the flag (see specFlag).
-func (p *placeFlags) add(ld *yamlMap) error {
+func (p *placeFlags) add(ld *spec.Map) error {
 	if len(p.nodeSelector) > 0 {
-		sel := &yamlMap{}
+		sel := &spec.Map{}
 		for _, kv := range p.nodeSelector {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
 				return usagef("--node-selector %q: want KEY=VALUE, such as kubernetes.io/os=linux", kv)
 			}
-			sel.add(k, v)
+			sel.Add(k, v)
 		}
-		ld.add("node_selector", sel)
+		ld.Add("node_selector", sel)
 	}
 	if len(p.tolerations) > 0 {
-		var tols []*yamlMap
+		var tols []*spec.Map
 		for _, s := range p.tolerations {
-			tol := &yamlMap{}
+			tol := &spec.Map{}
 			rest, effect, hasEffect := strings.Cut(s, ":")
 			key, value, hasValue := strings.Cut(rest, "=")
 			if key != "" {
-				tol.add("key", key)
+				tol.Add("key", key)
 			}
 			if hasValue {
-				tol.add("value", value)
+				tol.Add("value", value)
 			} else {
-				tol.add("operator", "Exists")
+				tol.Add("operator", "Exists")
 			}
 			if hasEffect {
-				tol.add("effect", effect)
+				tol.Add("effect", effect)
 			}
 			tols = append(tols, tol)
 		}
-		ld.add("tolerations", tols)
+		ld.Add("tolerations", tols)
 	}
 	if p.requests == "" && p.limits == "" {
 		return nil
 	}
-	res := &yamlMap{}
+	res := &spec.Map{}
 	for _, q := range []struct{ flag, key, list string }{{"--pod-requests", "requests", p.requests}, {"--pod-limits", "limits", p.limits}} {
 		if q.list == "" {
 			continue
 		}
-		m := &yamlMap{}
+		m := &spec.Map{}
 		for _, kv := range strings.Split(q.list, ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
 				return usagef("%s %q: want NAME=QUANTITY,..., such as cpu=1,memory=256Mi", q.flag, q.list)
 			}
-			m.add(strings.TrimSpace(k), strings.TrimSpace(v))
+			m.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 		}
-		res.add(q.key, m)
+		res.Add(q.key, m)
 	}
-	ld.add("resources", res)
+	ld.Add("resources", res)
 	return nil
 }

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
-	"path/filepath"
-	"reflect"
-	"slices"
 	"strings"
-	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/latlab/latlab/load"
 	"github.com/latlab/latlab/spec"
@@ -52,33 +45,33 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 	}
 	// The pod's fields first: a problem of theirs is reported first.
 	// Local shards run the same trial here.
-	ld := &yamlMap{}
+	ld := &spec.Map{}
 	if f.pod.on {
-		ld.add("image", f.pod.image)
+		ld.Add("image", f.pod.image)
 		if f.pod.namespace != "" {
-			ld.add("namespace", f.pod.namespace)
+			ld.Add("namespace", f.pod.namespace)
 		}
 		if err := f.pod.place.add(ld); err != nil {
 			return nil, t, err
 		}
-		ld.add("on", spec.OnKubernetes)
+		ld.Add("on", spec.OnKubernetes)
 	}
-	ld.add("mode", string(f.Mode))
+	ld.Add("mode", string(f.Mode))
 	switch m := cfg.Model.(type) {
 	case load.Open:
 		t.Rate = level(f.Rates)
-		ld.add("rates", []float64{t.Rate})
+		ld.Add("rates", []float64{t.Rate})
 	case load.Closed:
 		t.Concurrency = m.Workers
-		ld.add("concurrency", []int{m.Workers})
+		ld.Add("concurrency", []int{m.Workers})
 	case load.Ramp:
 		t.Concurrency = m.Workers
-		ld.add("concurrency", []int{m.Workers})
-		ld.add("ramp", (&yamlMap{}).add("burst", m.Burst).add("every", m.Every))
+		ld.Add("concurrency", []int{m.Workers})
+		ld.Add("ramp", (&spec.Map{}).Add("burst", m.Burst).Add("every", m.Every))
 	case load.Sequential:
 		t.Concurrency = 1
 	}
-	if err := podOptions(ld, &f.Settings); err != nil {
+	if err := spec.AddOptions(ld, &f.Settings, podWritten); err != nil {
 		return nil, t, err
 	}
 	headers, err := f.podHeaders()
@@ -86,7 +79,7 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		return nil, t, err
 	}
 	if headers != nil {
-		ld.add("headers", headers)
+		ld.Add("headers", headers)
 	}
 	for _, file := range []struct{ key, path string }{
 		{"body_file", f.BodyFile}, {"targets", f.Targets}, {"scenario", f.Scenario}, {"cacert", f.CACert},
@@ -94,66 +87,39 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		if file.path == "" {
 			continue
 		}
-		rel, err := specPath(dir, file.path)
+		rel, err := spec.RelPath(dir, file.path)
 		if err != nil {
 			return nil, t, usagef("%s: %v", optionFlag(file.key), err)
 		}
-		ld.add(file.key, rel)
+		ld.Add(file.key, rel)
 	}
-	spec := (&yamlMap{}).add("version", 1).add("name", podExperiment).
-		add("variants", []*yamlMap{(&yamlMap{}).add("name", podExperiment).add("target", target)}).
-		add("load", ld)
+	doc := (&spec.Map{}).Add("version", 1).Add("name", podExperiment).
+		Add("variants", []*spec.Map{(&spec.Map{}).Add("name", podExperiment).Add("target", target)}).
+		Add("load", ld)
 	if f.Warmup > 0 {
-		spec.add("warmup", (&yamlMap{}).add("duration", f.Warmup))
+		doc.Add("warmup", (&spec.Map{}).Add("duration", f.Warmup))
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&spec.n); err != nil {
+	text, err := doc.Bytes()
+	if err != nil {
 		return nil, t, fmt.Errorf("writing the spec of the attack: %w", err)
 	}
-	return buf.Bytes(), t, nil
+	return text, t, nil
 }
 
 // podWritten are the options of load.Settings that podSpec writes itself
-// rather than as podOptions does: the mode and its levels, what a spec
+// rather than as spec.AddOptions does: the mode and its levels, what a spec
 // says otherwise than the flags (the headers, the files by their path
 // from the spec), and the path, which the URL holds.
 var podWritten = []string{"mode", "rates", "concurrency", "ramp", "headers", "body_file", "targets", "scenario", "cacert", "path"}
 
-// podOptions adds to ld, a spec's load, every option of s that is not its
-// default and that its mode takes, under its spec key.
-func podOptions(ld *yamlMap, s *load.Settings) error {
-	def := reflect.ValueOf(load.Defaults())
-	v := reflect.ValueOf(s).Elem()
-	for i, field := range reflect.VisibleFields(v.Type()) {
-		key, _, _ := strings.Cut(field.Tag.Get("spec"), ",")
-		if key == "" || key == "-" || slices.Contains(podWritten, key) ||
-			slices.Contains(load.LevelOptions, key) && !s.Mode.Takes(key) {
-			continue
-		}
-		fv := v.Field(i)
-		if fv.IsZero() || reflect.DeepEqual(fv.Interface(), def.Field(i).Interface()) {
-			continue
-		}
-		switch fv.Kind() {
-		case reflect.Bool, reflect.String, reflect.Int, reflect.Int64, reflect.Float64:
-			ld.add(key, fv.Interface())
-		default:
-			return fmt.Errorf("option %s: a %s, which an attack from a pod cannot carry", key, fv.Type())
-		}
-	}
-	return nil
-}
-
 // podHeaders returns the -H headers as a spec's headers: by name, in
 // the order given, with Host among them. A spec holds one value per
 // name, so a name given twice is refused.
-func (f *attackFlags) podHeaders() (*yamlMap, error) {
+func (f *attackFlags) podHeaders() (*spec.Map, error) {
 	if len(f.headers) == 0 {
 		return nil, nil
 	}
-	h := &yamlMap{}
+	h := &spec.Map{}
 	seen := map[string]bool{}
 	for _, line := range f.headers {
 		k, v, _ := strings.Cut(line, ":") // checked by source
@@ -165,7 +131,7 @@ func (f *attackFlags) podHeaders() (*yamlMap, error) {
 		if k == "Host" && v == "" {
 			continue // the URL's host, as without it
 		}
-		h.add(k, v)
+		h.Add(k, v)
 	}
 	return h, nil
 }
@@ -211,20 +177,6 @@ func podTarget(src load.Source, args []string, targets, scenario string) (string
 	return base, nil
 }
 
-// specPath returns path relative to dir, as a spec in dir names a file: a
-// bundle carries no file named by an absolute path.
-func specPath(dir, path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil {
-		return "", err
-	}
-	return filepath.ToSlash(rel), nil
-}
-
 // podSpecError returns err, an error of the spec podSpec wrote, its
 // bundle or the loads built from it, as a usage error naming the flag
 // behind the field of the spec it names. A problem of a file the spec
@@ -267,31 +219,4 @@ func specFlag(field string) string {
 		return flagName(fl)
 	}
 	return optionFlag(key)
-}
-
-// yamlMap is a YAML mapping written key by key, in order.
-type yamlMap struct{ n yaml.Node }
-
-// add adds key with the value v: a *yamlMap, a list of them, a duration
-// (written as 1m30s), or what yaml encodes as it is. It returns m.
-func (m *yamlMap) add(key string, v any) *yamlMap {
-	if m.n.Kind == 0 {
-		m.n.Kind = yaml.MappingNode
-	}
-	var val yaml.Node
-	switch v := v.(type) {
-	case *yamlMap:
-		val = v.n
-	case []*yamlMap:
-		val.Kind = yaml.SequenceNode
-		for _, item := range v {
-			val.Content = append(val.Content, &item.n)
-		}
-	case time.Duration:
-		_ = val.Encode(v.String())
-	default:
-		_ = val.Encode(v) // of the kinds podOptions allows, which encode
-	}
-	m.n.Content = append(m.n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &val)
-	return m
 }
