@@ -14,18 +14,8 @@ import (
 	"github.com/latlab/latlab/remote"
 )
 
-func newAgent(stderr io.Writer) *cobra.Command {
-	var (
-		listen             string
-		otlpHTTP, otlpGRPC string
-		idle, lifetime     time.Duration
-		listenFD           int
-		tokenFile          string
-	)
-	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Run trials that latlab run sends from elsewhere, such as to a pod",
-		Long: `agent runs the trials of an experiment that a controller (latlab run
+// agentLong is latlab agent's help.
+const agentLong = `agent runs the trials of an experiment that a controller (latlab run
 elsewhere) sends it over HTTP, so that their load leaves from where the agent
 runs: in a pod, the network path is the cluster's. Only the controller makes
 requests, directly or through the Kubernetes API server's pod proxy; the
@@ -61,8 +51,10 @@ per-hop times of the spans that started during its measured load.
 
 It runs one trial at a time, never runs a spec's commands, and never lingers:
 it exits 1 after --idle without a request and after --lifetime whatever it
-does.`,
-		Example: `  # on this machine, for a controller here
+does.`
+
+// agentExample are latlab agent's examples.
+const agentExample = `  # on this machine, for a controller here
   (umask 077; openssl rand -hex 32 >token)
   latlab agent --listen 127.0.0.1:7070 --token-file token
 
@@ -70,7 +62,21 @@ does.`,
   latlab agent --listen :7070 --token-file /var/run/latlab/token --idle 5m --lifetime 2h
 
   # in a pod that receives the cluster's spans
-  latlab agent --listen :7070 --token-file /var/run/latlab/token --otlp-http :4318 --otlp-grpc :4317`,
+  latlab agent --listen :7070 --token-file /var/run/latlab/token --otlp-http :4318 --otlp-grpc :4317`
+
+func newAgent(stderr io.Writer) *cobra.Command {
+	var (
+		listen             string
+		otlpHTTP, otlpGRPC string
+		idle, lifetime     time.Duration
+		listenFD           int
+		tokenFile          string
+	)
+	cmd := &cobra.Command{
+		Use:     "agent",
+		Short:   "Run trials that latlab run sends from elsewhere, such as to a pod",
+		Long:    agentLong,
+		Example: agentExample,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("agent takes no arguments, got %q", args[0])

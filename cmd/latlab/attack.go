@@ -47,13 +47,8 @@ func newAttack(stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-// attackCommand returns the attack command and the flags it parses into.
-func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
-	f := &attackFlags{}
-	cmd := &cobra.Command{
-		Use:   "attack [URL]",
-		Short: "Send HTTP load and measure latency",
-		Long: `attack sends HTTP requests to a URL (or the requests of a targets or
+// attackLong is latlab attack's help.
+const attackLong = `attack sends HTTP requests to a URL (or the requests of a targets or
 scenario file) under one load model and reports latency, service time and
 lag, in 512 ns steps below 0.5 ms and to 3 significant digits above.
 
@@ -94,8 +89,10 @@ still exits 130.
 
 ` + podHelp + `
 
-` + shardsHelp,
-		Example: `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
+` + shardsHelp
+
+// attackExample are latlab attack's examples.
+const attackExample = `  # open loop, 1000 requests per second for 30 s, after 5 s of warm-up
   latlab attack http://127.0.0.1:8080/ -r 1000 -d 30s --warmup 5s
 
   # closed loop, 300 connections, one million requests, as ab -k -c 300 -n 1000000
@@ -126,7 +123,16 @@ still exits 130.
   latlab attack http://127.0.0.1:8080/ -r 500 -d 30s --slo 'p99<50ms,errors<1%' --slo-strict
 
   # from a pod of a Kubernetes cluster, to a Service as the pod sees it
-  latlab attack http://web.shop.svc:8080/ -r 200 -d 30s --kubernetes --image ghcr.io/you/latlab:v1 -o results.db`,
+  latlab attack http://web.shop.svc:8080/ -r 200 -d 30s --kubernetes --image ghcr.io/you/latlab:v1 -o results.db`
+
+// attackCommand returns the attack command and the flags it parses into.
+func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
+	f := &attackFlags{}
+	cmd := &cobra.Command{
+		Use:     "attack [URL]",
+		Short:   "Send HTTP load and measure latency",
+		Long:    attackLong,
+		Example: attackExample,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("attack takes one URL, got %d arguments", len(args))

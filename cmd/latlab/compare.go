@@ -22,12 +22,8 @@ type compareFlags struct {
 	includeFlagged bool
 }
 
-func newCompare(stdout, _ io.Writer) *cobra.Command {
-	var f compareFlags
-	cmd := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two go test -bench outputs, results databases or variants, benchstat style",
-		Long: `compare prints benchstat's table for two inputs of one kind:
+// compareLong is latlab compare's help.
+const compareLong = `compare prints benchstat's table for two inputs of one kind:
 
   - two outputs of go test -bench (found by their content: a line starting
     with "Benchmark" or "goos:"): one table per configuration and unit
@@ -68,8 +64,10 @@ deciding what is significant; without it the table is benchstat's.
 are the arguments as given.
 
 Inputs of two kinds, a file that cannot be parsed or read, an unknown
-experiment or variant exit with code 2 and name the file and the reason.`,
-		Example: `  # before and after a change, 10 runs each
+experiment or variant exit with code 2 and name the file and the reason.`
+
+// compareExample are latlab compare's examples.
+const compareExample = `  # before and after a change, 10 runs each
   go test -run '^$' -bench . -count 10 > old.txt
   git stash pop
   go test -run '^$' -bench . -count 10 > new.txt
@@ -82,7 +80,15 @@ experiment or variant exit with code 2 and name the file and the reason.`,
   latlab compare before.db after.db
 
   # two variants of one results database
-  latlab compare results.db:plain results.db:filter --experiment filter-overhead`,
+  latlab compare results.db:plain results.db:filter --experiment filter-overhead`
+
+func newCompare(stdout, _ io.Writer) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:     "compare OLD NEW",
+		Short:   "Compare two go test -bench outputs, results databases or variants, benchstat style",
+		Long:    compareLong,
+		Example: compareExample,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare takes two inputs, OLD and NEW, got %d arguments", len(args))

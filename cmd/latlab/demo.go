@@ -13,16 +13,8 @@ import (
 	"github.com/latlab/latlab/report"
 )
 
-func newDemo(stdout, stderr io.Writer) *cobra.Command {
-	var (
-		dir      string
-		quick    bool
-		progress bool
-	)
-	cmd := &cobra.Command{
-		Use:   "demo",
-		Short: "Run a small study on this machine, from a service graph to an HTML report",
-		Long: `demo runs a whole latlab study on this machine with nothing installed but
+// demoLong is latlab demo's help.
+const demoLong = `demo runs a whole latlab study on this machine with nothing installed but
 latlab, in about four minutes on two cores (--quick: under 90 s; it took
 68 s and 72 s on a 2-core machine at load average 10 to 26 with stress-ng
 --cpu 2 beside it).
@@ -60,13 +52,27 @@ folder. The first Ctrl-C
 stops the trial under way, stores what was measured and stops every node;
 running the same command again resumes after the last trial stored. The
 files are plain latlab inputs: latlab run, report, ls and compare read
-them as they read your own.`,
-		Example: `  latlab demo
+them as they read your own.`
+
+// demoExample are latlab demo's examples.
+const demoExample = `  latlab demo
   latlab demo --quick -o /tmp/demo
 
   # then, on what it wrote
   latlab report latlab-demo/results.db
-  latlab compare latlab-demo/results.db:chain latlab-demo/results.db:chain-proxy`,
+  latlab compare latlab-demo/results.db:chain latlab-demo/results.db:chain-proxy`
+
+func newDemo(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		dir      string
+		quick    bool
+		progress bool
+	)
+	cmd := &cobra.Command{
+		Use:     "demo",
+		Short:   "Run a small study on this machine, from a service graph to an HTML report",
+		Long:    demoLong,
+		Example: demoExample,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("demo takes no arguments, got %q; give the folder with -o", args[0])

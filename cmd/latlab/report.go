@@ -33,12 +33,8 @@ type reportFlags struct {
 	samples        int
 }
 
-func newReport(stdout, stderr io.Writer) *cobra.Command {
-	var f reportFlags
-	cmd := &cobra.Command{
-		Use:   "report FILE.db",
-		Short: "Report an experiment: percentiles with CIs, overheads, SLO gate",
-		Long: `report analyses one experiment of a results database, the latest unless
+// reportLong is latlab report's help.
+const reportLong = `report analyses one experiment of a results database, the latest unless
 --experiment names another (by id, or by name for the latest of that
 name), and writes:
 
@@ -105,8 +101,10 @@ every run, breaks it too. Without --slo the SLO is the spec's slo: field,
 when it has one; --slo '' judges nothing.
 
 A missing file, one that is not a latlab database, an unknown experiment
-or baseline, or bad flags exit with code 2.`,
-		Example: `  # the latest experiment, on the terminal
+or baseline, or bad flags exit with code 2.`
+
+// reportExample are latlab report's examples.
+const reportExample = `  # the latest experiment, on the terminal
   latlab report results.db
 
   # another experiment, compared with the variant "plain", as JSON
@@ -119,7 +117,15 @@ or baseline, or bad flags exit with code 2.`,
   latlab report results.db --format csv --table overhead
 
   # fail a CI job when p99 is past 50 ms or errors past 1% anywhere
-  latlab report results.db --slo 'p99<50ms,errors<1%'`,
+  latlab report results.db --slo 'p99<50ms,errors<1%'`
+
+func newReport(stdout, stderr io.Writer) *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:               "report FILE.db",
+		Short:             "Report an experiment: percentiles with CIs, overheads, SLO gate",
+		Long:              reportLong,
+		Example:           reportExample,
 		Args:              oneArg("results database"),
 		ValidArgsFunction: completeDB,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -32,12 +32,8 @@ type runFlags struct {
 	kube     kubeFlags
 }
 
-func newRun(stdout, stderr io.Writer) *cobra.Command {
-	var f runFlags
-	cmd := &cobra.Command{
-		Use:   "run SPEC",
-		Short: "Run an experiment: variants × rates × repetitions into a results database",
-		Long: `run reads an experiment spec, checks all of it before sending any load, and
+// runLong is latlab run's help.
+const runLong = `run reads an experiment spec, checks all of it before sending any load, and
 runs its plan — every variant at every rate (or concurrency), as many times as
 it says, in a seeded interleaved order — into one SQLite results database.
 
@@ -114,14 +110,24 @@ only when the 95% CI of the median over the valid runs lies wholly past it
 (with fewer than 6 runs, when every run is past it); --slo-strict judges the
 median itself. An interrupted run still exits 130.
 
-Every spec key, its type and default: latlab spec (docs/spec.md).`,
-		Example: `  latlab run examples/experiments/filter-overhead.yaml --dry-run
+Every spec key, its type and default: latlab spec (docs/spec.md).`
+
+// runExample are latlab run's examples.
+const runExample = `  latlab run examples/experiments/filter-overhead.yaml --dry-run
   latlab run examples/experiments/filter-overhead.yaml -o results.db
   latlab run examples/experiments/filter-overhead.yaml -o results.db --seed 42   # the order a dry run printed for seed 42
   sqlite3 results.db 'SELECT variant, rate, rep, status FROM runs'
 
   # a CI gate on another SLO than the spec's slo:, judged on the medians themselves
-  latlab run examples/experiments/filter-overhead.yaml -o results.db --slo 'p99<50ms,errors<1%' --slo-strict`,
+  latlab run examples/experiments/filter-overhead.yaml -o results.db --slo 'p99<50ms,errors<1%' --slo-strict`
+
+func newRun(stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:     "run SPEC",
+		Short:   "Run an experiment: variants × rates × repetitions into a results database",
+		Long:    runLong,
+		Example: runExample,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("want one spec file, got %d arguments", len(args))

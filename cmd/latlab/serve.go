@@ -38,12 +38,8 @@ type serveFlags struct {
 	maxConns       int
 }
 
-func newServe(stdout, stderr io.Writer) *cobra.Command {
-	var f serveFlags
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run one node of a synthetic service graph",
-		Long: `serve runs one service of a synthetic graph: routes that do calibrated work
+// serveLong is latlab serve's help.
+const serveLong = `serve runs one service of a synthetic graph: routes that do calibrated work
 and then call every downstream with the same route, as testapi does.
 
 Work routes: / (the service's script, or no work), /busywork?ms=N (CPU spin,
@@ -73,8 +69,10 @@ and is measured in Prometheus histograms (latlab_*_seconds).
 A node is configured by flags, by --topology FILE --service NAME, or by
 testapi's environment variables when neither is given: SERVICE_NAME,
 UPSTREAM_URI (where to listen), DOWNSTREAM_URI (comma-separated), REPORTER_URI
-(a Zipkin collector), PRIME_MAX, JOBFILE, LOADFILE. Flags win over them.`,
-		Example: `  # a three-node chain by hand, as testapi runs it
+(a Zipkin collector), PRIME_MAX, JOBFILE, LOADFILE. Flags win over them.`
+
+// serveExample are latlab serve's examples.
+const serveExample = `  # a three-node chain by hand, as testapi runs it
   latlab serve --name leaf   --listen 127.0.0.1:9003 &
   latlab serve --name branch --listen 127.0.0.1:9002 --downstream http://127.0.0.1:9003 &
   latlab serve --name root   --listen 127.0.0.1:9001 --downstream http://127.0.0.1:9002 &
@@ -84,7 +82,15 @@ UPSTREAM_URI (where to listen), DOWNSTREAM_URI (comma-separated), REPORTER_URI
   SERVICE_NAME=root UPSTREAM_URI=http://127.0.0.1:9001 DOWNSTREAM_URI=http://127.0.0.1:9002 latlab serve
 
   # one service of a topology file (latlab graph up starts them all)
-  latlab serve --topology graph.yaml --service root --listen 127.0.0.1:9001`,
+  latlab serve --topology graph.yaml --service root --listen 127.0.0.1:9001`
+
+func newServe(stdout, stderr io.Writer) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:     "serve",
+		Short:   "Run one node of a synthetic service graph",
+		Long:    serveLong,
+		Example: serveExample,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usagef("serve takes no arguments, got %q", args[0])
