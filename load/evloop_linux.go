@@ -147,21 +147,7 @@ func (l *evloop) scanEvery() time.Duration {
 
 // run runs one phase: the requests first, first+stride, ... of p.
 func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
-	l.r, l.pacer, l.next, l.stride, l.iters = r, p, first-stride, stride, 0
-	l.sending, l.aheadOff, l.again = true, false, false
-	if l.closed != nil {
-		l.more = false
-		if r.start-Now() < 10*time.Millisecond {
-			l.await(r.start)
-		}
-	} else {
-		l.advance()
-		if l.more && l.nextDue-Now() < 10*time.Millisecond {
-			l.await(l.nextDue) // a later one the loop's own waits find
-		}
-	}
-	l.scanAt = Now() + l.scanEvery()
-	l.adaptAt, l.wakes, l.lateOnes, l.lateFar = Now()+adaptEvery, 0, 0, 0
+	l.prepare(r, p, first, stride)
 	for {
 		now := l.tick()
 		l.now = now
@@ -190,38 +176,7 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 			l.expire(now)
 			l.scanAt = now + l.scanEvery()
 		}
-		wait := min(l.scanAt-now, 10*time.Millisecond)
-		timed := false // the wait ends at the next request due
-		deaf := l.deaf && l.stamps
-		if l.sending && l.more {
-			due := max(l.nextDue, l.released+l.batch)
-			if l.batch == 0 || deaf {
-				// Wake as early as wake-ups have lately been late,
-				// and look without sleeping for the rest.
-				due -= l.late
-			}
-			if due-now < wait {
-				wait, timed = due-now, true
-			}
-		}
-		if l.sending && r.end > 0 {
-			wait = min(wait, r.end-now)
-		}
-		if t := l.growAt(); t > 0 {
-			wait = min(wait, t-now)
-		}
-		if t := l.burstAt(); t > 0 && l.sending {
-			wait = min(wait, t-now)
-		}
-		if l.again && l.queued() > 0 {
-			wait = 0
-		}
-		if wait < 2*time.Microsecond || timed && !deaf && wait < l.late {
-			// A timed wait shorter than wake-ups lately came late would
-			// end later than it meant: look without sleeping instead.
-			// A batching loop sleeps to its batch.
-			wait = 0
-		}
+		wait, timed, deaf := l.waitFor(now)
 		if deaf && timed && wait > 0 && wait <= deafMax {
 			// Sleep through arrivals: they are stamped, and read
 			// together at the wake-up.
@@ -245,6 +200,69 @@ func (l *evloop) run(r *runner, p Pacer, first, stride int64) {
 			l.learn(now, wait, maxEarly)
 		}
 	}
+}
+
+// prepare readies the loop for a load of p, which it runs from request
+// first, every stride-th of the schedule, and waits for the load's start
+// (a closed loop) or its first request (an open one) when they are near.
+func (l *evloop) prepare(r *runner, p Pacer, first, stride int64) {
+	l.r, l.pacer, l.next, l.stride, l.iters = r, p, first-stride, stride, 0
+	l.sending, l.aheadOff, l.again = true, false, false
+	if l.closed != nil {
+		l.more = false
+		if r.start-Now() < 10*time.Millisecond {
+			l.await(r.start)
+		}
+	} else {
+		l.advance()
+		if l.more && l.nextDue-Now() < 10*time.Millisecond {
+			l.await(l.nextDue) // a later one the loop's own waits find
+		}
+	}
+	l.scanAt = Now() + l.scanEvery()
+	l.adaptAt, l.wakes, l.lateOnes, l.lateFar = Now()+adaptEvery, 0, 0, 0
+}
+
+// waitFor returns how long the loop may wait for events at now: until
+// the next scan, the next request due (timed), the end of the load, the
+// next growth of the pool or burst of a ramp, or not at all when work is
+// queued or the wait is shorter than wake-ups have lately been late. deaf
+// says the loop sleeps through arrivals, whose stamps it reads after.
+func (l *evloop) waitFor(now time.Duration) (wait time.Duration, timed, deaf bool) {
+	r := l.r
+	wait = min(l.scanAt-now, 10*time.Millisecond)
+	timed = false // the wait ends at the next request due
+	deaf = l.deaf && l.stamps
+	if l.sending && l.more {
+		due := max(l.nextDue, l.released+l.batch)
+		if l.batch == 0 || deaf {
+			// Wake as early as wake-ups have lately been late,
+			// and look without sleeping for the rest.
+			due -= l.late
+		}
+		if due-now < wait {
+			wait, timed = due-now, true
+		}
+	}
+	if l.sending && r.end > 0 {
+		wait = min(wait, r.end-now)
+	}
+	if t := l.growAt(); t > 0 {
+		wait = min(wait, t-now)
+	}
+	if t := l.burstAt(); t > 0 && l.sending {
+		wait = min(wait, t-now)
+	}
+	if l.again && l.queued() > 0 {
+		wait = 0
+	}
+	if wait < 2*time.Microsecond || timed && !deaf && wait < l.late {
+		// A timed wait shorter than wake-ups lately came late would
+		// end later than it meant: look without sleeping instead.
+		// A batching loop sleeps to its batch.
+		wait = 0
+	}
+	return wait, timed, deaf
 }
 
 // adapt weighs the loop's wake-ups for the schedule since it last did.

@@ -20,99 +20,132 @@ import (
 // does not judge how the options fit together or the
 // requests they apply to (see Check), nor read files (see Transport).
 func (s *Settings) Validate(given ...string) error {
-	var errs []error
-	bad := func(option string, item int, format string, a ...any) {
-		errs = append(errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
+	c := &checker{given: given}
+	s.checkLevels(c)
+	s.checkSpan(c)
+	s.checkRequests(c)
+	return errors.Join(c.errs...)
+}
+
+// A checker gathers the problems of options, each an *OptionError.
+type checker struct {
+	given []string // options given, whose 0 is then too few
+	errs  []error
+}
+
+// bad adds a problem of item (from 1; 0 for the option as a whole) of
+// option.
+func (c *checker) bad(option string, item int, format string, a ...any) {
+	c.errs = append(c.errs, &OptionError{Option: option, Item: item, Msg: fmt.Sprintf(format, a...)})
+}
+
+// least returns the least value of an option whose 0 means none: 1 when
+// it was given, else 0.
+func (c *checker) least(option string) int64 {
+	if slices.Contains(c.given, option) {
+		return 1
 	}
-	least := func(option string) int64 { // of an option whose 0 means none
-		if slices.Contains(given, option) {
-			return 1
-		}
-		return 0
+	return 0
+}
+
+// count checks that n, option's value, is within [min, max]; what says
+// what is wanted below min.
+func (c *checker) count(option string, n, min, max int64, what string) {
+	switch {
+	case n < min:
+		c.bad(option, 0, "want %s, got %d", what, n)
+	case n > max:
+		c.bad(option, 0, "want at most %d, got %d", max, n)
 	}
+}
+
+// duration checks that d, option's value, is within [min, MaxDuration].
+func (c *checker) duration(option string, d, min time.Duration) {
+	switch {
+	case d < min:
+		c.bad(option, 0, "want a positive duration, got %s", d)
+	case d > MaxDuration:
+		c.bad(option, 0, "want at most %s, got %s", MaxDuration, d)
+	}
+}
+
+// checkLevels checks the mode and what sets its levels: concurrency,
+// arrivals, rates and ramp.
+func (s *Settings) checkLevels(c *checker) {
 	if !isMode(s.Mode) {
-		bad("mode", 0, "want open, closed, ramp or sequential, got %q", s.Mode)
+		c.bad("mode", 0, "want open, closed, ramp or sequential, got %q", s.Mode)
 	}
-	for i, c := range s.Concurrency {
+	for i, n := range s.Concurrency {
 		switch {
-		case c < 1:
-			bad("concurrency", i+1, "want at least 1, got %d", c)
-		case c > MaxCount:
-			bad("concurrency", i+1, "want at most %d, got %d", MaxCount, c)
-		case slices.Contains(s.Concurrency[:i], c):
-			bad("concurrency", i+1, "duplicate concurrency %d", c)
+		case n < 1:
+			c.bad("concurrency", i+1, "want at least 1, got %d", n)
+		case n > MaxCount:
+			c.bad("concurrency", i+1, "want at most %d, got %d", MaxCount, n)
+		case slices.Contains(s.Concurrency[:i], n):
+			c.bad("concurrency", i+1, "duplicate concurrency %d", n)
 		}
 	}
 	switch s.Arrivals {
 	case "", ConstantArrivals, PoissonArrivals:
 	default:
-		bad("arrivals", 0, "want constant or poisson, got %q", s.Arrivals)
+		c.bad("arrivals", 0, "want constant or poisson, got %q", s.Arrivals)
 	}
 	for i, r := range s.Rates {
 		switch {
 		case !s.rateOK(r):
-			bad("rates", i+1, "want a positive rate, got %g", r)
+			c.bad("rates", i+1, "want a positive rate, got %g", r)
 		case r > MaxRate:
-			bad("rates", i+1, "want at most %g, got %g", MaxRate, r)
+			c.bad("rates", i+1, "want at most %g, got %g", MaxRate, r)
 		case slices.Contains(s.Rates[:i], r):
-			bad("rates", i+1, "duplicate rate %g", r)
+			c.bad("rates", i+1, "duplicate rate %g", r)
 		}
 	}
 	if r := s.Ramp; r != nil {
 		switch {
 		case r.Burst < 1 || r.Every <= 0:
-			bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
+			c.bad("ramp", 0, "want a burst of at least 1 and a positive period, got %d and %s", r.Burst, r.Every)
 		case r.Burst > MaxCount || r.Every > MaxDuration:
-			bad("ramp", 0, "want a burst of at most %d and a period of at most %s, got %d and %s", MaxCount, MaxDuration, r.Burst, r.Every)
+			c.bad("ramp", 0, "want a burst of at most %d and a period of at most %s, got %d and %s", MaxCount, MaxDuration, r.Burst, r.Every)
 		}
 	}
-	count := func(option string, n, min, max int64, what string) {
-		switch {
-		case n < min:
-			bad(option, 0, "want %s, got %d", what, n)
-		case n > max:
-			bad(option, 0, "want at most %d, got %d", max, n)
-		}
-	}
-	count("max_in_flight", int64(s.MaxInFlight), least("max_in_flight"), MaxCount, "at least 1")
-	count("pool", int64(s.Pool), least("pool"), MaxCount, "at least 1")
-	count("requests", s.Requests, least("requests"), MaxRequests, "a positive number of requests")
-	duration := func(option string, d, min time.Duration) {
-		switch {
-		case d < min:
-			bad(option, 0, "want a positive duration, got %s", d)
-		case d > MaxDuration:
-			bad(option, 0, "want at most %s, got %s", MaxDuration, d)
-		}
-	}
-	duration("duration", s.Duration, time.Duration(least("duration")))
-	duration("warmup", s.Warmup, 0)
-	duration("interval", s.Interval, 1)
+}
+
+// checkSpan checks what bounds the load in flight and in time.
+func (s *Settings) checkSpan(c *checker) {
+	c.count("max_in_flight", int64(s.MaxInFlight), c.least("max_in_flight"), MaxCount, "at least 1")
+	c.count("pool", int64(s.Pool), c.least("pool"), MaxCount, "at least 1")
+	c.count("requests", s.Requests, c.least("requests"), MaxRequests, "a positive number of requests")
+	c.duration("duration", s.Duration, time.Duration(c.least("duration")))
+	c.duration("warmup", s.Warmup, 0)
+	c.duration("interval", s.Interval, 1)
+}
+
+// checkRequests checks the requests and how they are sent.
+func (s *Settings) checkRequests(c *checker) {
 	if !IsToken(s.Method) {
-		bad("method", 0, "%q is not an HTTP method", s.Method)
+		c.bad("method", 0, "%q is not an HTTP method", s.Method)
 	}
 	if _, err := s.codes(); err != nil {
-		bad("success", 0, "%v", err)
+		c.bad("success", 0, "%v", err)
 	}
-	duration("timeout", s.Timeout, 1)
-	count("connections", int64(s.Connections), least("connections"), MaxCount, "at least 1")
-	count("streams", int64(s.Streams), 1, MaxStreams, "at least 1")
+	c.duration("timeout", s.Timeout, 1)
+	c.count("connections", int64(s.Connections), c.least("connections"), MaxCount, "at least 1")
+	c.count("streams", int64(s.Streams), 1, MaxStreams, "at least 1")
 	if s.HTTP2 && s.H2C {
-		bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
+		c.bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
 	}
 	switch s.Client {
 	case "", LeanClient, NetHTTPClient:
 	default:
-		bad("client", 0, "want lean or nethttp, got %q", s.Client)
+		c.bad("client", 0, "want lean or nethttp, got %q", s.Client)
 	}
 	if _, err := ParseRealtime(s.Realtime.String()); err != nil {
-		bad("realtime", 0, "%v", err)
+		c.bad("realtime", 0, "%v", err)
 	}
-	count("threads", int64(s.Threads), 0, MaxThreads, "0 (latlab chooses) or more")
+	c.count("threads", int64(s.Threads), 0, MaxThreads, "0 (latlab chooses) or more")
 	if s.Samples < 0 {
-		bad("samples", 0, "want 0 or more, got %d", s.Samples)
+		c.bad("samples", 0, "want 0 or more, got %d", s.Samples)
 	}
-	return errors.Join(errs...)
 }
 
 // Conflicts returns every option of s that the others make meaningless,

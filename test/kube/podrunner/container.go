@@ -189,31 +189,37 @@ func (w *podWorker) startRun(c *container, id, prog string, argv []string, env *
 	msg, _ := io.ReadAll(startR)
 	startR.Close()
 	in.started = time.Now()
-	go func() {
-		werr := cmd.Wait()
-		finished := time.Now()
-		// Give the copiers what the process wrote last, but not forever:
-		// a child it left behind may hold the pipes open.
-		drained := make(chan struct{})
-		go func() { copiers.Wait(); close(drained) }()
-		select {
-		case <-drained:
-		case <-time.After(2 * time.Second):
-			outR.Close()
-			errR.Close()
-			<-drained
-		}
-		outR.Close()
-		errR.Close()
-		log.close()
-		in.term = termination(cmd.ProcessState, werr, string(msg), in, finished)
-		close(in.exited)
-		done(in)
-	}()
+	go in.reap(cmd, &copiers, log, string(msg), done, outR, errR)
 	if len(msg) > 0 {
 		return in, errStart{strings.TrimSpace(string(msg))}
 	}
 	return in, nil
+}
+
+// reap waits for cmd, the process of in, to exit, gives the copiers of its
+// output on outR and errR what it wrote last, closes its log and tells
+// done how it ended. startMsg is what the shim wrote before it failed to
+// start the program, if it did.
+func (in *instance) reap(cmd *exec.Cmd, copiers *sync.WaitGroup, log *logFile, startMsg string, done func(*instance), outR, errR *os.File) {
+	werr := cmd.Wait()
+	finished := time.Now()
+	// Give the copiers what the process wrote last, but not forever:
+	// a child it left behind may hold the pipes open.
+	drained := make(chan struct{})
+	go func() { copiers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(2 * time.Second):
+		outR.Close()
+		errR.Close()
+		<-drained
+	}
+	outR.Close()
+	errR.Close()
+	log.close()
+	in.term = termination(cmd.ProcessState, werr, startMsg, in, finished)
+	close(in.exited)
+	done(in)
 }
 
 // termination describes how a run ended, as a runtime reports it.

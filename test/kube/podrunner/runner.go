@@ -116,73 +116,15 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	if err := setupSlotRouting(ctx, s); err != nil {
 		return err
 	}
-	restCfg, err := waitForAPI(ctx, cfg.kubeconfig, log)
+	if err := r.connect(ctx); err != nil {
+		return err
+	}
+	defer r.recordEvents(ctx)()
+	factory, err := r.watch(ctx)
 	if err != nil {
 		return err
 	}
-	u, err := url.Parse(restCfg.Host)
-	if err != nil {
-		return err
-	}
-	r.apiHost = u.Host
-	restCfg.QPS, restCfg.Burst = 100, 200
-	if r.cs, err = kubernetes.NewForConfig(restCfg); err != nil {
-		return err
-	}
-	for i := range cfg.nodes {
-		r.nodes = append(r.nodes, fmt.Sprintf("node-%d", i))
-	}
-	if r.port, err = r.serveKubelet(ctx); err != nil {
-		return err
-	}
-	if r.metricsPort, err = r.serveMetrics(ctx); err != nil {
-		return err
-	}
-	if err := r.registerMetricsAPI(ctx, restCfg); err != nil {
-		return err
-	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: r.cs.CoreV1().Events("")})
-	defer broadcaster.Shutdown()
-	r.recs = map[string]record.EventRecorder{
-		"": broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "default-scheduler"}),
-	}
-	for _, n := range r.nodes {
-		r.recs[n] = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n})
-	}
-
-	factory := informers.NewSharedInformerFactory(r.cs, 0)
-	podInf := factory.Core().V1().Pods()
-	svcInf := factory.Core().V1().Services()
-	sliceInf := factory.Discovery().V1().EndpointSlices()
-	r.pods, r.services, r.slices = podInf.Lister(), svcInf.Lister(), sliceInf.Lister()
-	r.nodeObjs = factory.Core().V1().Nodes().Lister()
-	r.proxy = newServiceProxy(r)
-	r.sched = newScheduler(r)
-	if _, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { r.onPod(ctx, o, false) },
-		UpdateFunc: func(_, o any) { r.onPod(ctx, o, false) },
-		DeleteFunc: func(o any) { r.onPod(ctx, o, true) },
-	}); err != nil {
-		return err
-	}
-	changed := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { r.proxy.changed() },
-		UpdateFunc: func(any, any) { r.proxy.changed() },
-		DeleteFunc: func(any) { r.proxy.changed() },
-	}
-	for _, inf := range []cache.SharedIndexInformer{svcInf.Informer(), sliceInf.Informer()} {
-		if _, err := inf.AddEventHandler(changed); err != nil {
-			return err
-		}
-	}
-	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return fmt.Errorf("the %v informer did not sync", typ)
-		}
-	}
 	if err := r.registerNodes(ctx); err != nil {
 		return err
 	}
@@ -196,6 +138,87 @@ func serve(ctx context.Context, cfg config, log *slog.Logger) error {
 	r.wg.Wait()
 	loops.Wait()
 	return nil
+}
+
+// connect waits for the API server, makes r's clients, and serves the
+// kubelet and metrics APIs of r's nodes.
+func (r *runner) connect(ctx context.Context) error {
+	restCfg, err := waitForAPI(ctx, r.cfg.kubeconfig, r.log)
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(restCfg.Host)
+	if err != nil {
+		return err
+	}
+	r.apiHost = u.Host
+	restCfg.QPS, restCfg.Burst = 100, 200
+	if r.cs, err = kubernetes.NewForConfig(restCfg); err != nil {
+		return err
+	}
+	for i := range r.cfg.nodes {
+		r.nodes = append(r.nodes, fmt.Sprintf("node-%d", i))
+	}
+	if r.port, err = r.serveKubelet(ctx); err != nil {
+		return err
+	}
+	if r.metricsPort, err = r.serveMetrics(ctx); err != nil {
+		return err
+	}
+	return r.registerMetricsAPI(ctx, restCfg)
+}
+
+// recordEvents makes the event recorders of the scheduler and of each
+// node, and returns what stops them.
+func (r *runner) recordEvents(ctx context.Context) (stop func()) {
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: r.cs.CoreV1().Events("")})
+	r.recs = map[string]record.EventRecorder{
+		"": broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "default-scheduler"}),
+	}
+	for _, n := range r.nodes {
+		r.recs[n] = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet", Host: n})
+	}
+	return broadcaster.Shutdown
+}
+
+// watch starts the informers of pods, Services and EndpointSlices, with
+// r's handlers, and returns their factory once they synced; the caller
+// shuts it down.
+func (r *runner) watch(ctx context.Context) (informers.SharedInformerFactory, error) {
+	factory := informers.NewSharedInformerFactory(r.cs, 0)
+	podInf := factory.Core().V1().Pods()
+	svcInf := factory.Core().V1().Services()
+	sliceInf := factory.Discovery().V1().EndpointSlices()
+	r.pods, r.services, r.slices = podInf.Lister(), svcInf.Lister(), sliceInf.Lister()
+	r.nodeObjs = factory.Core().V1().Nodes().Lister()
+	r.proxy = newServiceProxy(r)
+	r.sched = newScheduler(r)
+	if _, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { r.onPod(ctx, o, false) },
+		UpdateFunc: func(_, o any) { r.onPod(ctx, o, false) },
+		DeleteFunc: func(o any) { r.onPod(ctx, o, true) },
+	}); err != nil {
+		return nil, err
+	}
+	changed := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { r.proxy.changed() },
+		UpdateFunc: func(any, any) { r.proxy.changed() },
+		DeleteFunc: func(any) { r.proxy.changed() },
+	}
+	for _, inf := range []cache.SharedIndexInformer{svcInf.Informer(), sliceInf.Informer()} {
+		if _, err := inf.AddEventHandler(changed); err != nil {
+			return nil, err
+		}
+	}
+	factory.Start(ctx.Done())
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			factory.Shutdown()
+			return nil, fmt.Errorf("the %v informer did not sync", typ)
+		}
+	}
+	return factory, nil
 }
 
 // waitForAPI waits until the kubeconfig exists and the API server it

@@ -74,9 +74,26 @@ func (p *serviceProxy) sync(ctx context.Context) {
 	slices.SortFunc(svcs, func(a, b *corev1.Service) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	want := map[string][]string{}
-	wantAddrs := map[netip.Addr]bool{}
-	var names []serviceHost
+	want, wantAddrs, names := p.desired(svcs)
+	errs := p.apply(ctx, want, wantAddrs)
+	p.mu.Lock()
+	p.names = names
+	p.mu.Unlock()
+	for _, sb := range p.r.liveSandboxes() {
+		if err := sb.writeHosts(hostsFile(sb, names)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil && ctx.Err() == nil {
+		p.r.log.Warn("syncing Services", "err", err)
+	}
+}
+
+// desired returns what svcs ask of the proxy: the backends of each
+// ClusterIP and port (TCP only), the ClusterIPs to hold, and the names
+// sandboxes resolve, headless Services' among them.
+func (p *serviceProxy) desired(svcs []*corev1.Service) (want map[string][]string, wantAddrs map[netip.Addr]bool, names []serviceHost) {
+	want, wantAddrs = map[string][]string{}, map[netip.Addr]bool{}
 	for _, s := range svcs {
 		switch ip := s.Spec.ClusterIP; {
 		case s.Spec.Type == corev1.ServiceTypeExternalName || ip == "":
@@ -99,6 +116,12 @@ func (p *serviceProxy) sync(ctx context.Context) {
 			}
 		}
 	}
+	return want, wantAddrs, names
+}
+
+// apply makes the ClusterIPs on lo and the proxies' listeners those of
+// want and wantAddrs, and returns what failed.
+func (p *serviceProxy) apply(ctx context.Context, want map[string][]string, wantAddrs map[netip.Addr]bool) []error {
 	var errs []error
 	for a := range wantAddrs {
 		if !p.addrs[a] {
@@ -135,17 +158,7 @@ func (p *serviceProxy) sync(ctx context.Context) {
 			delete(p.addrs, a)
 		}
 	}
-	p.mu.Lock()
-	p.names = names
-	p.mu.Unlock()
-	for _, sb := range p.r.liveSandboxes() {
-		if err := sb.writeHosts(hostsFile(sb, names)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil && ctx.Err() == nil {
-		p.r.log.Warn("syncing Services", "err", err)
-	}
+	return errs
 }
 
 // stop closes every proxy and removes every ClusterIP from lo.
