@@ -464,14 +464,7 @@ func (r *Recorder) Stop() *Result {
 				st.Requests += sc.completed
 				st.ErrorsTotal += sc.errors
 				st.Unsuccessful += sc.unsuccessful
-				for k, v := range sc.codes {
-					st.Codes[k] += v
-				}
-				for c, v := range sc.classes {
-					if v > 0 {
-						st.Errors[ErrorClass(c).String()] += v
-					}
-				}
+				addOutcomes(st.Codes, st.Errors, sc.codes, &sc.classes)
 			}
 			res.StepStats[j] = st
 		}

@@ -141,14 +141,7 @@ func (r *Result) addInterval(in Interval, c *counters) {
 	r.Unsuccessful += c.unsuccessful
 	r.BytesIn += c.bytesIn
 	r.BytesOut += c.bytesOut
-	for k, v := range c.codes {
-		r.Codes[k] += v
-	}
-	for cl, v := range c.classes {
-		if v > 0 {
-			r.Errors[ErrorClass(cl).String()] += v
-		}
-	}
+	addOutcomes(r.Codes, r.Errors, c.codes, &c.classes)
 	if c.any {
 		if !r.seen || c.firstIntended < r.FirstIntended {
 			r.FirstIntended = c.firstIntended
@@ -159,6 +152,19 @@ func (r *Result) addInterval(in Interval, c *counters) {
 	}
 	if in.InFlightMax > r.InFlightMax {
 		r.InFlightMax = in.InFlightMax
+	}
+}
+
+// addOutcomes adds the counts of status codes and of error classes, a
+// recorder's, to codes and to errs, the result's, which name each class.
+func addOutcomes(codes map[int]int64, errs map[string]int64, fromCodes map[int]int64, fromClasses *[numClasses]int64) {
+	for k, v := range fromCodes {
+		codes[k] += v
+	}
+	for cl, v := range fromClasses {
+		if v > 0 {
+			errs[ErrorClass(cl).String()] += v
+		}
 	}
 }
 
