@@ -21,7 +21,7 @@ import (
 )
 
 // TestRemoteTrialStored runs one trial here with a Runner and the same
-// trial through an agent and a Remote over 127.0.0.1, and holds what each
+// trial through an agent and a remote.Client over 127.0.0.1, and holds what each
 // stores to the same figures: the same requests, steps, codes, warm-up,
 // raw samples up to the cap, histograms that decode to the counts.
 func TestRemoteTrialStored(t *testing.T) {
@@ -69,7 +69,7 @@ warmup: {duration: 200ms}
 	url, _, wait := remotetest.StartAgent(t, &remote.Agent{})
 	var mu sync.Mutex
 	var states []remote.AgentState
-	rm := &remote.Remote{Token: remotetest.Token, URL: url, Poll: 20 * time.Millisecond, Progress: func(st remote.AgentStatus) {
+	rm := &remote.Client{Token: remotetest.Token, URL: url, Poll: 20 * time.Millisecond, Progress: func(st remote.AgentStatus) {
 		mu.Lock()
 		states = append(states, st.State)
 		mu.Unlock()

@@ -29,7 +29,7 @@ const PointsMedia = "application/vnd.latlab.points+json"
 // takes a new one.
 const pointsVersion = 1
 
-// maxPointsBytes bounds the points part a Remote reads: some nine million
+// maxPointsBytes bounds the points part a Client reads: some nine million
 // hop points at 28 bytes each (BenchmarkPoints), several times what a
 // trace receiver's million spans give.
 const maxPointsBytes = 256 << 20

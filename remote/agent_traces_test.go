@@ -130,7 +130,7 @@ warmup: {duration: 200ms}
 	a := &Agent{OTLPHTTP: otlp, OTLPGRPC: "127.0.0.1:0", Log: &log}
 	url, _, wait := startAgent(t, a)
 	ctx := context.Background()
-	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Keep: true}
+	rm := &Client{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Keep: true}
 
 	s := spec("traces", "probes: {traces: true}\n")
 	b, err := NewBundle(s, s.Plan(1)[0], "", 0)
@@ -145,7 +145,7 @@ warmup: {duration: 200ms}
 		t.Fatalf("Run = %+v; want a warm-up and %d requests answered 200", run, requests)
 	}
 	if diff := cmp.Diff(a.current().points, run.Points, pointsCmp); diff != "" {
-		t.Errorf("points the Remote brought back differ from the agent's (-agent +remote):\n%s", diff)
+		t.Errorf("points the Client brought back differ from the agent's (-agent +remote):\n%s", diff)
 	}
 	type series struct{ series, caller, callee string }
 	got := map[series][]float64{}
@@ -206,7 +206,7 @@ func TestAgentNoReceiver(t *testing.T) {
 	}
 	var log lockedBuffer
 	url, _, wait := startAgent(t, &Agent{Log: &log})
-	run, err := (&Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
+	run, err := (&Client{Token: testToken, URL: url, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
 	if err != nil || run.Result == nil || run.Result.Requests != 5 || run.Points != nil {
 		t.Fatalf("Run = %+v, %v; want 5 requests and no points", run, err)
 	}
@@ -240,7 +240,7 @@ func TestAgentReceiverBusy(t *testing.T) {
 	}
 }
 
-// TestRemotePointsRefused holds a Remote to refusing points it cannot
+// TestRemotePointsRefused holds a Client to refusing points it cannot
 // read exactly, naming the part and why: another media type, another
 // version of the encoding, and a body that is not one.
 func TestRemotePointsRefused(t *testing.T) {
@@ -275,7 +275,7 @@ func TestRemotePointsRefused(t *testing.T) {
 			}))
 			defer srv.Close()
 			b := &Bundle{Trial: spec.Trial{Variant: "v", Level: record.Level{Rate: 1}, Rep: 1, Position: 1}}
-			_, err := (&Remote{URL: srv.URL, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
+			_, err := (&Client{URL: srv.URL, Poll: 20 * time.Millisecond}).Run(context.Background(), b)
 			if want := "agent " + srv.URL + ": GET /result: " + tt.want; err == nil || err.Error() != want {
 				t.Errorf("Run = %v\nwant %s", err, want)
 			}

@@ -1,12 +1,12 @@
 // Package remote runs a trial's load away from the process that planned
 // it: the bundle that carries a trial, the agent that runs it and its
-// HTTP protocol, the Remote that drives an agent from the controller, and
+// HTTP protocol, the Client that drives an agent from the controller, and
 // the load pods that host agents on a cluster.
 //
 // A trial's load can leave from elsewhere — a pod, so that its network
 // path is a cluster's — and its results come back exact: NewBundle
 // packs what the trial needs (the spec's text, every file it names, the
-// trial), an Agent runs it, and a Remote drives the agent from here,
+// trial), an Agent runs it, and a Client drives the agent from here,
 // making every request itself, so that nothing connects to the
 // controller; through a Kubernetes API server's pod proxy
 // (/api/v1/namespaces/NS/pods/NAME:PORT/proxy) as well as directly. An
@@ -43,17 +43,17 @@
 // nodes can export theirs to the load's pod. After the measured load of
 // a trial whose spec asks for traces it waits for the last spans and
 // sends back the hops of those that started during the load, timed from
-// the measured result's Start; RemoteRun.Points holds them.
+// the measured result's Start; Run.Points holds them.
 //
 // RunInPod runs a bundle's trial in a load pod on a cluster, as latlab
 // run does for a spec whose load is on one (AgentPod makes the pod): it
 // starts the pod's Job, waits for it to be ready, drives its agent with a
-// Remote through the API server and deletes the Job whatever happens,
+// Client through the API server and deletes the Job whatever happens,
 // naming the pod's failure (a *cluster.PodFailure) when it has one.
 // Bundle.Loads builds a bundle's loads as an agent will, to check one
 // before it is sent.
 //
 // An Agent answers requests concurrently and runs one trial at a time. A
-// Remote's methods only read its fields, so goroutines may share one. A
+// Client's methods only read its fields, so goroutines may share one. A
 // Bundle is read-only once made.
 package remote

@@ -44,7 +44,7 @@ const (
 // PodOptions are what RunInPod tells its caller as the trial goes. The
 // zero value tells nothing.
 type PodOptions struct {
-	// Progress is given every status the agent answers, as Remote's.
+	// Progress is given every status the agent answers, as Client's.
 	Progress func(AgentStatus)
 	// Ran, if set, is called once the agent's trial is over, done or
 	// failed, before the pod is checked and its Job deleted, so that
@@ -59,7 +59,7 @@ type PodOptions struct {
 // RunInPod runs b's trial in lp, a load pod on c running latlab agent
 // (see Spec.AgentPod), reached through the API server's pod proxy: it
 // creates lp's Job, waits 2 minutes at most for its pod to be ready, and
-// runs the trial there as Remote.Run does, asking for progress every
+// runs the trial there as Client.Run does, asking for progress every
 // 250 ms and giving up on an agent that has not answered for 15 s. The
 // Job is deleted whatever happens, after ctx ended too, within 3 minutes.
 //
@@ -67,21 +67,21 @@ type PodOptions struct {
 // is evicted, runs out of memory or exits — the error is its
 // *cluster.PodFailure, which names the pod and the reason. When ctx ends,
 // the agent stops the trial and what it measured comes back marked
-// Interrupted, with a nil error, as Remote.Run says.
-func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o PodOptions) (RemoteRun, error) {
+// Interrupted, with a nil error, as Client.Run says.
+func RunInPod(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *Bundle, o PodOptions) (Run, error) {
 	run, stop, err := StartLoad(ctx, c, lp, o.Log)
 	if err != nil {
-		return RemoteRun{}, err
+		return Run{}, err
 	}
 	defer stop()
 	if err := run.WaitReady(ctx, LoadPodReady); err != nil {
-		return RemoteRun{}, err
+		return Run{}, err
 	}
 	u, err := c.PodURL(lp.Namespace, run.Pod, lp.Port, "http")
 	if err != nil {
-		return RemoteRun{}, err
+		return Run{}, err
 	}
-	rm := &Remote{URL: u.String(), Client: c.HTTPClient(), Token: lp.Token, Lost: loadPodLost, Poll: LoadPodPoll, Progress: o.Progress}
+	rm := &Client{URL: u.String(), HTTP: c.HTTPClient(), Token: lp.Token, Lost: loadPodLost, Poll: LoadPodPoll, Progress: o.Progress}
 	rr, err := rm.Run(ctx, b)
 	if o.Ran != nil {
 		o.Ran()

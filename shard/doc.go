@@ -5,7 +5,7 @@
 // that is lost, and merges their results exactly (record.Merge). The
 // agents are local processes (StartLocal) or the pods of one
 // Indexed Job (RunInPods); Run drives either through
-// remote.Remote. load.Shard deals one schedule over the shards, request i
+// remote.Client. load.Shard deals one schedule over the shards, request i
 // to shard i mod N, and store keeps each shard's result beside the merged
 // run. What a coordinator costs per shard, measured, is in docs/shards.md.
 //

@@ -12,7 +12,7 @@ import (
 // within the bound the exchanges give, whatever their round trips.
 func TestRemoteClock(t *testing.T) {
 	url, _, _ := remotetest.StartAgent(t, &remote.Agent{})
-	rm := &remote.Remote{Token: remotetest.Token, URL: url}
+	rm := &remote.Client{Token: remotetest.Token, URL: url}
 	var samples []remote.ClockSample
 	for range 5 {
 		s, err := rm.Clock(context.Background())
@@ -28,7 +28,7 @@ func TestRemoteClock(t *testing.T) {
 	if !ok || off < -bound || off > bound {
 		t.Errorf("offset %s ± %s, %t; want within its bound of 0", off, bound, ok)
 	}
-	if _, err := (&remote.Remote{Token: remotetest.Token, URL: url + "/nowhere"}).Clock(context.Background()); err == nil {
+	if _, err := (&remote.Client{Token: remotetest.Token, URL: url + "/nowhere"}).Clock(context.Background()); err == nil {
 		t.Error("a clock from a URL that has none: no error")
 	}
 }

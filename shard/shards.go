@@ -34,7 +34,7 @@ const (
 // A Member is one shard of a trial: an agent, and how the
 // coordinator learns that what runs it is gone.
 type Member struct {
-	Remote *remote.Remote
+	Remote *remote.Client
 	Name   string // what runs it: "pid 4242", a pod's name
 	Node   string // where: a node's name, "" for this machine
 	// Gone, when not nil, delivers why the shard's process or pod is
@@ -77,7 +77,7 @@ type Info struct {
 type Result struct {
 	Warm, Result *record.Result // merged; nil when a shard was lost
 	// Points are the hops of the spans the shards received, offsets
-	// from Result.Start (see RemoteRun.Points).
+	// from Result.Start (see remote.Run.Points).
 	Points []probe.Point
 	Shards []Info
 	At     time.Time     // the start the coordinator chose, on its clock

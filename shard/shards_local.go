@@ -124,7 +124,7 @@ func (ls *Local) start(i int, o LocalOptions) (Member, error) {
 		gone <- fmt.Sprintf("process %d %s", cmd.Process.Pid, why)
 	}()
 	ls.procs, ls.done = append(ls.procs, cmd), append(ls.done, done)
-	return Member{Remote: &remote.Remote{URL: "http://" + addr, Token: token, Ready: 30 * time.Second}, Name: "pid " + strconv.Itoa(cmd.Process.Pid), Gone: gone}, nil
+	return Member{Remote: &remote.Client{URL: "http://" + addr, Token: token, Ready: 30 * time.Second}, Name: "pid " + strconv.Itoa(cmd.Process.Pid), Gone: gone}, nil
 }
 
 // Stop kills every shard's process group and waits for them.

@@ -45,7 +45,7 @@ func RunInPods(ctx context.Context, c *cluster.Cluster, lp cluster.LoadPod, b *r
 		if err != nil {
 			return Result{}, err
 		}
-		members[i] = Member{Remote: &remote.Remote{URL: u.String(), Client: c.HTTPClient(), Token: lp.Token, Poll: remote.LoadPodPoll},
+		members[i] = Member{Remote: &remote.Client{URL: u.String(), HTTP: c.HTTPClient(), Token: lp.Token, Poll: remote.LoadPodPoll},
 			Name: p.Name, Node: p.Spec.NodeName, Gone: run.Watch(wctx, p.Name)}
 	}
 	return Run(ctx, members, b, o)

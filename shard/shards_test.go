@@ -28,7 +28,7 @@ func TestRun(t *testing.T) {
 	var waits []func() error
 	for range 3 {
 		url, _, wait := remotetest.StartAgent(t, &remote.Agent{})
-		members = append(members, Member{Remote: &remote.Remote{Token: remotetest.Token, URL: url}, Name: url})
+		members = append(members, Member{Remote: &remote.Client{Token: remotetest.Token, URL: url}, Name: url})
 		waits = append(waits, wait)
 	}
 	run, err := Run(context.Background(), members, b, Options{})
@@ -76,7 +76,7 @@ func TestRunLost(t *testing.T) {
 	var stops []func()
 	for range 2 {
 		url, stop, _ := remotetest.StartAgent(t, &remote.Agent{})
-		members = append(members, Member{Remote: &remote.Remote{Token: remotetest.Token, URL: url, Poll: 100 * time.Millisecond}, Name: url})
+		members = append(members, Member{Remote: &remote.Client{Token: remotetest.Token, URL: url, Poll: 100 * time.Millisecond}, Name: url})
 		stops = append(stops, stop)
 	}
 	go func() {

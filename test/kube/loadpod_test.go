@@ -62,11 +62,11 @@ load: {mode: closed, concurrency: [2], requests: 200}
 		t.Fatal(err)
 	}
 	// Through the pod proxy, a request without the token is refused.
-	if _, err := (&remote.Remote{URL: u.String(), Client: c.HTTPClient(), Keep: true}).Run(ctx, b); err == nil ||
+	if _, err := (&remote.Client{URL: u.String(), HTTP: c.HTTPClient(), Keep: true}).Run(ctx, b); err == nil ||
 		!strings.Contains(err.Error(), "401") {
 		t.Errorf("a trial posted without the token: %v, want 401", err)
 	}
-	r := &remote.Remote{URL: u.String(), Client: c.HTTPClient(), Token: token}
+	r := &remote.Client{URL: u.String(), HTTP: c.HTTPClient(), Token: token}
 	got, err := r.Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)

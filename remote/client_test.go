@@ -31,8 +31,8 @@ var resultCmp = cmp.Options{
 	}),
 }
 
-// TestRemoteTrial runs a trial through an agent and a Remote over
-// 127.0.0.1: what the Remote brings back is what the agent measured,
+// TestRemoteTrial runs a trial through an agent and a Client over
+// 127.0.0.1: what the Client brings back is what the agent measured,
 // exactly, and its progress ends done.
 func TestRemoteTrial(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -73,7 +73,7 @@ warmup: {duration: 200ms}
 	url, _, wait := startAgent(t, a)
 	var mu sync.Mutex
 	var states []AgentState
-	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
+	rm := &Client{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
 		mu.Lock()
 		states = append(states, st.State)
 		mu.Unlock()
@@ -91,10 +91,10 @@ warmup: {duration: 200ms}
 	}
 	tr := a.current()
 	if diff := cmp.Diff(tr.res, res, resultCmp); diff != "" {
-		t.Errorf("the result the Remote brought back differs from the agent's (-agent +remote):\n%s", diff)
+		t.Errorf("the result the Client brought back differs from the agent's (-agent +remote):\n%s", diff)
 	}
 	if diff := cmp.Diff(tr.warm, warm, resultCmp); diff != "" {
-		t.Errorf("the warm-up the Remote brought back differs from the agent's (-agent +remote):\n%s", diff)
+		t.Errorf("the warm-up the Client brought back differs from the agent's (-agent +remote):\n%s", diff)
 	}
 	mu.Lock()
 	if len(states) == 0 || states[len(states)-1] != AgentDone {
@@ -103,7 +103,7 @@ warmup: {duration: 200ms}
 	mu.Unlock()
 }
 
-// TestRemoteInterrupted holds a Remote whose context ends to stop the
+// TestRemoteInterrupted holds a Client whose context ends to stop the
 // agent's trial and bring back what it measured, marked interrupted, and
 // the agent to exit.
 func TestRemoteInterrupted(t *testing.T) {
@@ -115,7 +115,7 @@ func TestRemoteInterrupted(t *testing.T) {
 	url, _, wait := startAgent(t, &Agent{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
+	rm := &Client{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Progress: func(st AgentStatus) {
 		if st.Progress != nil && st.Progress.Sent > 0 {
 			cancel() // as Ctrl-C would
 		}
@@ -133,7 +133,7 @@ func TestRemoteInterrupted(t *testing.T) {
 	}
 }
 
-// TestRemoteErrors holds a Remote's errors to saying what failed, where.
+// TestRemoteErrors holds a Client's errors to saying what failed, where.
 func TestRemoteErrors(t *testing.T) {
 	ctx := context.Background()
 	s := agentTarget(t, "{mode: open, rates: [20], duration: 1m}")
@@ -145,7 +145,7 @@ func TestRemoteErrors(t *testing.T) {
 
 	t.Run("not ready", func(t *testing.T) {
 		url := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-		_, err := (&Remote{Token: testToken, URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
+		_, err := (&Client{Token: testToken, URL: url, Ready: 300 * time.Millisecond}).Run(ctx, b)
 		if err == nil || !strings.Contains(err.Error(), "agent "+url+": not ready after 300ms: ") {
 			t.Errorf("Run = %v", err)
 		}
@@ -154,7 +154,7 @@ func TestRemoteErrors(t *testing.T) {
 		url, _, wait := startAgent(t, &Agent{})
 		bad := *b
 		bad.Trial.Variant = "nope"
-		_, err := (&Remote{Token: testToken, URL: url}).Run(ctx, &bad)
+		_, err := (&Client{Token: testToken, URL: url}).Run(ctx, &bad)
 		var ae *AgentError
 		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || ae.Request != "POST /trial" || !strings.Contains(ae.Msg, `no variant called "nope"`) {
 			t.Errorf("Run = %v, want the agent's 400 naming the variant", err)
@@ -166,7 +166,7 @@ func TestRemoteErrors(t *testing.T) {
 	t.Run("lost", func(t *testing.T) {
 		url, stop, _ := startAgent(t, &Agent{})
 		var once sync.Once
-		rm := &Remote{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Lost: 300 * time.Millisecond, Progress: func(st AgentStatus) {
+		rm := &Client{Token: testToken, URL: url, Poll: 20 * time.Millisecond, Lost: 300 * time.Millisecond, Progress: func(st AgentStatus) {
 			if st.State == AgentMeasuring {
 				once.Do(stop) // the agent goes away mid-trial
 			}

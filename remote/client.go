@@ -17,15 +17,15 @@ import (
 	"github.com/latlab/latlab/record"
 )
 
-// Defaults of a Remote's bounds.
+// Defaults of a Client's bounds.
 const (
-	DefaultRemoteReady   = 2 * time.Minute
-	DefaultRemoteTimeout = 30 * time.Second
-	DefaultRemotePoll    = time.Second
-	DefaultRemoteLost    = time.Minute
+	DefaultReady   = 2 * time.Minute
+	DefaultTimeout = 30 * time.Second
+	DefaultPoll    = time.Second
+	DefaultLost    = time.Minute
 )
 
-// Bounds of the steps a Remote takes whatever its settings: the transfer
+// Bounds of the steps a Client takes whatever its settings: the transfer
 // of a bundle (with the agent's reading of it) or of a result, and the
 // drain of a trial told to stop.
 const (
@@ -33,28 +33,28 @@ const (
 	remoteDrain    = 3 * time.Minute
 )
 
-// A Remote runs trials on an Agent over HTTP, directly or through a
+// A Client runs trials on an Agent over HTTP, directly or through a
 // Kubernetes API server's pod proxy, Client carrying the credentials:
 // only the controller makes requests, and nothing connects to it. Every
 // step is bounded in time. The zero value of each bound is its default.
-type Remote struct {
+type Client struct {
 	// URL is the agent's base URL, such as http://127.0.0.1:7070 or
 	// https://API-SERVER/api/v1/namespaces/NS/pods/NAME:7070/proxy.
-	URL    string
-	Client *http.Client // nil means http.DefaultClient
-	Token  string       // the agent's (see TokenHeader)
+	URL   string
+	HTTP  *http.Client // nil means http.DefaultClient
+	Token string       // the agent's (see TokenHeader)
 
-	Ready   time.Duration // how long the agent may take to answer /healthz (DefaultRemoteReady)
-	Timeout time.Duration // bound of each request but the transfers of the bundle and the result (DefaultRemoteTimeout)
-	Poll    time.Duration // how often to ask for progress (DefaultRemotePoll)
-	Lost    time.Duration // how long progress may go unanswered before the agent counts as lost (DefaultRemoteLost)
+	Ready   time.Duration // how long the agent may take to answer /healthz (DefaultReady)
+	Timeout time.Duration // bound of each request but the transfers of the bundle and the result (DefaultTimeout)
+	Poll    time.Duration // how often to ask for progress (DefaultPoll)
+	Lost    time.Duration // how long progress may go unanswered before the agent counts as lost (DefaultLost)
 
 	Progress func(AgentStatus) // given every status polled; nil ignores them
 	Keep     bool              // leave the agent running after Run, for another trial; else Run tells it to exit
 }
 
-// RemoteRun is what a trial run by an agent brought back.
-type RemoteRun struct {
+// Run is what a trial run by an agent brought back.
+type Run struct {
 	Warm   *record.Result // the warm-up's result; nil without one
 	Result *record.Result // the measured result
 	Points []probe.Point  // spans' hops received by the agent, offsets from Result.Start
@@ -74,22 +74,22 @@ type RemoteRun struct {
 // back marked Interrupted, as load.Attack's does, with a nil error; an
 // interrupted warm-up comes back with the agent's error, "interrupted".
 // When nothing can be fetched, err says why, wrapping ctx's error.
-func (r *Remote) Run(ctx context.Context, b *Bundle) (RemoteRun, error) {
+func (r *Client) Run(ctx context.Context, b *Bundle) (Run, error) {
 	if err := r.WaitReady(ctx); err != nil {
-		return RemoteRun{}, err
+		return Run{}, err
 	}
 	bg := context.WithoutCancel(ctx) // for what must be done even after ctx ends
 	if code, err := r.start(ctx, b); err != nil {
 		if code != http.StatusConflict && !r.Keep {
 			_ = r.Exit(bg) // the agent is ours, and idle
 		}
-		return RemoteRun{}, err
+		return Run{}, err
 	}
 	if !r.Keep {
 		defer func() { _ = r.Exit(bg) }()
 	}
 	if err := r.wait(ctx); err != nil {
-		return RemoteRun{}, err
+		return Run{}, err
 	}
 	run, err := r.result(bg)
 	if ctx.Err() != nil && run.Warm == nil && run.Result == nil && err != nil {
@@ -98,9 +98,9 @@ func (r *Remote) Run(ctx context.Context, b *Bundle) (RemoteRun, error) {
 	return run, err
 }
 
-func (r *Remote) client() *http.Client {
-	if r.Client != nil {
-		return r.Client
+func (r *Client) client() *http.Client {
+	if r.HTTP != nil {
+		return r.HTTP
 	}
 	return http.DefaultClient
 }
@@ -108,7 +108,7 @@ func (r *Remote) client() *http.Client {
 // call makes one request to the agent, within timeout, and returns the
 // response of a 2xx status, whose body the caller closes, or an error
 // naming the request, with the agent's message for other statuses.
-func (r *Remote) call(ctx context.Context, method, path string, body []byte, timeout time.Duration) (*http.Response, error) {
+func (r *Client) call(ctx context.Context, method, path string, body []byte, timeout time.Duration) (*http.Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	var rd io.Reader
 	if body != nil {
@@ -164,12 +164,12 @@ func (e *AgentError) Error() string {
 	return fmt.Sprintf("agent %s: %s: %s: %s", e.URL, e.Request, e.Status, e.Msg)
 }
 
-func (r *Remote) timeout() time.Duration { return cmpOr(r.Timeout, DefaultRemoteTimeout) }
+func (r *Client) timeout() time.Duration { return cmpOr(r.Timeout, DefaultTimeout) }
 
 // WaitReady waits for the agent to answer GET /healthz, for at most the
 // Ready bound.
-func (r *Remote) WaitReady(ctx context.Context) error {
-	wait := cmpOr(r.Ready, DefaultRemoteReady)
+func (r *Client) WaitReady(ctx context.Context) error {
+	wait := cmpOr(r.Ready, DefaultReady)
 	rctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	delay := 50 * time.Millisecond
@@ -195,7 +195,7 @@ func (r *Remote) WaitReady(ctx context.Context) error {
 
 // Clock makes one exchange with the agent's clock: GET /clock, timed on
 // this machine's.
-func (r *Remote) Clock(ctx context.Context) (ClockSample, error) {
+func (r *Client) Clock(ctx context.Context) (ClockSample, error) {
 	sent := time.Now()
 	resp, err := r.call(ctx, http.MethodGet, "/clock", nil, r.timeout())
 	if err != nil {
@@ -212,7 +212,7 @@ func (r *Remote) Clock(ctx context.Context) (ClockSample, error) {
 }
 
 // start posts b, and returns the status code of a refusal with its error.
-func (r *Remote) start(ctx context.Context, b *Bundle) (int, error) {
+func (r *Client) start(ctx context.Context, b *Bundle) (int, error) {
 	body, err := json.Marshal(b)
 	if err != nil {
 		return 0, fmt.Errorf("agent %s: encoding the bundle: %w", r.URL, err)
@@ -230,7 +230,7 @@ func (r *Remote) start(ctx context.Context, b *Bundle) (int, error) {
 }
 
 // Status asks how the trial is going.
-func (r *Remote) Status(ctx context.Context) (AgentStatus, error) {
+func (r *Client) Status(ctx context.Context) (AgentStatus, error) {
 	var st AgentStatus
 	resp, err := r.call(ctx, http.MethodGet, "/trial", nil, r.timeout())
 	if err != nil {
@@ -245,10 +245,10 @@ func (r *Remote) Status(ctx context.Context) (AgentStatus, error) {
 
 // wait polls the trial until it is done. When ctx ends it tells the
 // agent to stop and waits for the trial to drain.
-func (r *Remote) wait(ctx context.Context) error {
+func (r *Client) wait(ctx context.Context) error {
 	bg := context.WithoutCancel(ctx)
-	lost := cmpOr(r.Lost, DefaultRemoteLost)
-	tick := time.NewTicker(cmpOr(r.Poll, DefaultRemotePoll))
+	lost := cmpOr(r.Lost, DefaultLost)
+	tick := time.NewTicker(cmpOr(r.Poll, DefaultPoll))
 	defer tick.Stop()
 	lastOK := time.Now()
 	var drainBy time.Time // set once told to stop
@@ -292,15 +292,15 @@ func (r *Remote) wait(ctx context.Context) error {
 }
 
 // result fetches the done trial's results, points and error.
-func (r *Remote) result(ctx context.Context) (RemoteRun, error) {
-	var run RemoteRun
+func (r *Client) result(ctx context.Context) (Run, error) {
+	var run Run
 	resp, err := r.call(ctx, http.MethodGet, "/result", nil, remoteTransfer)
 	if err != nil {
 		return run, err
 	}
 	defer resp.Body.Close()
-	fail := func(format string, args ...any) (RemoteRun, error) {
-		return RemoteRun{}, fmt.Errorf("agent %s: GET /result: %s", r.URL, fmt.Sprintf(format, args...))
+	fail := func(format string, args ...any) (Run, error) {
+		return Run{}, fmt.Errorf("agent %s: GET /result: %s", r.URL, fmt.Sprintf(format, args...))
 	}
 	media, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if err != nil || media != "multipart/form-data" || params["boundary"] == "" {
@@ -351,7 +351,7 @@ func (r *Remote) result(ctx context.Context) (RemoteRun, error) {
 }
 
 // Exit tells the agent to exit, within the Timeout.
-func (r *Remote) Exit(ctx context.Context) error {
+func (r *Client) Exit(ctx context.Context) error {
 	resp, err := r.call(ctx, http.MethodPost, "/exit", nil, r.timeout())
 	if err != nil {
 		return err
