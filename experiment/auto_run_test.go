@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/latlab/latlab/analysis"
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/store"
 )
 
@@ -79,7 +80,7 @@ func TestRunnerAuto(t *testing.T) {
 	t.Run("precise", func(t *testing.T) {
 		dir := t.TempDir()
 		db := openDB(t, filepath.Join(dir, "results.db"))
-		spec := writeSpec(t, dir, autoRunSpec(srv.URL, srv.URL, "{min: 4, max: 6, precision: 1s, quantiles: [p50]}"))
+		spec := remotetest.WriteSpec(t, dir, autoRunSpec(srv.URL, srv.URL, "{min: 4, max: 6, precision: 1s, quantiles: [p50]}"))
 		out, err := (&Runner{Spec: spec, DB: db}).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +98,7 @@ func TestRunnerAuto(t *testing.T) {
 	t.Run("max, interrupted", func(t *testing.T) {
 		dir := t.TempDir()
 		db := openDB(t, filepath.Join(dir, "results.db"))
-		spec := writeSpec(t, dir, autoRunSpec(srv.URL, srv.URL, "{min: 4, max: 6, precision: 1ns, quantiles: [p50]}"))
+		spec := remotetest.WriteSpec(t, dir, autoRunSpec(srv.URL, srv.URL, "{min: 4, max: 6, precision: 1ns, quantiles: [p50]}"))
 		cctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		// The ninth trial is the first of the fifth repetition, the

@@ -33,17 +33,11 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 // topupSpec is a spec whose runs the top-up tests raise.
 const topupSpec = `version: 1
-name: h
+name: topup
 variants:
-  - name: plain
-    graph: graphs/chain.yaml
-  - name: ext
-    target: http://127.0.0.1:9000/
-    load: {path: /busywork}
-load:
-  rates: [100, 200]
-  duration: 10s
-  targets: targets.txt
+  - {name: plain, target: 'http://127.0.0.1:9000/'}
+  - {name: filter, target: 'http://127.0.0.1:9001/', load: {path: /busywork}}
+load: {rates: [100, 200], duration: 10s}
 warmup: {duration: 5s, rate: 50%}
 validity: {max_error_ratio: 1%}
 `

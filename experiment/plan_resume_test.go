@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/spec"
 	"github.com/latlab/latlab/store"
 )
@@ -19,7 +20,7 @@ import (
 func TestPlanVersionResumed(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	sp := writeSpec(t, dir, `version: 1
+	sp := remotetest.WriteSpec(t, dir, `version: 1
 name: versions
 variants:
   - {name: plain, target: 'http://127.0.0.1:9000/'}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/spec"
 
 	"github.com/latlab/latlab/record"
@@ -78,7 +79,7 @@ func TestRunnerProgress(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	dir := t.TempDir()
-	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: progress
 variants: [{name: only, target: "%s/"}]
 load: {mode: open, rates: [100], duration: 1500ms}

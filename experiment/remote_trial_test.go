@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,7 +44,7 @@ steps:
 		"alice.token": "s3cret\n",
 		"body.json":   `{"n": 1}`,
 	})
-	s := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	s := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: remote
 variants: [{name: v, target: %q}]
 load: {mode: closed, concurrency: [2], requests: 40, scenario: scenario.yaml}
@@ -66,30 +65,12 @@ warmup: {duration: 200ms}
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, _, wait := remotetest.StartAgent(t, &remote.Agent{})
-	var mu sync.Mutex
-	var states []remote.AgentState
-	rm := &remote.Client{Token: remotetest.Token, URL: url, Poll: 20 * time.Millisecond, Progress: func(st remote.AgentStatus) {
-		mu.Lock()
-		states = append(states, st.State)
-		mu.Unlock()
-	}}
-	run, err := rm.Run(ctx, b)
+	url, _, _ := remotetest.StartAgent(t, &remote.Agent{})
+	run, err := (&remote.Client{Token: remotetest.Token, URL: url, Poll: 20 * time.Millisecond}).Run(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	warm, res := run.Warm, run.Result
-	if run.Points != nil {
-		t.Errorf("points %v of a spec that asks for no traces; want none", run.Points)
-	}
-	if err := wait(); err != nil {
-		t.Errorf("the agent's Serve = %v; want nil, told to exit", err)
-	}
-	mu.Lock()
-	if len(states) == 0 || states[len(states)-1] != remote.AgentDone {
-		t.Errorf("progress seen: %v, want it to end done", states)
-	}
-	mu.Unlock()
 
 	far := openDB(t, filepath.Join(dir, "remote.db"))
 	exp, err := far.CreateExperiment(ctx, store.Experiment{Name: "remote", Spec: "remote", SpecHash: s.Hash()})

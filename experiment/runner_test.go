@@ -17,8 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/spec"
-
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/store"
 )
 
@@ -30,20 +29,6 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// writeSpec writes a spec into a temporary folder and parses it.
-func writeSpec(t *testing.T, dir, text string) *spec.Spec {
-	t.Helper()
-	path := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.ReadSpec(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func openDB(t *testing.T, path string) *store.DB {
@@ -84,7 +69,7 @@ func TestRunnerResume(t *testing.T) {
 	defer slow.Close()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "results.db")
-	spec := writeSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100]"))
+	spec := remotetest.WriteSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100]"))
 	db := openDB(t, dbPath)
 	out, err := (&Runner{Spec: spec, DB: db}).Run(context.Background())
 	if err != nil {
@@ -127,7 +112,7 @@ func TestRunnerResume(t *testing.T) {
 		t.Errorf("second run %+v, want experiment %d resumed with nothing to do", again, out.Experiment.ID)
 	}
 
-	changed := writeSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100, 150]"))
+	changed := remotetest.WriteSpec(t, dir, targetSpec(fast.URL, slow.URL, "[50, 100, 150]"))
 	_, err = (&Runner{Spec: changed, DB: db}).Run(context.Background())
 	var ce *ChangedError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Diff, "load.rates") {
@@ -150,7 +135,7 @@ func TestRunnerInterrupt(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	defer srv.Close()
 	dir := t.TempDir()
-	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: interrupted
 variants: [{name: only, target: "%s/"}]
 load: {mode: open, rates: [100], duration: 600ms}
@@ -199,7 +184,7 @@ func TestRunnerWarmupCounted(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	defer srv.Close()
 	dir := t.TempDir()
-	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: warmed
 variants: [{name: only, target: "%s/"}]
 load: {mode: open, rates: [100], duration: 300ms}
@@ -246,7 +231,7 @@ func TestRunnerGraph(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: graph
 variants:
   - name: chain
@@ -374,7 +359,7 @@ func TestStartRefusesALeftover(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	spec := writeSpec(t, dir, fmt.Sprintf(`version: 1
+	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: leftover
 variants:
   - {name: again, target: "http://%s/", start: "sleep 30"}

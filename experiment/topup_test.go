@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/spec"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,7 +63,7 @@ func TestRunnerRaisesRuns(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := openDB(t, filepath.Join(dir, "results.db"))
-	first, err := (&Runner{Spec: writeSpec(t, dir, topUpSpec(srv.URL, srv.URL, "2", "")), DB: db}).Run(ctx)
+	first, err := (&Runner{Spec: remotetest.WriteSpec(t, dir, topUpSpec(srv.URL, srv.URL, "2", "")), DB: db}).Run(ctx)
 	if err != nil || first.Done != 4 {
 		t.Fatalf("first run: %+v, %v; want 4 trials done", first, err)
 	}
@@ -71,7 +72,7 @@ func TestRunnerRaisesRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	raised := writeSpec(t, dir, topUpSpec(srv.URL, srv.URL, "3", ""))
+	raised := remotetest.WriteSpec(t, dir, topUpSpec(srv.URL, srv.URL, "3", ""))
 	p, err := (&Runner{Spec: raised, DB: db}).Preview(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestRunnerRaisesRuns(t *testing.T) {
 		{"raised with another change", topUpSpec(srv.URL, srv.URL, "4", "restart: per-run\n"), "restart: never → per-run", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := (&Runner{Spec: writeSpec(t, t.TempDir(), tc.spec), DB: db}).Run(ctx)
+			_, err := (&Runner{Spec: remotetest.WriteSpec(t, t.TempDir(), tc.spec), DB: db}).Run(ctx)
 			var ce *ChangedError
 			if !errors.As(err, &ce) || !strings.Contains(ce.Diff, tc.diff) || !strings.Contains(ce.Why, tc.why) || (tc.why == "") != (ce.Why == "") {
 				t.Fatalf("%v; want a ChangedError with %q in its diff and %q as why", err, tc.diff, tc.why)
@@ -189,10 +190,10 @@ func TestRaiseGroupedRefused(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	db := openDB(t, filepath.Join(dir, "results.db"))
-	if _, err := (&Runner{Spec: writeSpec(t, dir, topUpSpec(srv.URL, srv.URL, "1", "order: grouped\n")), DB: db}).Run(ctx); err != nil {
+	if _, err := (&Runner{Spec: remotetest.WriteSpec(t, dir, topUpSpec(srv.URL, srv.URL, "1", "order: grouped\n")), DB: db}).Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, err := (&Runner{Spec: writeSpec(t, dir, topUpSpec(srv.URL, srv.URL, "2", "order: grouped\n")), DB: db}).Run(ctx)
+	_, err := (&Runner{Spec: remotetest.WriteSpec(t, dir, topUpSpec(srv.URL, srv.URL, "2", "order: grouped\n")), DB: db}).Run(ctx)
 	var ce *ChangedError
 	if !errors.As(err, &ce) || !strings.Contains(ce.Why, "order: grouped") || !strings.Contains(ce.Diff, "runs: 1 → 2") {
 		t.Fatalf("%v; want a ChangedError saying a grouped plan's runs are not raised", err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latlab/latlab/remote/remotetest"
 	"github.com/latlab/latlab/store"
 )
 
@@ -119,7 +120,7 @@ func TestRunnerNotStored(t *testing.T) {
 	path := filepath.Join(dir, "results.db")
 	lock := newWriteLock(t, path)
 	srv := countingServer(t, &hits, lock.take)
-	spec := writeSpec(t, dir, onlySpec(srv.URL, 4))
+	spec := remotetest.WriteSpec(t, dir, onlySpec(srv.URL, 4))
 	db := openDB(t, path)
 	var lines, log lockedWriter
 	r := &Runner{Spec: spec, DB: db, Trials: &lines, Log: &log, commit: retry{attempts: 2, wait: 10 * time.Millisecond, limit: 200 * time.Millisecond}}
@@ -194,7 +195,7 @@ func TestRunnerCommitRetried(t *testing.T) {
 	path := filepath.Join(dir, "results.db")
 	lock := newWriteLock(t, path)
 	srv := countingServer(t, &hits, lock.take)
-	spec := writeSpec(t, dir, onlySpec(srv.URL, 1))
+	spec := remotetest.WriteSpec(t, dir, onlySpec(srv.URL, 1))
 	db := openDB(t, path)
 	log := &lockedWriter{on: func(p []byte) {
 		if bytes.Contains(p, []byte("trying again")) {
