@@ -2,8 +2,8 @@ package spec
 
 // specDocs documents every key SpecKeys finds, by key: what it does, its
 // default and an example; TestSpecReferenceComplete keeps it complete.
-// The load's keys are in specref_docs_load.go, the probes' and validity's
-// in specref_docs_probes.go.
+// The load's keys are in reference_docs_load.go, the probes' and validity's
+// in reference_docs_probes.go.
 var specDocs = joinDocs(specDocsTop, specDocsLoad, specDocsProbes)
 
 // specDocDups are the keys documented in more than one part of specDocs.

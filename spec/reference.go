@@ -21,7 +21,7 @@ type SpecKey struct {
 }
 
 // specDoc is the hand-written part of a key's reference, in
-// specref_docs*.go: typ, when given, says the type where the Go type
+// reference_docs*.go: typ, when given, says the type where the Go type
 // cannot (runs: takes a number, auto or a mapping).
 type specDoc struct {
 	typ, doc, def, example string

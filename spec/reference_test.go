@@ -28,20 +28,20 @@ func TestSpecReferenceComplete(t *testing.T) {
 		d, ok := specDocs[k.Key]
 		switch {
 		case !ok:
-			t.Errorf("spec key %s is not documented: add it to specDocs in specref_docs.go (or specref_docs_*.go)", k.Key)
+			t.Errorf("spec key %s is not documented: add it to specDocs in reference_docs.go (or reference_docs_*.go)", k.Key)
 		case strings.TrimSpace(d.doc) == "":
-			t.Errorf("spec key %s has no doc: write it in specref_docs.go (or specref_docs_*.go)", k.Key)
+			t.Errorf("spec key %s has no doc: write it in reference_docs.go (or reference_docs_*.go)", k.Key)
 		default:
 			documented++
 		}
 	}
 	for _, key := range SortedKeys(specDocs) {
 		if !found[key] {
-			t.Errorf("specDocs documents %s, which no field of the spec's types gives: remove or rename it in specref_docs.go (or specref_docs_*.go)", key)
+			t.Errorf("specDocs documents %s, which no field of the spec's types gives: remove or rename it in reference_docs.go (or reference_docs_*.go)", key)
 		}
 	}
 	for _, key := range specDocDups {
-		t.Errorf("spec key %s is documented twice in specref_docs*.go", key)
+		t.Errorf("spec key %s is documented twice in reference_docs*.go", key)
 	}
 	t.Logf("%d keys, %d documented", len(keys), documented)
 }
