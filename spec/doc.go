@@ -8,9 +8,10 @@
 // A spec is YAML, read strictly: unknown fields, values of the wrong type
 // and fields that do not fit together are errors, all reported at once,
 // each as FILE:LINE: FIELD: message. Only version, name, variants and load
-// are required. The example shows the common fields, with their defaults;
-// docs/spec.md, generated from the spec's types (latlab spec --markdown),
-// lists every field.
+// are required. The example shows common fields; docs/spec.md, generated
+// from the spec's types (latlab spec --markdown), lists every field, with
+// its default, among them the load pods of load: {on: kubernetes} and the
+// shards of load: {shards: N}.
 //
 //	version: 1
 //	name: filter-overhead
@@ -22,66 +23,17 @@
 //	  - name: external
 //	    target: http://127.0.0.1:9000/    # or a URL of something already running
 //	    setup: ./start-proxy.sh           # shell commands run in the spec's folder
-//	    configure: ./apply-config.sh      # ... once it is ready, before its load
-//	    teardown: ./stop-proxy.sh
-//	    ready: http://127.0.0.1:9000/healthz
-//	    ready_timeout: 30s
 //	    load: {path: /busywork}           # overrides of any load field
-//	    expect: {p50: 30ms}               # shown beside the measured latency
-//	  - name: on-cluster
-//	    graph: graphs/chain.yaml
-//	    on: kubernetes                    # deployed to the cluster, kept across its runs
-//	  - name: mesh
-//	    target: http://web.mesh.svc/      # as the load pod reaches it
-//	    kubernetes: {manifests: deploy/, namespace: mesh}
 //	baseline: plain                       # default: the first variant
 //	load:
 //	  mode: open                          # open | closed | ramp | sequential
-//	  rates: [100, 200, 400]              # open: requests/s; closed and ramp: concurrency: [...]
-//	  ramp: {burst: 300, every: 30s}      # ramp mode only
-//	  duration: 10s                       # and/or requests: N; default 10s
-//	  path: /                             # default: the target's own path, / for a graph
-//	  method: GET
-//	  headers: {Content-Type: application/json}
-//	  body: ''                            # or body_file: FILE
-//	  # targets: FILE or scenario: FILE instead of path, method, headers and
-//	  # body; their URLs' scheme and host become the variant's
-//	  # arrivals: constant | poisson, max_in_flight: N, pool: N, realtime:
-//	  # false | auto | true (open mode; event loops as SCHED_FIFO threads:
-//	  # false, the default, never; auto while light where allowed; true
-//	  # always, and needs root or CAP_SYS_NICE)
-//	  # interval: 1s, success: 200-299, timeout: 30s, insecure,
-//	  # connections: N (not in sequential mode), http2 or h2c with
-//	  # streams: 100, or HTTP/1.1 with no_keepalive and client: lean | nethttp
-//	warmup: {duration: 5s, rate: same}    # default none; rate: same | 50% | 100 (requests/s)
-//	runs: 10                              # default 1; raising it goes on with a stored experiment
-//	# runs: auto, or {min: 6, max: 100, precision: 10%, relative: 50%,
-//	# quantiles: [p50], budget: 1h}: min repetitions, then one at a
-//	# time of each variant and level whose overheads' 95% intervals are
-//	# wider than precision of the baseline's value (or a duration, 20us)
-//	# and than relative of the overhead, up to max (see AutoRuns)
-//	order: interleaved                    # or grouped
-//	seed: 42                              # default: picked by latlab run and stored
-//	restart: never                        # or per-run | per-rate
-//	sideloads: [{target: http://127.0.0.1:9100/, rate: 50}]
-//	probes:
-//	  metrics: {interval: 5s, window: 1m, urls: [...]}
-//	  prometheus: {url: http://127.0.0.1:9090, step: 5s, queries: {filter_p99: '...'}}
-//	  process: {cpu_budget: 75%, pids: [...], names: [...]}
-//	  pprof: {at: 50%, seconds: 5, url: ...}
-//	  traces: true
-//	validity: {max_error_ratio: 1%, max_lag_p99: 5ms, min_achieved: 99%, cpu_budget: 75%, max_trend: 10%}
+//	  rates: [100, 200, 400]              # closed and ramp: concurrency: [...]
+//	  duration: 10s                       # and/or requests: N
+//	warmup: {duration: 5s, rate: same}    # default none
+//	runs: 10                              # default 1; or auto, until the intervals are narrow
+//	probes: {process: {cpu_budget: 75%}, traces: true}
+//	validity: {max_error_ratio: 1%, max_lag_p99: 5ms}
 //	slo: {p99: 50ms, errors: 1%}
-//	kubernetes: {image: IMG, namespace: NS}  # the image graphs and load pods run; NS default the kubeconfig's
-//	# load: {on: kubernetes, image: IMG, namespace: NS} runs each trial's
-//	# load in a pod of the cluster (a Job running latlab agent), placed by
-//	# node_selector: {LABEL: VALUE}, tolerations: [{key, operator, value,
-//	# effect, toleration_seconds}] and resources: {requests: {cpu, memory},
-//	# limits: {cpu, memory}}
-//	# load: {shards: N, clock_skew: 1ms} sends each trial's load from N
-//	# agent processes here that start together, each its share (request i
-//	# of the schedule to shard i mod N), their results merged exactly
-//	# (shard.Run); clock_skew flags a shard whose clock may be off by more
 //
 // Durations have units (10s, 1m30s). Percentages are written 75% or as a
 // ratio, 0.75, and held as ratios. Relative paths — graphs, targets,
