@@ -344,53 +344,47 @@ func (r *wireReader) result() *Result {
 var totalNames = []string{"latency", "service", "lag", "connect", "tls", "wait", "read"}
 
 func (r *wireReader) intervals() []Interval {
-	r.section("intervals", -1)
-	n, isNil := r.count(maxWireItems, "intervals")
-	if isNil || r.err != nil {
-		return nil
-	}
-	out := make([]Interval, 0, capacity(n))
-	for i := 0; i < n && r.err == nil; i++ {
-		r.section("intervals", i)
-		out = append(out, Interval{
+	return readList(r, "intervals", maxWireItems, "intervals", func() Interval {
+		return Interval{
 			Start: r.duration(), End: r.duration(),
 			Sent: r.varint(), Completed: r.varint(), Errors: r.varint(), Unsuccessful: r.varint(),
 			InFlightMean: r.float(), InFlightMax: r.varint(),
 			Latency: r.kept("latency"), Service: r.kept("service"),
-		})
-	}
-	return out
+		}
+	})
 }
 
 func (r *wireReader) stepStats() []StepStats {
-	r.section("step stats", -1)
-	n, isNil := r.count(maxWireSteps, "steps")
-	if isNil || r.err != nil {
-		return nil
-	}
-	out := make([]StepStats, 0, capacity(n))
-	for i := 0; i < n && r.err == nil; i++ {
-		r.section("step stats", i)
-		out = append(out, StepStats{
+	return readList(r, "step stats", maxWireSteps, "steps", func() StepStats {
+		return StepStats{
 			Name: r.str("step name"), Requests: r.varint(), ErrorsTotal: r.varint(), Unsuccessful: r.varint(),
 			Codes: r.codes(), Errors: r.counts("error classes"),
 			Latency: r.histogram("latency"), Service: r.histogram("service"),
-		})
+		}
+	})
+}
+
+// readList reads a list that a count of at most max begins, naming it
+// what in errors: each item by item, in section, numbered; nil for a nil
+// list or after an error.
+func readList[T any](r *wireReader, section string, max int, what string, item func() T) []T {
+	r.section(section, -1)
+	n, isNil := r.count(max, what)
+	if isNil || r.err != nil {
+		return nil
+	}
+	out := make([]T, 0, capacity(n))
+	for i := 0; i < n && r.err == nil; i++ {
+		r.section(section, i)
+		out = append(out, item())
 	}
 	return out
 }
 
 // raw reads what wireWriter.raw writes.
 func (r *wireReader) raw() []Raw {
-	r.section("raw", -1)
-	n, isNil := r.count(maxWireItems, "raw samples")
-	if isNil || r.err != nil {
-		return nil
-	}
-	out := make([]Raw, 0, capacity(n))
 	var prev time.Duration
-	for i := 0; i < n && r.err == nil; i++ {
-		r.section("raw", i)
+	return readList(r, "raw", maxWireItems, "raw samples", func() Raw {
 		var s Raw
 		s.Intended = prev + r.duration()
 		s.Sent = s.Intended + r.duration()
@@ -410,8 +404,7 @@ func (r *wireReader) raw() []Raw {
 			r.fail("unknown error class %d", class)
 		}
 		s.BytesOut, s.Code, s.Error = int32(bytesOut), uint16(code), ErrorClass(class)
-		out = append(out, s)
 		prev = s.Intended
-	}
-	return out
+		return s
+	})
 }
