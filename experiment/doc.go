@@ -22,8 +22,8 @@
 // the same figures.
 //
 // Flags judges a run by the spec's validity bounds (docs/numbers.md,
-// "What every number means"); a flagged run is stored and left out of
-// the analysis.
+// "What every number means"); a flagged run is stored, and reports leave
+// it out of their figures unless asked to include flagged runs.
 //
 // A Runner runs one plan at a time; its fields must not change while it
 // runs.
