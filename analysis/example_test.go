@@ -9,7 +9,7 @@ import (
 )
 
 // Example loads experiment 1 of results.db as latlab report does, with the
-// design of its stored spec (spec.LoadResults), aggregates its runs
+// design of its stored spec (see spec.DesignOf), aggregates its runs
 // by variant and level, and prints each variant's overhead against the
 // spec's baseline. It needs a results database, so it is compiled but not
 // run.

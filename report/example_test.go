@@ -38,7 +38,7 @@ func ExampleAttack() {
 
 // ExampleExperiment_WriteText prints the report of experiment 1 of
 // results.db, with its probe summary, loaded as latlab report loads it:
-// with the design of its stored spec (spec.LoadResults). It needs a
+// with the design of its stored spec (see spec.DesignOf). It needs a
 // results database, so it is compiled but not run.
 func ExampleExperiment_WriteText() {
 	ctx := context.Background()
