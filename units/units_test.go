@@ -114,3 +114,27 @@ func TestLeaf(t *testing.T) {
 		}
 	}
 }
+
+func TestCountAndRound(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Count(1, "trial"), "1 trial"},
+		{Count(0, "trial"), "0 trials"},
+		{Count(3, "trial"), "3 trials"},
+		{Count(2, "repetition of it", "repetitions of it"), "2 repetitions of it"},
+		{Count(1, "repetition of it", "repetitions of it"), "1 repetition of it"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("Count: %q, want %q", tc.got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ d, want time.Duration }{
+		{1499 * time.Microsecond, time.Millisecond},
+		{999400 * time.Microsecond, 999 * time.Millisecond},
+		{1500 * time.Millisecond, 2 * time.Second},
+		{90*time.Second + 400*time.Millisecond, 90 * time.Second},
+	} {
+		if got := Round(tc.d); got != tc.want {
+			t.Errorf("Round(%s) = %s, want %s", tc.d, got, tc.want)
+		}
+	}
+}
