@@ -54,8 +54,9 @@
 # others, so every tool gets the same CPUs and none competes with the target.
 # Needs bash, GNU time (/usr/bin/time), curl, coreutils, ss, and jq or
 # python3; taskset for the pinning. $GO names the go command (default go).
-# Tools are looked up on PATH, in $PEERS_BIN and in ~/.cargo/bin; $WRK2
-# names the wrk2 binary when it is elsewhere.
+# Tools are looked up on PATH, in $PEERS_BIN and in ~/.cargo/bin; wrk2 on
+# PATH, else beside the repository in ../shared/peers/wrk2, and $WRK2 names
+# it when it is elsewhere.
 set -euo pipefail
 
 rounds=3
@@ -226,6 +227,7 @@ tools="latlab"
 for t in wrk ab hey fortio oha; do command -v "$t" >/dev/null && tools="$tools $t"; done
 # wrk2 only runs in the ladder: it has no closed loop.
 wrk2=${WRK2:-$(command -v wrk2 || true)}
+[ -n "$wrk2" ] || [ ! -x "$root/../shared/peers/wrk2/wrk2" ] || wrk2="$root/../shared/peers/wrk2/wrk2"
 [ -z "$wrk2" ] || [ -x "$wrk2" ] || die "WRK2=$wrk2 is not an executable file"
 ladder=0
 case " $scenarios " in *" ladder "*) ladder=1 ;; esac

@@ -8,11 +8,11 @@ import (
 	"github.com/latlab/latlab/spec"
 )
 
-// mustParse parses text as a spec in ../spec/testdata/specs, where the
-// files specs name are.
+// mustParse parses text as a spec in an empty folder: the runner's
+// tests' specs name no files.
 func mustParse(t *testing.T, text string) *spec.Spec {
 	t.Helper()
-	s, err := spec.ParseSpec("spec.yaml", []byte(text), "../spec/testdata/specs")
+	s, err := spec.ParseSpec("spec.yaml", []byte(text), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

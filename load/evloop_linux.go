@@ -231,7 +231,6 @@ func (l *evloop) prepare(r *runner, p Pacer, first, stride int64) {
 func (l *evloop) waitFor(now time.Duration) (wait time.Duration, timed, deaf bool) {
 	r := l.r
 	wait = min(l.scanAt-now, 10*time.Millisecond)
-	timed = false // the wait ends at the next request due
 	deaf = l.deaf && l.stamps
 	if l.sending && l.more {
 		due := max(l.nextDue, l.released+l.batch)
