@@ -134,8 +134,9 @@ install_peers() {
     fi
   fi
   mkdir -p "$PEERS_BIN"
-  command -v hey >/dev/null || GOBIN="$PEERS_BIN" "${GO:-go}" install github.com/rakyll/hey@latest || note "hey not installed"
-  command -v fortio >/dev/null || GOBIN="$PEERS_BIN" "${GO:-go}" install fortio.org/fortio@latest || note "fortio not installed"
+  # Versions are pinned so that two runs months apart compare the same peers.
+  command -v hey >/dev/null || GOBIN="$PEERS_BIN" "${GO:-go}" install github.com/rakyll/hey@${HEY_VERSION:-v0.1.5} || note "hey not installed"
+  command -v fortio >/dev/null || GOBIN="$PEERS_BIN" "${GO:-go}" install fortio.org/fortio@${FORTIO_VERSION:-v1.63.0} || note "fortio not installed"
   if ! command -v oha >/dev/null && command -v cargo >/dev/null; then
     cargo install --locked --root "$(dirname "$PEERS_BIN")" oha || note "oha not installed"
   fi
