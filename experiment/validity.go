@@ -346,7 +346,7 @@ func failureKinds(r *record.Result, success record.CodeSet) map[string]int64 {
 	}
 	for code, n := range r.Codes {
 		if n > 0 && !success.Has(code) {
-			kinds["status "+strconv.Itoa(code)] += n
+			kinds["status "+record.CodeName(code)] += n
 		}
 	}
 	return kinds

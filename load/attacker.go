@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/latlab/latlab/record"
@@ -63,10 +64,16 @@ func NewAttacker(cfg Config) (*Attacker, error) {
 		own := make(Static, len(static))
 		for i, r := range static {
 			c := *r
-			prepare(&c, a.cfg.Transport)
+			if !isRPC(c.URL) {
+				prepare(&c, a.cfg.Transport)
+			}
 			own[i] = &c
 		}
 		a.cfg.Source = own
+	}
+	if err := a.calls(); err != nil {
+		a.tr.Close()
+		return nil, err
 	}
 	if eventLoops(&a.cfg, a.model, a.cfg.Transport) {
 		if a.eng, err = newEngine(&a.cfg, a.model, a.cfg.Transport); err != nil {
@@ -157,4 +164,33 @@ func (a *Attacker) Run(ctx context.Context, at time.Time, started func(*record.R
 		res.HoldFrom = m.Hold()
 	}
 	return res
+}
+
+// calls readies the attack's gRPC calls, when it has any: a transport that
+// carries them beside HTTP, and each call's method and message, resolved
+// and encoded before the load so that a wrong one is named now. A
+// scenario's steps are checked as they build for the first iteration.
+func (a *Attacker) calls() error {
+	reqs := sample(a.cfg.Source)
+	if !slices.ContainsFunc(reqs, func(r *Request) bool { return isRPC(r.URL) }) {
+		return nil
+	}
+	rt, err := newRPC(a.cfg.Transport, a.tr)
+	if err != nil {
+		return err
+	}
+	a.tr = rt
+	for _, r := range reqs {
+		if !isRPC(r.URL) {
+			continue
+		}
+		if _, static := a.cfg.Source.(Static); !static {
+			c := *r // a scenario's own request, encoded again each time it is built
+			r = &c
+		}
+		if err := rt.prepare(r); err != nil {
+			return fmt.Errorf("%s: %w", r.URL.Redacted(), err)
+		}
+	}
+	return nil
 }

@@ -64,6 +64,9 @@ func Check(src Source, o Options, tf TLSFiles) error {
 	https := false
 	for _, req := range sample(src) {
 		switch s := req.URL.Scheme; {
+		case s == schemeGRPCS:
+			https = true
+		case s == schemeGRPC:
 		case o.HTTP2 && s != "https":
 			return &OptionError{Option: "http2", Msg: fmt.Sprintf("HTTP/2 over TLS needs an https URL, got %s (h2c is HTTP/2 over cleartext http)", req.URL.Redacted())}
 		case o.H2C && s != "http":
@@ -92,7 +95,7 @@ func Check(src Source, o Options, tf TLSFiles) error {
 		}
 	}
 	if opt := tf.option(); opt != "" && !https {
-		return &OptionError{Option: opt, Msg: "TLS settings apply to https URLs, and every request is http"}
+		return &OptionError{Option: opt, Msg: "TLS settings apply to https and grpcs URLs, and every request is http or grpc"}
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type Settings struct {
 	Key        string        `spec:"-"` // PEM key of Cert
 	Samples    int64         `spec:"-"` // measured requests kept raw (Result.Raw); 0 keeps none
 
+	Proto       []string `spec:"-"` // .proto files of gRPC methods' types; none asks the servers' reflection
+	ImportPaths []string `spec:"-"` // where Proto's files and their imports are found; none: each file's folder
+
 	inputs *Inputs // what the files and codes parse to, shared by copies
 }
 

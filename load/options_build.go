@@ -63,6 +63,8 @@ func (s *Settings) Transport() (Options, error) {
 		UnixSocket:  s.UnixSocket,
 		TLS:         tls,
 		NetHTTP:     s.Client == NetHTTPClient,
+		Proto:       s.Proto,
+		ImportPaths: s.ImportPaths,
 	}, nil
 }
 

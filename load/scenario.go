@@ -161,7 +161,7 @@ func (st *step) build(v Vars) (*Request, error) {
 			return nil, err
 		}
 		var msg string
-		if req.URL, msg = parseURL(s); msg != "" {
+		if req.URL, msg = parseTarget(s); msg != "" {
 			return nil, st.url.errorf("%s", msg)
 		}
 	}

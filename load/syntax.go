@@ -53,6 +53,9 @@ func ValidHeaderValue(s string) bool {
 // a message saying why.
 var parseURL = yamlfile.ParseURL
 
+// parseTarget parses s as parseURL does, or as a gRPC method's URL.
+var parseTarget = yamlfile.ParseTarget
+
 // maxNodes bounds the mapping entries and sequence items a scenario may
 // expand to through aliases.
 const maxNodes = 1 << 20

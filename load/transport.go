@@ -40,6 +40,11 @@ type Options struct {
 	UnixSocket  string        // dial this socket instead of the URL's host
 	TLS         *tls.Config   // for https URLs; nil means the system roots
 	NetHTTP     bool          // use net/http for HTTP/1.1 too (the reference path)
+	// Proto lists the .proto files that give gRPC methods' types, found
+	// in ImportPaths (each file's own folder when none); none means each
+	// server's reflection service is asked.
+	Proto       []string
+	ImportPaths []string
 }
 
 func (o Options) timeout() time.Duration {

@@ -1,20 +1,20 @@
 package record
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 )
 
 // FuzzParseCodeSet holds ParseCodeSet (--success, success:) to sets of
-// status codes: what it accepts is a set of codes from 100 to 999, not
-// empty, the union of its comma-separated parts, that reads back the same
+// status codes: what it accepts is a set of codes from 100 to 999 and gRPC
+// statuses, not empty, the union of its comma-separated parts, that reads back the same
 // listed code by code; what it refuses gets a message.
 func FuzzParseCodeSet(f *testing.F) {
 	for _, s := range []string{
 		"200", "200-299,304", "100-399", " 200 , 201 ", "200-200", "999", "100-999", "404,404",
 		"", " ", ",", "200,", "99", "1000", "299-200", "2xx", "200-", "-200", "200--300",
 		"+200", "200-299-300", "0200", "9223372036854775808",
+		"OK", "ok,UNAVAILABLE", "OK-UNKNOWN", "200-OK", "200,NOT_FOUND", "DATA_LOSS-OK",
 	} {
 		f.Add(s)
 	}
@@ -32,7 +32,7 @@ func FuzzParseCodeSet(f *testing.F) {
 				if c < 100 {
 					t.Fatalf("ParseCodeSet(%q) holds %d", s, c)
 				}
-				codes = append(codes, strconv.Itoa(c))
+				codes = append(codes, CodeName(c))
 			}
 		}
 		if len(codes) == 0 {

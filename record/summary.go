@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -142,7 +141,7 @@ func ratio(a, b int64) float64 {
 func codeKeys(m map[int]int64) map[string]int64 {
 	out := make(map[string]int64, len(m))
 	for k, v := range m {
-		out[strconv.Itoa(k)] = v
+		out[CodeName(k)] = v
 	}
 	return out
 }

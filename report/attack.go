@@ -149,7 +149,7 @@ func codes(m map[int]int64) string {
 	slices.Sort(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = strconv.Itoa(k) + ":" + strconv.FormatInt(m[k], 10)
+		parts[i] = record.CodeName(k) + ":" + strconv.FormatInt(m[k], 10)
 	}
 	return strings.Join(parts, " ")
 }

@@ -278,6 +278,30 @@ func ParseURL(s string) (*url.URL, string) {
 	return u, ""
 }
 
+// ParseTarget parses s as the URL of a load's requests: an absolute http
+// or https URL, or a gRPC method's, grpc://HOST:PORT/package.Service/Method
+// (grpcs:// over TLS). On failure it returns a message saying why.
+func ParseTarget(s string) (*url.URL, string) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "grpc" && u.Scheme != "grpcs") {
+		u, msg := ParseURL(s)
+		if msg != "" && strings.HasPrefix(msg, "expected an absolute http or https URL") {
+			msg = "expected an absolute http, https, grpc or grpcs URL" + strings.TrimPrefix(msg, "expected an absolute http or https URL")
+		}
+		return u, msg
+	}
+	svc, method, ok := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	switch {
+	case u.Host == "":
+		return nil, fmt.Sprintf("%q names no server: want %s://HOST:PORT/package.Service/Method", s, u.Scheme)
+	case !ok || svc == "" || method == "" || strings.Contains(method, "/"):
+		return nil, fmt.Sprintf("%q names no gRPC method: want %s://HOST:PORT/package.Service/Method", s, u.Scheme)
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Sprintf("%q: a gRPC method's URL has no query or fragment", s)
+	}
+	return u, ""
+}
+
 // OneOf decodes the scalar n as one of the words in allowed.
 func (d *Decoder) OneOf(n *yaml.Node, field string, allowed ...string) (string, bool) {
 	s, ok := d.Str(n, field)

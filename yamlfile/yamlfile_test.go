@@ -80,3 +80,26 @@ func TestDocument(t *testing.T) {
 		t.Errorf("Document of a mapping: %v, %v", n, err)
 	}
 }
+
+func TestParseTarget(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://127.0.0.1:8080/x", ""},
+		{"https://example.test/", ""},
+		{"grpc://127.0.0.1:50051/pkg.Svc/Method", ""},
+		{"grpcs://svc.ns:443/Svc/Method", ""},
+		{"127.0.0.1:8080/x", `expected an absolute http, https, grpc or grpcs URL, got "127.0.0.1:8080/x"; did you mean "http://127.0.0.1:8080/x"?`},
+		{"ftp://h/x", `expected an absolute http, https, grpc or grpcs URL, got "ftp://h/x"`},
+		{"grpc:///pkg.Svc/Method", `"grpc:///pkg.Svc/Method" names no server: want grpc://HOST:PORT/package.Service/Method`},
+		{"grpc://h:1/Method", `"grpc://h:1/Method" names no gRPC method: want grpc://HOST:PORT/package.Service/Method`},
+		{"grpc://h:1/a/b/c", `"grpc://h:1/a/b/c" names no gRPC method: want grpc://HOST:PORT/package.Service/Method`},
+		{"grpcs://h:1/a/b?x=1", `"grpcs://h:1/a/b?x=1": a gRPC method's URL has no query or fragment`},
+	} {
+		u, msg := ParseTarget(tc.in)
+		if msg != tc.want {
+			t.Errorf("ParseTarget(%q) = %q, want %q", tc.in, msg, tc.want)
+		}
+		if (u != nil) != (tc.want == "") {
+			t.Errorf("ParseTarget(%q): URL %v with message %q", tc.in, u, msg)
+		}
+	}
+}

@@ -177,7 +177,9 @@ func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
 	fl.StringVar(&f.CACert, "cacert", "", "trust the CA certificates in this PEM file")
 	fl.StringVar(&f.Cert, "cert", "", "client certificate (PEM), for mutual TLS")
 	fl.StringVar(&f.Key, "key", "", "key of the client certificate (PEM)")
-	fl.StringVar(&f.Success, "success", "", "status codes that count as success, such as 200-299,304 (default: below 400)")
+	fl.StringVar(&f.Success, "success", "", "status codes that count as success, such as 200-299,304 or OK,NOT_FOUND for gRPC (default: below 400, and gRPC's OK)")
+	fl.StringArrayVar(&f.Proto, "proto", nil, "gRPC: the method's types from this .proto file (repeatable; default: ask the server's reflection service)")
+	fl.StringArrayVar(&f.ImportPaths, "import-path", nil, "gRPC: look for --proto files and their imports in this folder (repeatable; default: each file's folder)")
 	fl.StringVar(&f.Targets, "targets", "", "send the requests of this file (vegeta http format) round robin")
 	fl.StringVar(&f.Scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
 	fl.DurationVar(&f.Interval, "interval", load.DefaultInterval, "length of one interval of the time series")
@@ -194,6 +196,8 @@ func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
 	_ = cmd.MarkFlagFilename("targets")
 	_ = cmd.MarkFlagFilename("scenario", "yaml", "yml")
 	_ = cmd.MarkFlagFilename("body-file")
+	_ = cmd.MarkFlagFilename("proto", "proto")
+	_ = cmd.MarkFlagDirname("import-path")
 	return f, cmd
 }
 

@@ -154,7 +154,7 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 		}
 		return sc, fmt.Sprintf("scenario %s (%s)", f.Scenario, strings.Join(sc.Names(), ", ")), nil
 	}
-	u, msg := yamlfile.ParseURL(args[0])
+	u, msg := yamlfile.ParseTarget(args[0])
 	if msg != "" {
 		return nil, "", usagef("URL: %s", msg)
 	}
@@ -186,6 +186,9 @@ func (f *attackFlags) source(args []string) (load.Source, string, error) {
 			return nil, "", usagef("--body-file: %v", err)
 		}
 		req.Body = b
+	}
+	if u.Scheme == "grpc" || u.Scheme == "grpcs" {
+		return load.Static{req}, "gRPC " + u.String(), nil
 	}
 	return load.Static{req}, req.Method + " " + u.String(), nil
 }

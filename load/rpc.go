@@ -1,0 +1,294 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/latlab/latlab/record"
+)
+
+// The URL schemes of gRPC calls: grpc://HOST:PORT/package.Service/Method
+// over cleartext HTTP/2, grpcs:// over TLS.
+const (
+	schemeGRPC  = "grpc"
+	schemeGRPCS = "grpcs"
+)
+
+// isRPC reports whether a request is a gRPC call.
+func isRPC(u *url.URL) bool {
+	return u != nil && (u.Scheme == schemeGRPC || u.Scheme == schemeGRPCS)
+}
+
+// rpcTransport carries gRPC calls, and hands every other request to the
+// HTTP transport beside it, so that a scenario may mix the two. Each
+// server's calls share Options.Connections HTTP/2 connections (one by
+// default, as a gRPC client keeps), opened before the load; a session
+// keeps to one of them, so that workers spread over them evenly.
+type rpcTransport struct {
+	o     Options
+	http  Transport
+	types *rpcTypes
+	mu    sync.Mutex
+	pools map[string]*rpcPool // by scheme and address
+	next  atomic.Uint32       // the connection the next session takes
+}
+
+// An rpcPool is one server's connections.
+type rpcPool struct {
+	addr  string
+	conns []*grpc.ClientConn
+}
+
+func newRPC(o Options, http Transport) (*rpcTransport, error) {
+	types, err := newRPCTypes(o.Proto, o.ImportPaths)
+	if err != nil {
+		return nil, err
+	}
+	return &rpcTransport{o: o, http: http, types: types, pools: map[string]*rpcPool{}}, nil
+}
+
+// Session implements Transport.
+func (t *rpcTransport) Session() Session {
+	return &rpcSession{t: t, conn: int(t.next.Add(1) - 1)}
+}
+
+// Close implements Transport.
+func (t *rpcTransport) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for _, p := range t.pools {
+		for _, cc := range p.conns {
+			errs = append(errs, cc.Close())
+		}
+	}
+	t.pools = map[string]*rpcPool{}
+	return errors.Join(append(errs, t.http.Close())...)
+}
+
+// pool returns the connections to u's server, opening them on first use.
+func (t *rpcTransport) pool(u *url.URL) (*rpcPool, error) {
+	key := u.Scheme + "://" + u.Host
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.pools[key]; p != nil {
+		return p, nil
+	}
+	opts := []grpc.DialOption{
+		grpc.WithTransportCredentials(t.credentials(u)),
+		grpc.WithDisableRetry(), // a call retried out of sight would hide its first failure
+		grpc.WithUserAgent("latlab"),
+		grpc.WithSharedWriteBuffer(true),
+	}
+	if t.o.UnixSocket != "" {
+		sock := t.o.UnixSocket
+		opts = append(opts, grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}))
+	}
+	n := max(t.o.Connections, 1)
+	p := &rpcPool{addr: u.Host}
+	for range n {
+		cc, err := grpc.NewClient("passthrough:///"+u.Host, opts...)
+		if err != nil {
+			for _, c := range p.conns {
+				c.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", u.Host, err)
+		}
+		cc.Connect()
+		p.conns = append(p.conns, cc)
+	}
+	t.pools[key] = p
+	return p, nil
+}
+
+func (t *rpcTransport) credentials(u *url.URL) credentials.TransportCredentials {
+	if u.Scheme != schemeGRPCS {
+		return insecure.NewCredentials()
+	}
+	c := t.o.TLS
+	if c == nil {
+		c = &tls.Config{}
+	}
+	c = c.Clone()
+	c.NextProtos = nil // gRPC's credentials ask for h2 themselves
+	return credentials.NewTLS(c)
+}
+
+// ready waits until p's connections are up, and returns why one is not
+// when it failed (a TLS mismatch, a server that is not there), or nil.
+func (p *rpcPool) ready(ctx context.Context) error {
+	for _, cc := range p.conns {
+		for {
+			s := cc.GetState()
+			if s == connectivity.Ready {
+				break
+			}
+			if s == connectivity.TransientFailure {
+				// A call that does not wait for a ready connection fails
+				// at once with the connection's last error.
+				err := cc.Invoke(ctx, "/latlab.Probe/Ready", rawMessage(nil), new(rawReply), grpc.ForceCodecV2(rawCodec{}))
+				if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
+					return fmt.Errorf("%s: %s", p.addr, st.Message())
+				}
+				break
+			}
+			if !cc.WaitForStateChange(ctx, s) {
+				return fmt.Errorf("%s: no connection within %s", p.addr, rpcReadyTimeout)
+			}
+		}
+	}
+	return nil
+}
+
+// rpcReadyTimeout bounds the wait for a server's connections before the
+// load, and for its reflection service's answer.
+const rpcReadyTimeout = 10 * time.Second
+
+// prepare resolves req's method and encodes its body, before the load:
+// each request of a Static source is encoded once. The error names what
+// is wrong (the method, the body, the connection).
+func (t *rpcTransport) prepare(req *Request) error {
+	ctx, cancel := context.WithTimeout(context.Background(), min(t.o.timeout(), rpcReadyTimeout))
+	defer cancel()
+	p, err := t.pool(req.URL)
+	if err != nil {
+		return err
+	}
+	if err := p.ready(ctx); err != nil {
+		return err
+	}
+	m, err := t.types.method(ctx, p.addr, req.URL.Path, p.conns[0])
+	if err != nil {
+		return err
+	}
+	if m.kind() != "" {
+		return fmt.Errorf("%s is a %s method: %w", m.path[1:], m.kind(), errRPCStreaming)
+	}
+	msg, err := m.encode(req.Body)
+	if err != nil {
+		return err
+	}
+	req.rpc, req.wire = m, msg
+	return nil
+}
+
+// An rpcSession sends one call at a time on one of each server's
+// connections.
+type rpcSession struct {
+	t    *rpcTransport
+	conn int
+	http Session // for the requests that are not gRPC calls; opened on first use
+}
+
+// Do implements Session. A call that ends is counted by its gRPC status
+// (record.GRPCCode): the server's or, when the call failed on the way,
+// the one gRPC gives it (UNAVAILABLE, DEADLINE_EXCEEDED past the
+// timeout). Only a call cut short by ctx is an error.
+func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
+	if !isRPC(req.URL) {
+		if s.http == nil {
+			s.http = s.t.http.Session()
+		}
+		s.http.Do(ctx, req, out)
+		return
+	}
+	p, err := s.t.pool(req.URL)
+	if err != nil {
+		nhFail(out, err)
+		return
+	}
+	cc := p.conns[s.conn%len(p.conns)]
+	m, msg := req.rpc, req.wire
+	if m == nil { // built for this iteration
+		if m, err = s.t.types.method(ctx, p.addr, req.URL.Path, cc); err == nil {
+			msg, err = m.encode(req.Body)
+		}
+		if err != nil {
+			nhFail(out, &nhClassed{err: err, class: errProtocol})
+			return
+		}
+	}
+	call, cancel := context.WithTimeout(ctx, s.t.o.timeout())
+	defer cancel()
+	if len(req.Header) > 0 {
+		call = metadata.NewOutgoingContext(call, rpcMetadata(req))
+	}
+	var reply rawReply
+	out.Sent = Now()
+	err = cc.Invoke(call, m.path, rawMessage(msg), &reply, grpc.ForceCodecV2(rawCodec{}))
+	out.Done = Now()
+	out.BytesOut = int64(len(msg)) + 5 // the message and its frame's prefix
+	if ctx.Err() != nil && err != nil {
+		out.Error, out.Err = classify(ctx.Err()), err
+		return
+	}
+	out.Code = record.GRPCCode(uint32(status.Code(err)))
+	if err == nil {
+		out.BytesIn = int64(reply) + 5
+	}
+}
+
+// Close implements Session.
+func (s *rpcSession) Close() {
+	if s.http != nil {
+		s.http.Close()
+	}
+}
+
+// rpcMetadata turns a request's headers into a call's metadata, with
+// lower-case keys as HTTP/2 sends them.
+func rpcMetadata(req *Request) metadata.MD {
+	md := make(metadata.MD, len(req.Header))
+	for k, vs := range req.Header {
+		md.Append(k, vs...)
+	}
+	return md
+}
+
+// rawMessage is a request's encoded message, sent as it is.
+type rawMessage []byte
+
+// rawReply counts the bytes of a reply's message, which is discarded.
+type rawReply int
+
+// rawCodec sends encoded messages as they are and reads replies only to
+// count them: a call costs no encoding or decoding during the load.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(rawMessage)
+	if !ok {
+		return nil, fmt.Errorf("rawCodec: cannot send %T", v)
+	}
+	return mem.BufferSlice{mem.SliceBuffer(m)}, nil
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	r, ok := v.(*rawReply)
+	if !ok {
+		return fmt.Errorf("rawCodec: cannot read into %T", v)
+	}
+	*r = rawReply(data.Len())
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }

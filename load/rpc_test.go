@@ -1,0 +1,294 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	"github.com/latlab/latlab/record"
+)
+
+// echoServer answers every unary call with the request's own bytes (the
+// test protos' replies have their requests' layout), or with the status a
+// "x-status" metadata value names. It counts calls and connections.
+type echoServer struct {
+	addr  string
+	calls atomic.Int64
+	conns atomic.Int64
+	md    atomic.Value // the last call's metadata
+}
+
+// echoCodec hands a server the bytes of each message as they came.
+type echoCodec struct{}
+
+func (echoCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+
+func (echoCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+func (echoCodec) Name() string { return "proto" }
+
+type countingListener struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (l countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+func newEchoServer(t *testing.T) *echoServer {
+	t.Helper()
+	e := &echoServer{}
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(echoCodec{}), grpc.UnknownServiceHandler(func(_ any, st grpc.ServerStream) error {
+		e.calls.Add(1)
+		md, _ := metadata.FromIncomingContext(st.Context())
+		e.md.Store(md)
+		var msg []byte
+		if err := st.RecvMsg(&msg); err != nil {
+			return err
+		}
+		if v := md.Get("x-status"); len(v) > 0 {
+			var c codes.Code
+			if err := c.UnmarshalJSON([]byte(`"` + v[0] + `"`)); err != nil {
+				return err
+			}
+			return status.Error(c, "asked for")
+		}
+		return st.SendMsg(&msg)
+	}))
+	e.addr = serveRPC(t, srv, &e.conns)
+	return e
+}
+
+// newHealthServer serves grpc.health.v1.Health, with reflection when asked.
+func newHealthServer(t *testing.T, reflect bool) string {
+	t.Helper()
+	srv := grpc.NewServer()
+	hs := health.NewServer()
+	hs.SetServingStatus("down", healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(srv, hs)
+	if reflect {
+		reflection.Register(srv)
+	}
+	return serveRPC(t, srv, new(atomic.Int64))
+}
+
+func serveRPC(t *testing.T, srv *grpc.Server, conns *atomic.Int64) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(countingListener{ln, conns})
+	t.Cleanup(srv.Stop)
+	return ln.Addr().String()
+}
+
+func rpcTo(t *testing.T, raw, body string) Static {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Static{{URL: u, Header: http.Header{}, Body: []byte(body)}}
+}
+
+var greetProto = Options{Proto: []string{"testdata/rpc/greet.proto"}}
+
+func TestRPCProtoFile(t *testing.T) {
+	e := newEchoServer(t)
+	src := rpcTo(t, "grpc://"+e.addr+"/latlab.test.Greeter/SayHello", `{"name": "ada", "full": {"given": "Ada"}}`)
+	src[0].Header.Set("X-Trace", "t1")
+	o := greetProto
+	o.Connections = 2
+	res := attack(t, context.Background(), Config{Source: src, Model: Closed{Workers: 4}, Count: 200, Transport: o})
+	if res.Requests != 200 || res.Codes[record.GRPCOK] != 200 || res.Unsuccessful != 0 {
+		t.Errorf("requests %d, OK %d, unsuccessful %d; want 200, 200, 0 (codes %v, errors %v)",
+			res.Requests, res.Codes[record.GRPCOK], res.Unsuccessful, res.Codes, res.Errors)
+	}
+	if got := e.calls.Load(); got != 200 {
+		t.Errorf("server saw %d calls, want 200", got)
+	}
+	if got := e.conns.Load(); got != 2 {
+		t.Errorf("server saw %d connections, want the 2 asked for", got)
+	}
+	// {"name":"ada","full":{"given":"Ada"}} encodes to 12 bytes, sent and
+	// echoed, each with a 5-byte frame prefix.
+	if res.BytesOut != 200*17 || res.BytesIn != 200*17 {
+		t.Errorf("bytes out %d, in %d; want %d each", res.BytesOut, res.BytesIn, 200*17)
+	}
+	md, _ := e.md.Load().(metadata.MD)
+	if got := md.Get("x-trace"); len(got) != 1 || got[0] != "t1" {
+		t.Errorf("metadata x-trace = %q, want [t1]", got)
+	}
+}
+
+func TestRPCStatusCodes(t *testing.T) {
+	e := newEchoServer(t)
+	src := rpcTo(t, "grpc://"+e.addr+"/latlab.test.Greeter/SayHello", `{"name": "ada"}`)
+	src[0].Header.Set("X-Status", "UNAVAILABLE")
+	res := attack(t, context.Background(), Config{Source: src, Model: Closed{Workers: 2}, Count: 50, Transport: greetProto})
+	if got := res.Codes[record.GRPCCode(uint32(codes.Unavailable))]; got != 50 || res.Unsuccessful != 50 || res.ErrorsTotal != 0 {
+		t.Errorf("UNAVAILABLE %d, unsuccessful %d, errors %d; want 50, 50, 0 (codes %v)", got, res.Unsuccessful, res.ErrorsTotal, res.Codes)
+	}
+	sum, err := record.Summarize(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.StatusCodes["UNAVAILABLE"] != 50 {
+		t.Errorf("summary status codes %v, want UNAVAILABLE: 50", sum.StatusCodes)
+	}
+}
+
+func TestRPCReflection(t *testing.T) {
+	addr := newHealthServer(t, true)
+	for _, tc := range []struct {
+		body string
+		code codes.Code
+	}{{`{}`, codes.OK}, {`{"service": "down"}`, codes.OK}, {`{"service": "nope"}`, codes.NotFound}} {
+		src := rpcTo(t, "grpc://"+addr+"/grpc.health.v1.Health/Check", tc.body)
+		res := attack(t, context.Background(), Config{Source: src, Model: Open{Pacer: Constant{Rate: 1000}}, Count: 100})
+		if got := res.Codes[record.GRPCCode(uint32(tc.code))]; got != 100 {
+			t.Errorf("%s: %d calls ended %s, want 100 (codes %v, errors %v)", tc.body, got, tc.code, res.Codes, res.Errors)
+		}
+		if res.Latency.TotalCount() != 100 || res.Lag.TotalCount() != 100 {
+			t.Errorf("%s: latency and lag hold %d and %d, want 100", tc.body, res.Latency.TotalCount(), res.Lag.TotalCount())
+		}
+	}
+}
+
+// TestRPCBadInputs holds every wrong gRPC input to an error before the
+// load that names what is wrong.
+func TestRPCBadInputs(t *testing.T) {
+	e := newEchoServer(t)
+	plain := newHealthServer(t, false)
+	refl := newHealthServer(t, true)
+	greet := "grpc://" + e.addr + "/latlab.test.Greeter/"
+	for _, tc := range []struct {
+		name, url, body string
+		o               Options
+		want            []string
+	}{
+		{"method not in proto", greet + "SayBye", "", greetProto,
+			[]string{"service latlab.test.Greeter has no method SayBye", "Chat, SayHello"}},
+		{"service not in proto", "grpc://" + e.addr + "/latlab.test.Nope/SayHello", "", greetProto,
+			[]string{"testdata/rpc/greet.proto defines no service latlab.test.Nope", "latlab.test.Greeter"}},
+		{"field not in message", greet + "SayHello", `{"nam": "x"}`, greetProto,
+			[]string{"request body for latlab.test.Greeter/SayHello", `unknown field "nam"`}},
+		{"not JSON", greet + "SayHello", `name=x`, greetProto, []string{"request body for latlab.test.Greeter/SayHello"}},
+		{"no reflection, no proto", "grpc://" + plain + "/grpc.health.v1.Health/Check", "", Options{},
+			[]string{plain + " has no reflection service", "--proto"}},
+		{"service not served", "grpc://" + refl + "/grpc.health.v1.Nope/Check", "", Options{},
+			[]string{"serves no service grpc.health.v1.Nope", "grpc.health.v1.Health"}},
+		{"TLS to a cleartext server", "grpcs://" + e.addr + "/latlab.test.Greeter/SayHello", "", greetProto,
+			[]string{e.addr, "handshake"}},
+		{"streaming method", greet + "Chat", "", greetProto, []string{"Chat is a bidirectional streaming method"}},
+		{"bad path", "grpc://" + e.addr + "/SayHello", "", greetProto, []string{"want /package.Service/Method"}},
+		{"proto does not compile", greet + "SayHello", "", Options{Proto: []string{"testdata/rpc/missing.proto"}},
+			[]string{"proto: ", "missing.proto"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Attack(context.Background(), Config{Source: rpcTo(t, tc.url, tc.body), Model: Closed{Workers: 1}, Count: 1, Transport: tc.o})
+			if err == nil {
+				t.Fatal("the attack started")
+			}
+			t.Log(err)
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	if got := e.calls.Load(); got != 0 {
+		t.Errorf("the echo server saw %d calls; a refused attack sends none", got)
+	}
+}
+
+// TestRPCTimeout records a call past the timeout as DEADLINE_EXCEEDED, a
+// status like any other.
+func TestRPCTimeout(t *testing.T) {
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(echoCodec{}), grpc.UnknownServiceHandler(func(_ any, st grpc.ServerStream) error {
+		<-st.Context().Done()
+		return st.Context().Err()
+	}))
+	addr := serveRPC(t, srv, new(atomic.Int64))
+	o := greetProto
+	o.Timeout = 20 * time.Millisecond
+	res := attack(t, context.Background(), Config{Source: rpcTo(t, "grpc://"+addr+"/latlab.test.Greeter/SayHello", ""),
+		Model: Closed{Workers: 2}, Count: 4, Transport: o})
+	if got := res.Codes[record.GRPCCode(uint32(codes.DeadlineExceeded))]; got != 4 {
+		t.Errorf("DEADLINE_EXCEEDED %d, want 4 (codes %v, errors %v)", got, res.Codes, res.Errors)
+	}
+	if min := res.Service.Min(); time.Duration(min) < o.Timeout {
+		t.Errorf("a call ended after %s, before the %s timeout", time.Duration(min), o.Timeout)
+	}
+}
+
+func ExampleAttack_grpc() {
+	// A unary call of grpc.health.v1.Health/Check, its types asked of the
+	// server's reflection service, 1,000 times a second for a second.
+	u, _ := url.Parse("grpc://127.0.0.1:50051/grpc.health.v1.Health/Check")
+	res, err := Attack(context.Background(), Config{
+		Source:   Static{{URL: u, Body: []byte(`{"service": "shop"}`)}},
+		Model:    Open{Pacer: Constant{Rate: 1000}},
+		Duration: time.Second,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Codes[record.GRPCOK], "calls ended OK")
+}
+
+// TestRPCScenario runs a scenario that mixes an HTTP step and a gRPC step
+// whose message is templated per iteration.
+func TestRPCScenario(t *testing.T) {
+	e := newEchoServer(t)
+	srv := newCountingServer(t, 0)
+	text := "steps:\n" +
+		"  - {name: page, url: " + srv.URL + "/}\n" +
+		"  - name: greet\n" +
+		"    url: grpc://" + e.addr + "/latlab.test.Greeter/SayHello\n" +
+		"    headers: {x-iter: '{{.Iter}}'}\n" +
+		"    body: '{\"name\": \"user {{.Iter}}\"}'\n"
+	sc, err := ParseScenario("s.yaml", []byte(text), fakeFiles(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := attack(t, context.Background(), Config{Source: sc, Model: Closed{Workers: 2}, Count: 20, Transport: greetProto})
+	if res.Codes[200] != 20 || res.Codes[record.GRPCOK] != 20 {
+		t.Errorf("codes %v, want 200: 20 and OK: 20", res.Codes)
+	}
+	if got := e.calls.Load(); got != 20 {
+		t.Errorf("gRPC server saw %d calls, want 20", got)
+	}
+	md, _ := e.md.Load().(metadata.MD)
+	if got := md.Get("x-iter"); len(got) != 1 {
+		t.Errorf("metadata x-iter = %q, want one value", got)
+	}
+}

@@ -1,0 +1,228 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
+	"github.com/jhump/protoreflect/v2/grpcreflect"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/latlab/latlab/record"
+)
+
+// An rpcMethod is a gRPC method whose types are known: the path its calls
+// go to and the descriptor that turns a JSON request into its message.
+type rpcMethod struct {
+	path string // "/package.Service/Method"
+	desc protoreflect.MethodDescriptor
+}
+
+// encode returns the binary message of a request given as JSON (protobuf's
+// JSON mapping); an empty body is the empty message.
+func (m *rpcMethod) encode(body []byte) ([]byte, error) {
+	msg := dynamicpb.NewMessage(m.desc.Input())
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := protojson.Unmarshal(body, msg); err != nil {
+			msg := err.Error()
+			if rest, ok := strings.CutPrefix(msg, "proto:"); ok {
+				msg = strings.TrimSpace(rest) // the space after it may be a non-breaking one
+			}
+			return nil, fmt.Errorf("request body for %s: %s", m.path[1:], msg)
+		}
+	}
+	return proto.Marshal(msg)
+}
+
+// kind names the method's streaming, "" for unary.
+func (m *rpcMethod) kind() string {
+	switch c, s := m.desc.IsStreamingClient(), m.desc.IsStreamingServer(); {
+	case c && s:
+		return "bidirectional streaming"
+	case c:
+		return "client streaming"
+	case s:
+		return "server streaming"
+	}
+	return ""
+}
+
+// rpcTypes finds gRPC methods' types: in the .proto files given, compiled
+// once, or else from each server's reflection service.
+type rpcTypes struct {
+	files  linker.Files // nil: ask the servers
+	names  string       // the files, for messages
+	mu     sync.Mutex
+	cached map[string]*rpcMethod // by address and path
+}
+
+// newRPCTypes compiles the .proto files, looking for them and their
+// imports in the import paths (the files' own folders when none are
+// given). No files means the types come from reflection.
+func newRPCTypes(files, importPaths []string) (*rpcTypes, error) {
+	t := &rpcTypes{cached: map[string]*rpcMethod{}, names: strings.Join(files, ", ")}
+	if len(files) == 0 {
+		return t, nil
+	}
+	paths, names := rpcImportPaths(files, importPaths)
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: paths}),
+	}
+	fs, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		return nil, &OptionError{Option: "proto", Msg: err.Error()}
+	}
+	t.files = fs
+	return t, nil
+}
+
+// rpcImportPaths returns where to look for files and their imports, and
+// the files' names relative to those paths. Without import paths, each
+// file is found in its own folder.
+func rpcImportPaths(files, importPaths []string) (paths, names []string) {
+	if len(importPaths) > 0 {
+		return importPaths, files
+	}
+	for _, f := range files {
+		dir, name := ".", f
+		if i := strings.LastIndexByte(f, '/'); i >= 0 {
+			dir, name = f[:i], f[i+1:]
+			if dir == "" {
+				dir = "/"
+			}
+		}
+		if !slices.Contains(paths, dir) {
+			paths = append(paths, dir)
+		}
+		names = append(names, name)
+	}
+	return paths, names
+}
+
+// method returns the method a request's path names, on the server at
+// addr through cc when it must be asked.
+func (t *rpcTypes) method(ctx context.Context, addr, path string, cc grpc.ClientConnInterface) (*rpcMethod, error) {
+	key := path
+	if t.files == nil {
+		key = addr + path
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m := t.cached[key]; m != nil {
+		return m, nil
+	}
+	svc, name, err := splitRPCPath(path)
+	if err != nil {
+		return nil, err
+	}
+	var sd protoreflect.ServiceDescriptor
+	if t.files != nil {
+		sd, err = t.fileService(svc)
+	} else {
+		sd, err = reflectService(ctx, addr, svc, cc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	md := sd.Methods().ByName(protoreflect.Name(name))
+	if md == nil {
+		return nil, fmt.Errorf("service %s has no method %s (it has %s)", svc, name, listNames(sd.Methods()))
+	}
+	m := &rpcMethod{path: path, desc: md}
+	t.cached[key] = m
+	return m, nil
+}
+
+// fileService finds a service in the compiled files.
+func (t *rpcTypes) fileService(svc string) (protoreflect.ServiceDescriptor, error) {
+	d, err := t.files.AsResolver().FindDescriptorByName(protoreflect.FullName(svc))
+	if sd, ok := d.(protoreflect.ServiceDescriptor); ok && err == nil {
+		return sd, nil
+	}
+	var all []string
+	for _, f := range t.files {
+		for i := range f.Services().Len() {
+			all = append(all, string(f.Services().Get(i).FullName()))
+		}
+	}
+	return nil, fmt.Errorf("%s defines no service %s (services: %s)", t.names, svc, orNone(all))
+}
+
+// reflectService asks the server at addr for a service's descriptor.
+func reflectService(ctx context.Context, addr, svc string, cc grpc.ClientConnInterface) (protoreflect.ServiceDescriptor, error) {
+	rc := grpcreflect.NewClientAuto(ctx, cc)
+	defer rc.Reset()
+	fd, err := rc.FileContainingSymbol(protoreflect.FullName(svc))
+	if err != nil {
+		switch {
+		case status.Code(err) == codes.Unimplemented:
+			return nil, fmt.Errorf("%s has no reflection service; give the method's types with --proto FILE (load.proto in a spec)", addr)
+		case grpcreflect.IsElementNotFoundError(err):
+			names, _ := rc.ListServices()
+			all := make([]string, len(names))
+			for i, n := range names {
+				all[i] = string(n)
+			}
+			return nil, fmt.Errorf("%s serves no service %s (services: %s)", addr, svc, orNone(all))
+		}
+		if s, ok := status.FromError(err); ok {
+			return nil, fmt.Errorf("asking %s for %s by reflection: %s: %s", addr, svc, rpcCodeName(s.Code()), s.Message())
+		}
+		return nil, fmt.Errorf("asking %s for %s by reflection: %w", addr, svc, err)
+	}
+	sd := fd.Services().ByName(protoreflect.FullName(svc).Name())
+	if sd == nil {
+		return nil, fmt.Errorf("%s: the file %s it gave for %s defines no such service", addr, fd.Path(), svc)
+	}
+	return sd, nil
+}
+
+// splitRPCPath splits "/package.Service/Method".
+func splitRPCPath(path string) (svc, method string, err error) {
+	svc, method, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if !ok || svc == "" || method == "" || strings.Contains(method, "/") {
+		return "", "", fmt.Errorf("gRPC path %q: want /package.Service/Method", path)
+	}
+	return svc, method, nil
+}
+
+// checkRPCPath returns why a grpc URL's path names no method, or "".
+func checkRPCPath(path string) string {
+	if _, _, err := splitRPCPath(path); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func listNames(ms protoreflect.MethodDescriptors) string {
+	names := make([]string, ms.Len())
+	for i := range names {
+		names[i] = string(ms.Get(i).Name())
+	}
+	return orNone(names)
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// rpcCodeName names a gRPC status code as the specification spells it.
+func rpcCodeName(c codes.Code) string { return record.CodeName(record.GRPCCode(uint32(c))) }
+
+var errRPCStreaming = errors.New("streaming calls are not sent yet: latlab sends unary gRPC calls")
