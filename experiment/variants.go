@@ -208,6 +208,27 @@ func listening(url string) string {
 	return addr
 }
 
+// waitListening waits until addr accepts connections: a gRPC target
+// latlab started is ready once it listens, since an HTTP GET is no call
+// it would answer.
+func waitListening(ctx context.Context, addr string, limit time.Duration, exited <-chan struct{}) error {
+	var d net.Dialer
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not accept connections within %s (last: %v)", addr, limit, err)
+		case <-exited:
+			return fmt.Errorf("the start command exited before %s accepted connections (last: %v)", addr, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // stop ends the start command's process group: SIGTERM, then SIGKILL to
 // whatever of the group is left after 5 s (a reaper ends its tree within
 // graph.ReapGrace, before that). It returns when the whole group
@@ -330,6 +351,9 @@ func waitReady(ctx context.Context, url string, limit time.Duration, anyAnswer b
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	if u, err := neturl.Parse(url); err == nil && (u.Scheme == "grpc" || u.Scheme == "grpcs") {
+		return waitListening(ctx, u.Host, limit, exited)
+	}
 	var client *http.Client
 	var last string
 	for {

@@ -50,6 +50,8 @@ type Settings struct {
 	Client      string        `spec:"client"`  // HTTP/1.1 client: LeanClient or NetHTTPClient; "" is lean
 	Insecure    bool          `spec:"insecure"`
 	CACert      string        `spec:"cacert"` // PEM file of roots to trust instead of the system's; read when the load starts
+	Proto       []string      `spec:"proto"`        // .proto files of gRPC methods' types; none asks the servers' reflection
+	ImportPaths []string      `spec:"import_paths"` // where Proto's files and their imports are found; none: each file's folder
 
 	Stages     []Stage       `spec:"-"` // open: from the first rate along these stages, instead of holding it
 	Seed       uint64        `spec:"-"` // seed of Poisson arrivals
@@ -59,8 +61,6 @@ type Settings struct {
 	Key        string        `spec:"-"` // PEM key of Cert
 	Samples    int64         `spec:"-"` // measured requests kept raw (Result.Raw); 0 keeps none
 
-	Proto       []string `spec:"-"` // .proto files of gRPC methods' types; none asks the servers' reflection
-	ImportPaths []string `spec:"-"` // where Proto's files and their imports are found; none: each file's folder
 
 	inputs *Inputs // what the files and codes parse to, shared by copies
 }

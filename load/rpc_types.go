@@ -1,9 +1,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -76,39 +79,70 @@ func newRPCTypes(files, importPaths []string) (*rpcTypes, error) {
 	if len(files) == 0 {
 		return t, nil
 	}
-	paths, names := rpcImportPaths(files, importPaths)
-	c := protocompile.Compiler{
-		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: paths}),
-	}
-	fs, err := c.Compile(context.Background(), names...)
+	fs, err := compileProto(files, importPaths, nil)
 	if err != nil {
-		return nil, &OptionError{Option: "proto", Msg: err.Error()}
+		return nil, err
 	}
 	t.files = fs
 	return t, nil
 }
 
+// CompileProto compiles .proto files as a gRPC load would, looking for
+// them and their imports in importPaths (each file's own folder when none
+// are given), and reading each with read (nil: from disk). Its error names
+// the file, line and column at fault. A spec's parse calls it to check the
+// files and to learn every file a load pod must be sent.
+func CompileProto(files, importPaths []string, read func(path string) ([]byte, error)) error {
+	_, err := compileProto(files, importPaths, read)
+	return err
+}
+
+func compileProto(files, importPaths []string, read func(path string) ([]byte, error)) (linker.Files, error) {
+	paths, names := rpcImportPaths(files, importPaths)
+	src := &protocompile.SourceResolver{ImportPaths: paths}
+	if read != nil {
+		src.Accessor = func(path string) (io.ReadCloser, error) {
+			data, err := read(path)
+			if err != nil {
+				return nil, err
+			}
+			return io.NopCloser(bytes.NewReader(data)), nil
+		}
+	}
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(src)}
+	fs, err := c.Compile(context.Background(), names...)
+	if err != nil {
+		return nil, &OptionError{Option: "proto", Msg: err.Error()}
+	}
+	return fs, nil
+}
+
 // rpcImportPaths returns where to look for files and their imports, and
-// the files' names relative to those paths. Without import paths, each
-// file is found in its own folder.
+// the files' names as the compiler is to find them there. Without import
+// paths, each file is found in its own folder; with them, as protoc does,
+// a file under one of them is named from there, and any other as given.
 func rpcImportPaths(files, importPaths []string) (paths, names []string) {
-	if len(importPaths) > 0 {
-		return importPaths, files
+	if len(importPaths) == 0 {
+		for _, f := range files {
+			dir := filepath.Dir(f)
+			if !slices.Contains(paths, dir) {
+				paths = append(paths, dir)
+			}
+			names = append(names, filepath.Base(f))
+		}
+		return paths, names
 	}
 	for _, f := range files {
-		dir, name := ".", f
-		if i := strings.LastIndexByte(f, '/'); i >= 0 {
-			dir, name = f[:i], f[i+1:]
-			if dir == "" {
-				dir = "/"
+		name := f
+		for _, p := range importPaths {
+			if rel, err := filepath.Rel(p, f); err == nil && filepath.IsLocal(rel) {
+				name = rel
+				break
 			}
 		}
-		if !slices.Contains(paths, dir) {
-			paths = append(paths, dir)
-		}
-		names = append(names, name)
+		names = append(names, filepath.ToSlash(name))
 	}
-	return paths, names
+	return importPaths, names
 }
 
 // method returns the method a request's path names, on the server at

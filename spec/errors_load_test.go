@@ -215,7 +215,7 @@ func TestParseSpecLoadErrors(t *testing.T) {
 		{
 			name: "success not codes",
 			spec: loadBase + "  success: 2xx\n",
-			want: "spec.yaml:8: load.success: \"2xx\" is not a status code (100 to 999)",
+			want: "spec.yaml:8: load.success: \"2xx\" is not a status code (100 to 999, or a gRPC status such as OK or UNAVAILABLE)",
 		},
 		{
 			name: "http2 and h2c",

@@ -203,12 +203,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{
 			name: "target not http",
 			spec: varBase + "    target: ftp://127.0.0.1/\n",
-			want: "spec.yaml:7: variants[0].target: expected an absolute http or https URL, got \"ftp://127.0.0.1/\"",
+			want: "spec.yaml:7: variants[0].target: expected an absolute http, https, grpc or grpcs URL, got \"ftp://127.0.0.1/\"",
 		},
 		{
 			name: "target without scheme",
 			spec: varBase + "    target: 127.0.0.1:9000\n",
-			want: "spec.yaml:7: variants[0].target: expected an absolute http or https URL, got \"127.0.0.1:9000\"; did you mean \"http://127.0.0.1:9000\"?",
+			want: "spec.yaml:7: variants[0].target: expected an absolute http, https, grpc or grpcs URL, got \"127.0.0.1:9000\"; did you mean \"http://127.0.0.1:9000\"?",
 		},
 		{
 			name: "ready with graph",

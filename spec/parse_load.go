@@ -126,6 +126,9 @@ func (d *decoder) buildLoad(es []entry, base scope, check bool) Load {
 		given[e.key] = e
 		d.loadField(&l, e, &dec)
 	}
+	if e, ok := given["proto"]; ok && len(l.Proto) > 0 {
+		d.proto(&l, e)
+	}
 	wrong := d.validate(&l, given, dec, base)
 	l.Method = strings.ToUpper(l.Method) // once judged a token as written
 	if !check {
@@ -301,6 +304,18 @@ func (d *decoder) loadConnection(l *Load, e entry, dec *decoding) bool {
 		// Read when a trial starts: a variant's start may make it, as a
 		// server with a CA of its own does.
 		l.CACert, _ = d.trialFile(v, f)
+	case "proto":
+		d.list(v, f, "file", func(i int, n *yaml.Node) {
+			if _, resolved, _, ok := d.file(n, index(f, i)); ok {
+				l.Proto = append(l.Proto, resolved)
+			}
+		})
+	case "import_paths":
+		d.list(v, f, "folder", func(i int, n *yaml.Node) {
+			if p, ok := d.specPath(n, index(f, i)); ok {
+				l.ImportPaths = append(l.ImportPaths, p)
+			}
+		})
 	default:
 		return false
 	}

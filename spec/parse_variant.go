@@ -70,7 +70,7 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 			v.Graph, v.Topology = d.topology(val, f)
 			ok = v.Topology != nil
 		case "target":
-			v.Target, ok = d.url(val, f)
+			v.Target, ok = d.Target(val, f)
 		case "start":
 			v.Start, ok = d.command(val, f)
 		case "setup":

@@ -174,6 +174,19 @@ var specDocsLoad = map[string]specDoc{
 		example: "cacert: certs/ca.pem",
 	},
 
+	"load.proto": {
+		typ:     "list of file paths",
+		doc:     "The .proto files that give the types of a grpc:// or grpcs:// target's method, compiled when the spec is read (an error names the file, line and column) and sent, with every file they import, to a load pod. Left out, the types are asked of the server's reflection service before the load.",
+		def:     "the server's reflection service",
+		example: "proto: [protos/shop.proto]",
+	},
+	"load.import_paths": {
+		typ:     "list of folder paths",
+		doc:     "Where the proto files and their imports are found, as protoc's -I: a proto file under one of them is named from there. Left out, each file is found in its own folder.",
+		def:     "each proto file's folder",
+		example: "import_paths: [protos, third_party]",
+	},
+
 	"load.on": {
 		doc:     "Where each trial's load runs: kubernetes runs it in a pod of the cluster (a Job running latlab agent, reached through the API server), local here. image, namespace, node_selector, tolerations and resources need `on: kubernetes`, and so does a variant `on: kubernetes`, whose services answer inside the cluster only.",
 		def:     "local",

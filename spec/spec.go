@@ -98,7 +98,7 @@ type CPUs struct {
 type Variant struct {
 	Name         string          `spec:"name"`
 	Graph        string          `spec:"graph"`     // topology file, as written; see Spec.Path
-	Target       string          `spec:"target"`    // absolute http or https URL
+	Target       string          `spec:"target"`    // absolute http, https, grpc or grpcs URL
 	Start        string          `spec:"start"`     // long-running command (sh -c) latlab starts in the spec's folder, stops at teardown, and takes down with it
 	Setup        string          `spec:"setup"`     // shell command (sh -c) run in the spec's folder to set the variant up
 	Teardown     string          `spec:"teardown"`  // shell command (sh -c) run in the spec's folder to tear it down

@@ -251,6 +251,20 @@ func (d *Decoder) URL(n *yaml.Node, field string) (string, bool) {
 	return s, true
 }
 
+// Target decodes the scalar n as the URL of a load's requests (see
+// ParseTarget).
+func (d *Decoder) Target(n *yaml.Node, field string) (string, bool) {
+	s, ok := d.Text(n, field)
+	if !ok {
+		return "", false
+	}
+	if _, msg := ParseTarget(s); msg != "" {
+		d.Errorf(n, field, "%s", msg)
+		return "", false
+	}
+	return s, true
+}
+
 // ParseURL parses s as an absolute http or https URL. On failure it
 // returns a message saying why, the same wherever a URL is read (the
 // command line, a spec, a targets or scenario file); one without a scheme
@@ -294,6 +308,8 @@ func ParseTarget(s string) (*url.URL, string) {
 	switch {
 	case u.Host == "":
 		return nil, fmt.Sprintf("%q names no server: want %s://HOST:PORT/package.Service/Method", s, u.Scheme)
+	case u.Port() == "":
+		return nil, fmt.Sprintf("%q names no port: want %s://HOST:PORT/package.Service/Method", s, u.Scheme)
 	case !ok || svc == "" || method == "" || strings.Contains(method, "/"):
 		return nil, fmt.Sprintf("%q names no gRPC method: want %s://HOST:PORT/package.Service/Method", s, u.Scheme)
 	case u.RawQuery != "" || u.Fragment != "":

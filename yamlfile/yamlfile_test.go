@@ -87,6 +87,7 @@ func TestParseTarget(t *testing.T) {
 		{"https://example.test/", ""},
 		{"grpc://127.0.0.1:50051/pkg.Svc/Method", ""},
 		{"grpcs://svc.ns:443/Svc/Method", ""},
+		{"grpc://svc.ns/Svc/Method", `"grpc://svc.ns/Svc/Method" names no port: want grpc://HOST:PORT/package.Service/Method`},
 		{"127.0.0.1:8080/x", `expected an absolute http, https, grpc or grpcs URL, got "127.0.0.1:8080/x"; did you mean "http://127.0.0.1:8080/x"?`},
 		{"ftp://h/x", `expected an absolute http, https, grpc or grpcs URL, got "ftp://h/x"`},
 		{"grpc:///pkg.Svc/Method", `"grpc:///pkg.Svc/Method" names no server: want grpc://HOST:PORT/package.Service/Method`},

@@ -26,7 +26,7 @@ func TestAttackFirstProblem(t *testing.T) {
 		{[]string{"-r", "10", "--pool", "0"}, "--pool: want at least 1, got 0"},
 		{[]string{"-n", "-1", "-d", "0"}, "-n: want a positive number of requests, got -1"},
 		{[]string{"-d", "0", "--interval", "0"}, "-d: want a positive duration, got 0s"},
-		{[]string{"--success", "99", "--timeout", "0"}, `--success: "99" is not a status code (100 to 999)`},
+		{[]string{"--success", "99", "--timeout", "0"}, `--success: "99" is not a status code (100 to 999, or a gRPC status such as OK or UNAVAILABLE)`},
 		{[]string{"--streams", "0", "--http2", "--h2c"}, "--streams: want at least 1, got 0"},
 		{[]string{"--http2", "--h2c", "--client", "x"}, "give --http2 (over TLS) or --h2c (cleartext), not both"},
 		{[]string{"--samples", "-1", "--client", "x"}, `--client: want lean or nethttp, got "x"`},

@@ -51,7 +51,7 @@ func TestAttackBadInput(t *testing.T) {
 	}{
 		{"unknown flag", []string{url, "-n", "1", "--bogus"}, []string{"unknown flag: --bogus"}},
 		{"mistyped flag", []string{url, "-n", "1", "--warmpu", "1s"}, []string{"unknown flag: --warmpu; did you mean --warmup?"}},
-		{"ftp URL", []string{"ftp://x", "-n", "1"}, []string{`URL: expected an absolute http or https URL, got "ftp://x"`}},
+		{"ftp URL", []string{"ftp://x", "-n", "1"}, []string{`URL: expected an absolute http, https, grpc or grpcs URL, got "ftp://x"`}},
 		{"not a URL", []string{"not a url", "-n", "1"}, []string{`got "not a url"`}},
 		{"URL without host", []string{"http:///path", "-n", "1"}, []string{`got "http:///path"`}},
 		{"URL without scheme", []string{"127.0.0.1:18080/x", "-n", "1"}, []string{`did you mean "http://127.0.0.1:18080/x"?`}},
