@@ -147,6 +147,10 @@ type Inputs struct {
 	Body     []byte     // BodyFile's contents
 	Targets  []*Request // Targets' requests; never sent themselves, only copied
 	Scenario *Scenario
+	// Proto holds the .proto files Proto's compile read, imports
+	// included, by the path the compiler opened: a load built from a
+	// spec compiles them again from here, never from disk.
+	Proto map[string][]byte
 }
 
 // Inputs returns what s's files were read into, shared by the copies of

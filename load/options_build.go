@@ -65,6 +65,7 @@ func (s *Settings) Transport() (Options, error) {
 		NetHTTP:     s.Client == NetHTTPClient,
 		Proto:       s.Proto,
 		ImportPaths: s.ImportPaths,
+		ProtoFiles:  s.Inputs().Proto,
 	}, nil
 }
 

@@ -56,7 +56,7 @@ type rpcPool struct {
 }
 
 func newRPC(o Options, http Transport) (*rpcTransport, error) {
-	types, err := newRPCTypes(o.Proto, o.ImportPaths)
+	types, err := newRPCTypes(o.Proto, o.ImportPaths, o.ProtoFiles)
 	if err != nil {
 		return nil, err
 	}

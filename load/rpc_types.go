@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,16 +75,25 @@ type rpcTypes struct {
 // newRPCTypes compiles the .proto files, looking for them and their
 // imports in the import paths (the files' own folders when none are
 // given). No files means the types come from reflection.
-func newRPCTypes(files, importPaths []string) (*rpcTypes, error) {
+func newRPCTypes(files, importPaths []string, read map[string][]byte) (*rpcTypes, error) {
 	t := &rpcTypes{cached: map[string]*rpcMethod{}, names: strings.Join(files, ", ")}
 	if len(files) == 0 {
 		return t, nil
 	}
-	fs, err := compileProto(files, importPaths, nil)
+	var open func(string) ([]byte, error)
+	if read != nil {
+		open = func(path string) ([]byte, error) {
+			if data, ok := read[path]; ok {
+				return data, nil
+			}
+			return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+		}
+	}
+	compiled, err := compileProto(files, importPaths, open)
 	if err != nil {
 		return nil, err
 	}
-	t.files = fs
+	t.files = compiled
 	return t, nil
 }
 
@@ -110,11 +120,11 @@ func compileProto(files, importPaths []string, read func(path string) ([]byte, e
 		}
 	}
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(src)}
-	fs, err := c.Compile(context.Background(), names...)
+	compiled, err := c.Compile(context.Background(), names...)
 	if err != nil {
 		return nil, &OptionError{Option: "proto", Msg: err.Error()}
 	}
-	return fs, nil
+	return compiled, nil
 }
 
 // rpcImportPaths returns where to look for files and their imports, and

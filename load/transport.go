@@ -45,6 +45,9 @@ type Options struct {
 	// server's reflection service is asked.
 	Proto       []string
 	ImportPaths []string
+	// ProtoFiles, when set, holds every file compiling Proto reads, by
+	// path (see Inputs.Proto); nothing is read from disk then.
+	ProtoFiles map[string][]byte
 }
 
 func (o Options) timeout() time.Duration {

@@ -18,23 +18,14 @@ func (d *decoder) proto(l *Load, e entry) {
 	for _, p := range l.Proto {
 		named[filepath.Clean(p)] = true
 	}
+	in := l.Settings().Inputs()
+	in.Proto = map[string][]byte{}
 	read := func(path string) ([]byte, error) {
-		if named[filepath.Clean(path)] {
-			if data := d.read(path); data.err == nil {
-				return data.data, nil
-			}
+		data, err := d.readProto(path, named, e)
+		if err == nil {
+			in.Proto[path] = data
 		}
-		written := d.written(path)
-		if err := d.outside(written, path); err != nil {
-			return nil, err
-		}
-		data := d.read(path)
-		if data.err == nil {
-			sum := Sum(data.data)
-			d.sums[written] = sum
-			d.refs = append(d.refs, FileRef{Written: written, Resolved: path, Line: e.v.Line, Field: f, Sum: sum})
-		}
-		return data.data, data.err
+		return data, err
 	}
 	if err := load.CompileProto(l.Proto, l.ImportPaths, read); err != nil {
 		msg := err.Error()
@@ -43,6 +34,28 @@ func (d *decoder) proto(l *Load, e entry) {
 		}
 		d.errorf(e.v, f, "%s", msg)
 	}
+}
+
+// readProto reads a file the compile of a load's proto files opens: one
+// of them, read as the proto field was decoded, or an import, recorded
+// here as one the bundle carries.
+func (d *decoder) readProto(path string, named map[string]bool, e entry) ([]byte, error) {
+	if named[filepath.Clean(path)] {
+		if f := d.read(path); f.err == nil {
+			return f.data, nil
+		}
+	}
+	written := d.written(path)
+	if err := d.outside(written, path); err != nil {
+		return nil, err
+	}
+	f := d.read(path)
+	if f.err == nil {
+		sum := Sum(f.data)
+		d.sums[written] = sum
+		d.refs = append(d.refs, FileRef{Written: written, Resolved: path, Line: e.v.Line, Field: e.path(), Sum: sum})
+	}
+	return f.data, f.err
 }
 
 // written returns how the spec would name a file it resolved to path:

@@ -70,6 +70,9 @@ func TestParseSpecProto(t *testing.T) {
 		}
 	}
 	l := s.Variants[0].Load
+	if got := len(l.Settings().Inputs().Proto); got != 2 {
+		t.Errorf("the load holds %d proto files read, want 2: a load built in a bundle's folder compiles them after the folder is gone", got)
+	}
 	if len(l.Proto) != 1 || !strings.HasSuffix(l.Proto[0], "protos/greet.proto") || len(l.ImportPaths) != 1 {
 		t.Errorf("proto %q, import paths %q", l.Proto, l.ImportPaths)
 	}

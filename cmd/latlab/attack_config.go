@@ -124,6 +124,8 @@ func optionFlag(option string) string {
 		return "-d"
 	case "method":
 		return "-m"
+	case "import_paths":
+		return "--import-path"
 	}
 	return "--" + strings.ReplaceAll(option, "_", "-")
 }

@@ -93,6 +93,21 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		}
 		ld.Add(file.key, rel)
 	}
+	for _, files := range []struct {
+		key   string
+		paths []string
+	}{{"proto", f.Proto}, {"import_paths", f.ImportPaths}} {
+		if len(files.paths) == 0 {
+			continue
+		}
+		rels := make([]string, len(files.paths))
+		for i, p := range files.paths {
+			if rels[i], err = spec.RelPath(dir, p); err != nil {
+				return nil, t, usagef("%s: %v", optionFlag(files.key), err)
+			}
+		}
+		ld.Add(files.key, rels)
+	}
 	doc := (&spec.Map{}).Add("version", 1).Add("name", podExperiment).
 		Add("variants", []*spec.Map{(&spec.Map{}).Add("name", podExperiment).Add("target", target)}).
 		Add("load", ld)
@@ -110,7 +125,7 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 // rather than as spec.AddOptions does: the mode and its levels, what a spec
 // says otherwise than the flags (the headers, the files by their path
 // from the spec), and the path, which the URL holds.
-var podWritten = []string{"mode", "rates", "concurrency", "ramp", "headers", "body_file", "targets", "scenario", "cacert", "path"}
+var podWritten = []string{"mode", "rates", "concurrency", "ramp", "headers", "body_file", "targets", "scenario", "cacert", "path", "proto", "import_paths"}
 
 // podHeaders returns the -H headers as a spec's headers: by name, in
 // the order given, with Host among them. A spec holds one value per
