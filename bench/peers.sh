@@ -42,6 +42,8 @@
 #             pinned and once on all CPUs
 #   n1m       closed loop, 300 connections, N requests: wall time, peak RSS
 #             (wrk cannot stop after N requests, so it sits this one out)
+#   grpc      (not by default) latlab beside ghz over gRPC: bench/grpc.sh
+#             with these rounds, seconds and pinning
 #   ladder    open loop at each rate of the ladder for S seconds: latlab,
 #             wrk2, oha and fortio; per tool and rate the achieved rate and
 #             latency p50/p99 from the intended send time; each tool's
@@ -96,7 +98,7 @@ for v in "$rounds" "$secs" "$n1m_requests"; do
   [[ $v =~ ^[1-9][0-9]*$ ]] || die "--rounds, --seconds and --requests take a positive integer, not $v"
 done
 for s in $scenarios; do
-  case "$s" in closed50 | closed1 | open20k | n1m | ladder) ;; *) die "unknown scenario $s" ;; esac
+  case "$s" in closed50 | closed1 | open20k | n1m | ladder | grpc) ;; *) die "unknown scenario $s" ;; esac
 done
 ladder_rates=${ladder_rates//,/ }
 for v in $ladder_rates "$ladder_max" "$ladder_conns"; do
@@ -673,6 +675,12 @@ for sc in $scenarios; do
     echo "  Latency runs from the intended send time, except fortio's: from the moment it actually sent the"
     echo "  request, so fortio's latency leaves out how late a request left; falling behind shows in its sent/s."
     [ "$top" = 1 ] && echo "  The ladder stopped at $rate req/s (--rates, --step, --max-rate) before every tool fell short."
+    ;;
+  grpc)
+    echo
+    args=(--rounds "$rounds" --seconds "$secs")
+    [ "$pin" = 1 ] || args+=(--no-pin)
+    "$root/bench/grpc.sh" "${args[@]}" 2>/dev/null | sed 's/^# /## /'
     ;;
   esac
 done
