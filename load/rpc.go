@@ -145,7 +145,7 @@ func (p *rpcPool) ready(ctx context.Context) error {
 			if s == connectivity.TransientFailure {
 				// A call that does not wait for a ready connection fails
 				// at once with the connection's last error.
-				err := cc.Invoke(ctx, "/latlab.Probe/Ready", rawMessage(nil), new(rawReply), grpc.ForceCodecV2(rawCodec{}))
+				err := cc.Invoke(ctx, "/latlab.Probe/Ready", new(rawMessage), new(rawReply), rawCall...)
 				if st, ok := status.FromError(err); ok && st.Code() == codes.Unavailable {
 					return fmt.Errorf("%s: %s", p.addr, st.Message())
 				}
@@ -194,10 +194,18 @@ func (t *rpcTransport) prepare(req *Request) error {
 // An rpcSession sends one call at a time on one of each server's
 // connections.
 type rpcSession struct {
-	t    *rpcTransport
-	conn int
-	http Session // for the requests that are not gRPC calls; opened on first use
+	t     *rpcTransport
+	conn  int
+	http  Session    // for the requests that are not gRPC calls; opened on first use
+	msg   rawMessage // the call's message and reply, kept here so that a call allocates neither
+	reply rawReply
+
+	last    *rpcPool // the pool of the last call's URL, which a Static source's calls share
+	lastURL *url.URL
 }
+
+// rawCall are the options of every call: messages go as they are.
+var rawCall = []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})}
 
 // Do implements Session. A call that ends is counted by its gRPC status
 // (record.GRPCCode): the server's or, when the call failed on the way,
@@ -211,13 +219,18 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		s.http.Do(ctx, req, out)
 		return
 	}
-	p, err := s.t.pool(req.URL)
-	if err != nil {
-		nhFail(out, err)
-		return
+	p := s.last
+	if p == nil || s.lastURL != req.URL {
+		var err error
+		if p, err = s.t.pool(req.URL); err != nil {
+			nhFail(out, err)
+			return
+		}
+		s.last, s.lastURL = p, req.URL
 	}
 	cc := p.conns[s.conn%len(p.conns)]
 	m, msg := req.rpc, req.wire
+	var err error
 	if m == nil { // built for this iteration
 		if m, err = s.t.types.method(ctx, p.addr, req.URL.Path, cc); err == nil {
 			msg, err = m.encode(req.Body)
@@ -232,9 +245,9 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	if len(req.Header) > 0 {
 		call = metadata.NewOutgoingContext(call, rpcMetadata(req))
 	}
-	var reply rawReply
+	s.msg = msg
 	out.Sent = Now()
-	err = cc.Invoke(call, m.path, rawMessage(msg), &reply, grpc.ForceCodecV2(rawCodec{}))
+	err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
 	out.Done = Now()
 	out.BytesOut = int64(len(msg)) + 5 // the message and its frame's prefix
 	if ctx.Err() != nil && err != nil {
@@ -243,7 +256,7 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	}
 	out.Code = record.GRPCCode(uint32(status.Code(err)))
 	if err == nil {
-		out.BytesIn = int64(reply) + 5
+		out.BytesIn = int64(s.reply) + 5
 	}
 }
 
@@ -275,11 +288,11 @@ type rawReply int
 type rawCodec struct{}
 
 func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
-	m, ok := v.(rawMessage)
+	m, ok := v.(*rawMessage)
 	if !ok {
 		return nil, fmt.Errorf("rawCodec: cannot send %T", v)
 	}
-	return mem.BufferSlice{mem.SliceBuffer(m)}, nil
+	return mem.BufferSlice{mem.SliceBuffer(*m)}, nil
 }
 
 func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,7 +61,7 @@ func (l countingListener) Accept() (net.Conn, error) {
 	return c, err
 }
 
-func newEchoServer(t *testing.T) *echoServer {
+func newEchoServer(t testing.TB) *echoServer {
 	t.Helper()
 	e := &echoServer{}
 	srv := grpc.NewServer(grpc.ForceServerCodecV2(echoCodec{}), grpc.UnknownServiceHandler(func(_ any, st grpc.ServerStream) error {
@@ -97,7 +98,7 @@ func newHealthServer(t *testing.T, reflect bool) string {
 	return serveRPC(t, srv, new(atomic.Int64))
 }
 
-func serveRPC(t *testing.T, srv *grpc.Server, conns *atomic.Int64) string {
+func serveRPC(t testing.TB, srv *grpc.Server, conns *atomic.Int64) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -291,4 +292,26 @@ func TestRPCScenario(t *testing.T) {
 	if got := md.Get("x-iter"); len(got) != 1 {
 		t.Errorf("metadata x-iter = %q, want one value", got)
 	}
+}
+
+// BenchmarkAttackRPC is a closed loop of unary gRPC calls against the
+// in-process echo server: what each call costs (client and server
+// together, so compare runs, not absolute figures).
+func BenchmarkAttackRPC(b *testing.B) {
+	e := newEchoServer(b)
+	u, _ := url.Parse("grpc://" + e.addr + "/latlab.test.Greeter/SayHello")
+	req := &Request{URL: u, Body: []byte(`{"name": "ada"}`)}
+	const count = 5000
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for b.Loop() {
+		res, err := Attack(context.Background(), Config{Source: Static{req}, Model: Closed{Workers: 8}, Count: count, Transport: greetProto})
+		if err != nil || res.Codes[record.GRPCOK] != count {
+			b.Fatalf("err %v, codes %v", err, res.Codes)
+		}
+	}
+	runtime.ReadMemStats(&ms1)
+	n := float64(int64(b.N) * count)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/call")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/call")
 }
