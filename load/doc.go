@@ -1,4 +1,4 @@
-// Package load generates HTTP load and measures it.
+// Package load generates HTTP and gRPC load and measures it.
 //
 // One engine runs every load model: open loop at a constant rate or along
 // stages (constant or Poisson arrivals), closed loop with a fixed number of
@@ -21,6 +21,13 @@
 // a closed loop or a ramp it takes some of the workers, and begins a
 // worker's next iteration on the connection its last one freed. HTTP/2,
 // TLS and net/http run on goroutines: a worker per request in flight.
+//
+// A request whose URL is grpc:// or grpcs:// is a gRPC call (rpc.go): its
+// method's types come from .proto files (rpc_types.go, compiled with
+// protocompile) or the server's reflection service, its message is
+// encoded once before the load, and its status is counted as a code
+// (record.GRPCCode). gRPC calls run on goroutines, beside HTTP requests
+// when a scenario mixes the two.
 //
 // Latency is measured from each request's intended send time, so a slow
 // target cannot hide its queueing (coordinated omission); service time from

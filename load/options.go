@@ -49,9 +49,11 @@ type Settings struct {
 	Streams     int           `spec:"streams"` // concurrent streams per HTTP/2 connection; 0 means DefaultStreams
 	Client      string        `spec:"client"`  // HTTP/1.1 client: LeanClient or NetHTTPClient; "" is lean
 	Insecure    bool          `spec:"insecure"`
-	CACert      string        `spec:"cacert"` // PEM file of roots to trust instead of the system's; read when the load starts
-	Proto       []string      `spec:"proto"`        // .proto files of gRPC methods' types; none asks the servers' reflection
-	ImportPaths []string      `spec:"import_paths"` // where Proto's files and their imports are found; none: each file's folder
+	CACert      string        `spec:"cacert"`           // PEM file of roots to trust instead of the system's; read when the load starts
+	Proto       []string      `spec:"proto"`            // .proto files of gRPC methods' types; none asks the servers' reflection
+	ImportPaths []string      `spec:"import_paths"`     // where Proto's files and their imports are found; none: each file's folder
+	Messages    int           `spec:"messages"`         // messages a client- or bidirectional-streaming gRPC call sends; 0 means 1
+	MessageGap  time.Duration `spec:"message_interval"` // between a streaming call's messages
 
 	Stages     []Stage       `spec:"-"` // open: from the first rate along these stages, instead of holding it
 	Seed       uint64        `spec:"-"` // seed of Poisson arrivals
@@ -60,7 +62,6 @@ type Settings struct {
 	Cert       string        `spec:"-"` // PEM client certificate, for mutual TLS
 	Key        string        `spec:"-"` // PEM key of Cert
 	Samples    int64         `spec:"-"` // measured requests kept raw (Result.Raw); 0 keeps none
-
 
 	inputs *Inputs // what the files and codes parse to, shared by copies
 }

@@ -66,6 +66,8 @@ func (s *Settings) Transport() (Options, error) {
 		Proto:       s.Proto,
 		ImportPaths: s.ImportPaths,
 		ProtoFiles:  s.Inputs().Proto,
+		Messages:    s.Messages,
+		MessageGap:  s.MessageGap,
 	}, nil
 }
 

@@ -131,6 +131,8 @@ func (s *Settings) checkRequests(c *checker) {
 	c.duration("timeout", s.Timeout, 1)
 	c.count("connections", int64(s.Connections), c.least("connections"), MaxCount, "at least 1")
 	c.count("streams", int64(s.Streams), 1, MaxStreams, "at least 1")
+	c.count("messages", int64(s.Messages), c.least("messages"), MaxCount, "at least 1")
+	c.duration("message_interval", s.MessageGap, 0)
 	if s.HTTP2 && s.H2C {
 		c.bad("h2c", 0, "HTTP/2 over cleartext cannot be used with http2 (over TLS)")
 	}

@@ -9,9 +9,9 @@ import (
 // and Content-Length, which come from Host (or URL) and Body.
 //
 // A request whose URL is grpc://HOST:PORT/package.Service/Method (grpcs://
-// over TLS) is a unary gRPC call of that method instead: Body is its
-// message in protobuf's JSON mapping, Header its metadata; Method and Host
-// are not used.
+// over TLS) is a gRPC call of that method instead (Options.Messages says
+// what a streaming one sends): Body is its message in protobuf's JSON
+// mapping, Header its metadata; Method and Host are not used.
 type Request struct {
 	Method string
 	URL    *url.URL

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -180,9 +181,6 @@ func (t *rpcTransport) prepare(req *Request) error {
 	if err != nil {
 		return err
 	}
-	if m.kind() != "" {
-		return fmt.Errorf("%s is a %s method: %w", m.path[1:], m.kind(), errRPCStreaming)
-	}
 	msg, err := m.encode(req.Body)
 	if err != nil {
 		return err
@@ -247,16 +245,66 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	}
 	s.msg = msg
 	out.Sent = Now()
-	err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
+	if m.kind() == "" {
+		err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
+		out.BytesOut = int64(len(msg)) + 5 // each message with its frame's prefix
+		if err == nil {
+			out.BytesIn = int64(s.reply) + 5
+		}
+	} else {
+		err = s.stream(call, cc, m, out)
+	}
 	out.Done = Now()
-	out.BytesOut = int64(len(msg)) + 5 // the message and its frame's prefix
 	if ctx.Err() != nil && err != nil {
 		out.Error, out.Err = classify(ctx.Err()), err
 		return
 	}
 	out.Code = record.GRPCCode(uint32(status.Code(err)))
-	if err == nil {
-		out.BytesIn = int64(s.reply) + 5
+}
+
+// stream makes a streaming call: it sends the message Options.Messages
+// times, Options.MessageGap apart, when the client streams (once when
+// not), closes its side, and reads every reply until the server's status,
+// which it returns. Bytes count every message sent and read.
+func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMethod, out *record.Sample) error {
+	desc := &grpc.StreamDesc{ClientStreams: m.desc.IsStreamingClient(), ServerStreams: m.desc.IsStreamingServer()}
+	st, err := cc.NewStream(ctx, desc, m.path, rawCall...)
+	if err != nil {
+		return err
+	}
+	n := 1
+	if desc.ClientStreams {
+		n = max(s.t.o.Messages, 1)
+	}
+	for i := range n {
+		if i > 0 && s.t.o.MessageGap > 0 {
+			t := time.NewTimer(s.t.o.MessageGap)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return st.RecvMsg(&s.reply) // the status the end of ctx gave the call
+			}
+		}
+		if err := st.SendMsg(&s.msg); err != nil {
+			break // the stream ended: its status comes with the reply
+		}
+		out.BytesOut += int64(len(s.msg)) + 5
+	}
+	if err := st.CloseSend(); err != nil {
+		return err
+	}
+	for {
+		if err := st.RecvMsg(&s.reply); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		out.BytesIn += int64(s.reply) + 5
+		if !desc.ServerStreams {
+			return nil
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,10 +34,11 @@ import (
 // test protos' replies have their requests' layout), or with the status a
 // "x-status" metadata value names. It counts calls and connections.
 type echoServer struct {
-	addr  string
-	calls atomic.Int64
-	conns atomic.Int64
-	md    atomic.Value // the last call's metadata
+	addr     string
+	calls    atomic.Int64
+	messages atomic.Int64 // request messages received
+	conns    atomic.Int64
+	md       atomic.Value // the last call's metadata
 }
 
 // echoCodec hands a server the bytes of each message as they came.
@@ -73,10 +75,6 @@ func newEchoServer(t testing.TB) *echoServer {
 		e.calls.Add(1)
 		md, _ := metadata.FromIncomingContext(st.Context())
 		e.md.Store(md)
-		var msg []byte
-		if err := st.RecvMsg(&msg); err != nil {
-			return err
-		}
 		if v := md.Get("x-status"); len(v) > 0 {
 			var c codes.Code
 			if err := c.UnmarshalJSON([]byte(`"` + v[0] + `"`)); err != nil {
@@ -84,7 +82,36 @@ func newEchoServer(t testing.TB) *echoServer {
 			}
 			return status.Error(c, "asked for")
 		}
-		return st.SendMsg(&msg)
+		method, _ := grpc.MethodFromServerStream(st)
+		var msg []byte
+		var got int64
+		for {
+			if err := st.RecvMsg(&msg); err == io.EOF {
+				break
+			} else if err != nil {
+				return err
+			}
+			got++
+			e.messages.Add(1)
+			switch {
+			case strings.HasSuffix(method, "/Chat"): // each message echoed
+				if err := st.SendMsg(&msg); err != nil {
+					return err
+				}
+			case strings.HasSuffix(method, "/Count"): // three replies to the one request
+				for range 3 {
+					if err := st.SendMsg(&msg); err != nil {
+						return err
+					}
+				}
+			case !strings.HasSuffix(method, "/Collect"): // unary
+				return st.SendMsg(&msg)
+			}
+		}
+		if strings.HasSuffix(method, "/Collect") { // one reply to them all
+			return st.SendMsg(&msg)
+		}
+		return nil
 	}))
 	e.addr = serveRPC(t, srv, &e.conns)
 	return e
@@ -200,7 +227,7 @@ func TestRPCBadInputs(t *testing.T) {
 		want            []string
 	}{
 		{"method not in proto", greet + "SayBye", "", greetProto,
-			[]string{"service latlab.test.Greeter has no method SayBye", "Chat, SayHello"}},
+			[]string{"service latlab.test.Greeter has no method SayBye", "Chat, Collect, Count, SayHello"}},
 		{"service not in proto", "grpc://" + e.addr + "/latlab.test.Nope/SayHello", "", greetProto,
 			[]string{"testdata/rpc/greet.proto defines no service latlab.test.Nope", "latlab.test.Greeter"}},
 		{"field not in message", greet + "SayHello", `{"nam": "x"}`, greetProto,
@@ -212,7 +239,6 @@ func TestRPCBadInputs(t *testing.T) {
 			[]string{"serves no service grpc.health.v1.Nope", "grpc.health.v1.Health"}},
 		{"TLS to a cleartext server", "grpcs://" + e.addr + "/latlab.test.Greeter/SayHello", "", greetProto,
 			[]string{e.addr, "handshake"}},
-		{"streaming method", greet + "Chat", "", greetProto, []string{"Chat is a bidirectional streaming method"}},
 		{"bad path", "grpc://" + e.addr + "/SayHello", "", greetProto, []string{"want /package.Service/Method"}},
 		{"proto does not compile", greet + "SayHello", "", Options{Proto: []string{"testdata/rpc/missing.proto"}},
 			[]string{"proto: ", "missing.proto"}},
@@ -359,5 +385,37 @@ func TestRPCTLS(t *testing.T) {
 	_, err = Attack(context.Background(), Config{Source: src, Model: Closed{Workers: 1}, Count: 1})
 	if err == nil || !strings.Contains(err.Error(), "certificate") {
 		t.Errorf("without the CA: error %v, want one about the certificate", err)
+	}
+}
+
+// TestRPCStreams makes calls of each streaming kind: every message sent
+// and read is counted, and a client-streaming call's messages go
+// message_interval apart, inside its latency.
+func TestRPCStreams(t *testing.T) {
+	e := newEchoServer(t)
+	body := `{"name": "ada"}` // 5 bytes encoded, 10 with the frame prefix
+	for _, tc := range []struct {
+		method       string
+		sent, echoed int64 // messages per call
+	}{{"Count", 1, 3}, {"Collect", 4, 1}, {"Chat", 4, 4}} {
+		t.Run(tc.method, func(t *testing.T) {
+			before := e.messages.Load()
+			o := greetProto
+			o.Messages, o.MessageGap = 4, 2*time.Millisecond
+			src := rpcTo(t, "grpc://"+e.addr+"/latlab.test.Greeter/"+tc.method, body)
+			res := attack(t, context.Background(), Config{Source: src, Model: Closed{Workers: 2}, Count: 10, Transport: o})
+			if res.Codes[record.GRPCOK] != 10 {
+				t.Fatalf("codes %v, errors %v; want OK: 10", res.Codes, res.Errors)
+			}
+			if got := e.messages.Load() - before; got != 10*tc.sent {
+				t.Errorf("server read %d messages, want %d", got, 10*tc.sent)
+			}
+			if res.BytesOut != 10*tc.sent*10 || res.BytesIn != 10*tc.echoed*10 {
+				t.Errorf("bytes out %d, in %d; want %d and %d", res.BytesOut, res.BytesIn, 10*tc.sent*10, 10*tc.echoed*10)
+			}
+			if gaps := time.Duration(tc.sent-1) * o.MessageGap; time.Duration(res.Service.Min()) < gaps {
+				t.Errorf("a call took %s, less than its %s of intervals", time.Duration(res.Service.Min()), gaps)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -274,5 +273,3 @@ func orNone(names []string) string {
 
 // rpcCodeName names a gRPC status code as the specification spells it.
 func rpcCodeName(c codes.Code) string { return record.CodeName(record.GRPCCode(uint32(c))) }
-
-var errRPCStreaming = errors.New("streaming calls are not sent yet: latlab sends unary gRPC calls")

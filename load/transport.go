@@ -48,6 +48,10 @@ type Options struct {
 	// ProtoFiles, when set, holds every file compiling Proto reads, by
 	// path (see Inputs.Proto); nothing is read from disk then.
 	ProtoFiles map[string][]byte
+	// Messages is how many messages a client- or bidirectional-streaming
+	// gRPC call sends (0 means 1), MessageGap the time between them.
+	Messages   int
+	MessageGap time.Duration
 }
 
 func (o Options) timeout() time.Duration {

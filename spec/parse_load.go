@@ -310,6 +310,14 @@ func (d *decoder) loadConnection(l *Load, e entry, dec *decoding) bool {
 				l.Proto = append(l.Proto, resolved)
 			}
 		})
+	case "messages":
+		if n, ok := d.integer(v, f, math.MinInt32, math.MaxInt32); ok {
+			l.Messages, dec.explicit = int(n), append(dec.explicit, e.key)
+		}
+	case "message_interval":
+		if t, ok := d.Span(v, f, math.MaxInt64); ok {
+			l.MessageGap = t
+		}
 	case "import_paths":
 		d.list(v, f, "folder", func(i int, n *yaml.Node) {
 			if p, ok := d.specPath(n, index(f, i)); ok {

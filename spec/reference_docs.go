@@ -77,7 +77,7 @@ var specDocsTop = map[string]specDoc{
 	},
 	"variants[].target": {
 		typ:     "URL",
-		doc:     "The absolute http or https URL of a system under test that is not a graph: one latlab runs with start, or one already running. The requests go to its scheme and host, and to its path unless load.path gives one. A gRPC method is grpc://HOST:PORT/package.Service/Method (grpcs:// over TLS): each request is a unary call, its message the body in protobuf's JSON mapping, its types from load.proto or the server's reflection service. Give exactly one of graph and target. For a variant on a cluster, write it as the load pod reaches it, such as http://web.shop.svc:8080/.",
+		doc:     "The absolute http or https URL of a system under test that is not a graph: one latlab runs with start, or one already running. The requests go to its scheme and host, and to its path unless load.path gives one. A gRPC method is grpc://HOST:PORT/package.Service/Method (grpcs:// over TLS): each request is one call (streaming ones as load.messages says), its message the body in protobuf's JSON mapping, its types from load.proto or the server's reflection service. Give exactly one of graph and target. For a variant on a cluster, write it as the load pod reaches it, such as http://web.shop.svc:8080/.",
 		def:     "none",
 		example: "target: http://127.0.0.1:9000/",
 	},

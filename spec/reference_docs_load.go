@@ -186,6 +186,16 @@ var specDocsLoad = map[string]specDoc{
 		def:     "each proto file's folder",
 		example: "import_paths: [protos, third_party]",
 	},
+	"load.messages": {
+		doc:     "How many messages a client-streaming or bidirectional-streaming gRPC call sends, each the body's message, before it closes its side and reads the replies to the end. A server-streaming or unary call sends one.",
+		def:     "1",
+		example: "messages: 10",
+	},
+	"load.message_interval": {
+		doc:     "The time between the messages of a client-streaming or bidirectional-streaming gRPC call; part of the call's latency, as a client that paces its messages waits it.",
+		def:     "0s",
+		example: "message_interval: 10ms",
+	},
 
 	"load.on": {
 		doc:     "Where each trial's load runs: kubernetes runs it in a pod of the cluster (a Job running latlab agent, reached through the API server), local here. image, namespace, node_selector, tolerations and resources need `on: kubernetes`, and so does a variant `on: kubernetes`, whose services answer inside the cluster only.",

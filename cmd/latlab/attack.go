@@ -179,6 +179,8 @@ func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
 	fl.StringVar(&f.Key, "key", "", "key of the client certificate (PEM)")
 	fl.StringVar(&f.Success, "success", "", "status codes that count as success, such as 200-299,304 or OK,NOT_FOUND for gRPC (default: below 400, and gRPC's OK)")
 	fl.StringArrayVar(&f.Proto, "proto", nil, "gRPC: the method's types from this .proto file (repeatable; default: ask the server's reflection service)")
+	fl.IntVar(&f.Messages, "messages", 0, "gRPC: messages a client- or bidirectional-streaming call sends (default 1)")
+	fl.DurationVar(&f.MessageGap, "message-interval", 0, "gRPC: time between a streaming call's messages")
 	fl.StringArrayVar(&f.ImportPaths, "import-path", nil, "gRPC: look for --proto files and their imports in this folder (repeatable; default: each file's folder)")
 	fl.StringVar(&f.Targets, "targets", "", "send the requests of this file (vegeta http format) round robin")
 	fl.StringVar(&f.Scenario, "scenario", "", "run the steps of this YAML scenario in order per iteration")
