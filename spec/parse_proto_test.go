@@ -86,6 +86,10 @@ func TestParseSpecProtoErrors(t *testing.T) {
 			`protos/common/nope.proto: no such file or directory`},
 		{"file missing", greetProto, strings.Replace(grpcSpec, "protos/greet.proto", "protos/gone.proto", 1),
 			`spec.yaml:10: load.proto[0]: `},
+		{"no messages", greetProto, strings.Replace(grpcSpec, "duration: 1s", "duration: 1s\n  messages: 0", 1),
+			`spec.yaml:9: load.messages: want at least 1, got 0`},
+		{"interval negative", greetProto, strings.Replace(grpcSpec, "duration: 1s", "duration: 1s\n  message_interval: -1ms", 1),
+			`spec.yaml:9: load.message_interval: `},
 		{"not a method", greetProto, strings.Replace(grpcSpec, "Greeter/SayHello", "Greeter", 1),
 			`spec.yaml:5: variants[0].target: "grpc://127.0.0.1:50051/latlab.test.Greeter" names no gRPC method`},
 	} {
