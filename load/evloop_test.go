@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"slices"
 	"strings"
@@ -651,5 +652,30 @@ func TestAttackerRunAt(t *testing.T) {
 	defer mu.Unlock()
 	if first.Before(at) {
 		t.Errorf("the first request arrived %s before the start", at.Sub(first))
+	}
+}
+
+// TestGCPercent gives event loops, which allocate next to nothing per
+// request, a tight heap goal, and goroutine loads, whose client libraries
+// allocate per request, a loose one.
+func TestGCPercent(t *testing.T) {
+	h, _ := url.Parse("http://127.0.0.1:8080/")
+	g, _ := url.Parse("grpc://127.0.0.1:50051/grpc.health.v1.Health/Check")
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want int
+	}{
+		{"grpc", Config{Source: Static{{URL: g}}, Model: Closed{Workers: 50}}, 400},
+		{"net/http", Config{Source: Static{{URL: h}}, Model: Closed{Workers: 50}, Transport: Options{NetHTTP: true}}, 400},
+		{"no source", Config{Model: Closed{Workers: 1}}, 400},
+	} {
+		if got := GCPercent(tc.cfg); got != tc.want {
+			t.Errorf("%s: GCPercent %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	lean := Config{Source: Static{{URL: h}}, Model: Sequential{}}
+	if want := map[bool]int{true: 25, false: 400}[loopsSupported]; GCPercent(lean) != want {
+		t.Errorf("lean HTTP/1.1: GCPercent %d, want %d (event loops here: %v)", GCPercent(lean), want, loopsSupported)
 	}
 }

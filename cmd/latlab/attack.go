@@ -241,7 +241,7 @@ func (f *attackFlags) run(ctx context.Context, cmd *cobra.Command, args []string
 		line = report.NewLine[report.AttackStatus](stderr)
 	}
 	stopLive := liveAttack(&cfg, line)
-	defer lean()() // the result is written with the run's heap goal too
+	defer lean(cfg)() // the result is written with the run's heap goal too
 	started := time.Now()
 	res, err := sender.send(ctx, line, stderr)
 	ended := time.Now()
