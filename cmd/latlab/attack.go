@@ -52,6 +52,12 @@ const attackLong = `attack sends HTTP requests to a URL (or the requests of a ta
 scenario file) under one load model and reports latency, service time and
 lag, in 512 ns steps below 0.5 ms and to 3 significant digits above.
 
+A URL grpc://HOST:PORT/package.Service/Method (grpcs:// over TLS) makes
+each request a gRPC call: its message is -b in protobuf's JSON mapping,
+its types come from --proto files or the server's reflection service, -H
+headers are its metadata, and its status is counted by name (OK,
+UNAVAILABLE, ...); see docs/grpc.md.
+
 Load models:
   -r RATE              open loop: request i is due at start + i/RATE, whatever
                        the target does; -c caps requests in flight (10000)
@@ -107,6 +113,11 @@ const attackExample = `  # open loop, 1000 requests per second for 30 s, after 5
   # POST with headers, JSON on stdout and an HdrHistogram log on disk
   latlab attack http://127.0.0.1:8080/api -m POST -H 'Content-Type: application/json' \
       -b '{"a":1}' -r 200 -d 10s --format json -o run.hlog
+
+  # gRPC: a unary call 2000 times a second, types from reflection, then from a .proto
+  latlab attack grpc://127.0.0.1:50051/grpc.health.v1.Health/Check -r 2000 -d 30s
+  latlab attack grpc://127.0.0.1:50051/shop.Cart/Add --proto protos/cart.proto \
+      -b '{"sku": "BOOK-7", "quantity": 2}' -c 50 -d 30s
 
   # vegeta-format targets, round robin; an ordered CRUD scenario per iteration
   latlab attack --targets targets.txt -r 500 -d 1m
