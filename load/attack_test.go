@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -475,5 +476,31 @@ func TestScenarioSteps(t *testing.T) {
 	defer mu.Unlock()
 	if len(objects) != 0 {
 		t.Errorf("%d objects left: steps ran out of order", len(objects))
+	}
+}
+
+// TestOpenSecondP runs an open loop on goroutines with one P: the
+// schedule's thread gets a second one for the phase, so that it sleeps on
+// a thread of its own rather than on the runtime's millisecond timers, and
+// the first P count is back once the attack ends.
+func TestOpenSecondP(t *testing.T) {
+	srv := newCountingServer(t, 0)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var during atomic.Int64
+	res := attack(t, context.Background(), Config{
+		Source:    staticTo(t, srv.URL),
+		Model:     Open{Pacer: Constant{Rate: 200}},
+		Count:     20,
+		Transport: Options{NetHTTP: true},
+		Started:   func(*record.Recorder) { during.Store(int64(runtime.GOMAXPROCS(0))) },
+	})
+	if res.Requests != 20 {
+		t.Errorf("requests %d, want 20", res.Requests)
+	}
+	if got := during.Load(); got != 2 {
+		t.Errorf("GOMAXPROCS %d during the open loop, want 2", got)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("GOMAXPROCS %d after the attack, want the 1 it found", got)
 	}
 }
