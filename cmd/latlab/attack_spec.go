@@ -81,32 +81,8 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 	if headers != nil {
 		ld.Add("headers", headers)
 	}
-	for _, file := range []struct{ key, path string }{
-		{"body_file", f.BodyFile}, {"targets", f.Targets}, {"scenario", f.Scenario}, {"cacert", f.CACert},
-	} {
-		if file.path == "" {
-			continue
-		}
-		rel, err := spec.RelPath(dir, file.path)
-		if err != nil {
-			return nil, t, usagef("%s: %v", optionFlag(file.key), err)
-		}
-		ld.Add(file.key, rel)
-	}
-	for _, files := range []struct {
-		key   string
-		paths []string
-	}{{"proto", f.Proto}, {"import_paths", f.ImportPaths}} {
-		if len(files.paths) == 0 {
-			continue
-		}
-		rels := make([]string, len(files.paths))
-		for i, p := range files.paths {
-			if rels[i], err = spec.RelPath(dir, p); err != nil {
-				return nil, t, usagef("%s: %v", optionFlag(files.key), err)
-			}
-		}
-		ld.Add(files.key, rels)
+	if err := f.podFiles(ld, dir); err != nil {
+		return nil, t, err
 	}
 	doc := (&spec.Map{}).Add("version", 1).Add("name", podExperiment).
 		Add("variants", []*spec.Map{(&spec.Map{}).Add("name", podExperiment).Add("target", target)}).
@@ -119,6 +95,38 @@ func (f *attackFlags) podSpec(cfg load.Config, args []string, dir string) ([]byt
 		return nil, t, fmt.Errorf("writing the spec of the attack: %w", err)
 	}
 	return text, t, nil
+}
+
+// podFiles writes the files the flags name into ld, each by its path
+// from dir, the spec's folder.
+func (f *attackFlags) podFiles(ld *spec.Map, dir string) error {
+	for _, file := range []struct {
+		key   string
+		paths []string
+	}{
+		{"body_file", []string{f.BodyFile}}, {"targets", []string{f.Targets}}, {"scenario", []string{f.Scenario}},
+		{"cacert", []string{f.CACert}}, {"proto", f.Proto}, {"import_paths", f.ImportPaths},
+	} {
+		var rels []string
+		for _, p := range file.paths {
+			if p == "" {
+				continue
+			}
+			rel, err := spec.RelPath(dir, p)
+			if err != nil {
+				return usagef("%s: %v", optionFlag(file.key), err)
+			}
+			rels = append(rels, rel)
+		}
+		switch {
+		case len(rels) == 0:
+		case file.key == "proto" || file.key == "import_paths": // lists
+			ld.Add(file.key, rels)
+		default:
+			ld.Add(file.key, rels[0])
+		}
+	}
+	return nil
 }
 
 // podWritten are the options of load.Settings that podSpec writes itself
