@@ -186,6 +186,10 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (N
 
 printf 'truth.sh: %s, %s CPUs, %s; rate %s/s, %s s runs, warm-up %s, %s rounds%s\n' "$(date -u +%FT%TZ)" "$(nproc)" \
   "$(uname -r)" "$rate" "$secs" "$warmup" "$rounds" "$([ "$stress" = 1 ] && echo ', beside stress-ng --cpu 2')"
+absent=""
+[ -n "$wrk2" ] || absent="$absent wrk2 (\$WRK2, PATH or ../shared/peers/wrk2 beside the repository)"
+command -v oha >/dev/null || absent="$absent oha"
+[ -z "$absent" ] || echo "absent:$absent; not measured"
 
 # The floor: one request at a time to the fast server, less its handler.
 start_server -min 0 -max 0
