@@ -372,8 +372,8 @@ func (r *runner) open(m Open, started func(*record.Recorder)) {
 	defer close(jobs)
 	// The schedule sleeps on a thread of its own, while another P runs the
 	// workers: with one P it could only sleep on the runtime's timers,
-	// which wake it up to a millisecond late (lag p50 near 500 µs at
-	// 1,000/s on one CPU, 30 µs with a second P, the kernel sharing the
+	// which wake it up to a millisecond late (gRPC at 1,000/s on one CPU:
+	// lag p50 500 µs, and 40 µs with a second P, the kernel sharing the
 	// CPU between the two threads).
 	defer secondP()()
 	r.nap = runtime.GOMAXPROCS(0) > 1

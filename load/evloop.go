@@ -105,8 +105,9 @@ func eventLoops(cfg *Config, model Model, o Options) bool {
 // collections instead of 3, about 0.3% more CPU per request). On
 // goroutines (gRPC, HTTP/2, TLS, net/http) the client libraries allocate
 // dozens of objects per request, and 25 would have the collector take a
-// third of the CPU: 400 (gRPC, 50 calls in flight on 2 CPUs: about 27,000
-// calls/s at 25, 42,000 at 400, for 74 MB of memory).
+// third of the CPU: 400 (gRPC, 50 calls in flight, latlab on one CPU and
+// the server on the other: about 27,000 calls/s at 25, 42,000 at 400, for
+// 74 MB of memory).
 func GCPercent(cfg Config) int {
 	m := cfg.Model
 	if _, ok := m.(Sequential); ok {

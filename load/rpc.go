@@ -153,7 +153,7 @@ func (p *rpcPool) ready(ctx context.Context) error {
 				break
 			}
 			if !cc.WaitForStateChange(ctx, s) {
-				return fmt.Errorf("%s: no connection within %s", p.addr, rpcReadyTimeout)
+				return fmt.Errorf("%s: not connected before the deadline (%s, the timeout, at most %s)", p.addr, s, rpcReadyTimeout)
 			}
 		}
 	}
@@ -245,7 +245,7 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	}
 	s.msg = msg
 	out.Sent = Now()
-	if m.kind() == "" {
+	if !m.streaming {
 		err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
 		out.BytesOut = int64(len(msg)) + 5 // each message with its frame's prefix
 		if err == nil {

@@ -29,8 +29,9 @@ import (
 // An rpcMethod is a gRPC method whose types are known: the path its calls
 // go to and the descriptor that turns a JSON request into its message.
 type rpcMethod struct {
-	path string // "/package.Service/Method"
-	desc protoreflect.MethodDescriptor
+	path      string // "/package.Service/Method"
+	desc      protoreflect.MethodDescriptor
+	streaming bool // the client or the server streams
 }
 
 // encode returns the binary message of a request given as JSON (protobuf's
@@ -47,19 +48,6 @@ func (m *rpcMethod) encode(body []byte) ([]byte, error) {
 		}
 	}
 	return proto.Marshal(msg)
-}
-
-// kind names the method's streaming, "" for unary.
-func (m *rpcMethod) kind() string {
-	switch c, s := m.desc.IsStreamingClient(), m.desc.IsStreamingServer(); {
-	case c && s:
-		return "bidirectional streaming"
-	case c:
-		return "client streaming"
-	case s:
-		return "server streaming"
-	}
-	return ""
 }
 
 // rpcTypes finds gRPC methods' types: in the .proto files given, compiled
@@ -189,7 +177,7 @@ func (t *rpcTypes) method(ctx context.Context, addr, path string, cc grpc.Client
 	if md == nil {
 		return nil, fmt.Errorf("service %s has no method %s (it has %s)", svc, name, listNames(sd.Methods()))
 	}
-	m = &rpcMethod{path: path, desc: md}
+	m = &rpcMethod{path: path, desc: md, streaming: md.IsStreamingClient() || md.IsStreamingServer()}
 	t.cached[key] = m
 	return m, nil
 }
@@ -245,14 +233,6 @@ func splitRPCPath(path string) (svc, method string, err error) {
 		return "", "", fmt.Errorf("gRPC path %q: want /package.Service/Method", path)
 	}
 	return svc, method, nil
-}
-
-// checkRPCPath returns why a grpc URL's path names no method, or "".
-func checkRPCPath(path string) string {
-	if _, _, err := splitRPCPath(path); err != nil {
-		return err.Error()
-	}
-	return ""
 }
 
 func listNames(ms protoreflect.MethodDescriptors) string {

@@ -239,26 +239,21 @@ func Hundredth(s string) (float64, error) {
 func Pct(r float64) string { return strconv.FormatFloat(r*100, 'g', 10, 64) + "%" }
 
 // URL decodes the scalar n as an absolute http or https URL.
-func (d *Decoder) URL(n *yaml.Node, field string) (string, bool) {
-	s, ok := d.Text(n, field)
-	if !ok {
-		return "", false
-	}
-	if _, msg := ParseURL(s); msg != "" {
-		d.Errorf(n, field, "%s", msg)
-		return "", false
-	}
-	return s, true
-}
+func (d *Decoder) URL(n *yaml.Node, field string) (string, bool) { return d.parsed(n, field, ParseURL) }
 
 // Target decodes the scalar n as the URL of a load's requests (see
 // ParseTarget).
 func (d *Decoder) Target(n *yaml.Node, field string) (string, bool) {
+	return d.parsed(n, field, ParseTarget)
+}
+
+// parsed decodes the scalar n as text that parse accepts.
+func (d *Decoder) parsed(n *yaml.Node, field string, parse func(string) (*url.URL, string)) (string, bool) {
 	s, ok := d.Text(n, field)
 	if !ok {
 		return "", false
 	}
-	if _, msg := ParseTarget(s); msg != "" {
+	if _, msg := parse(s); msg != "" {
 		d.Errorf(n, field, "%s", msg)
 		return "", false
 	}
