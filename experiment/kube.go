@@ -134,8 +134,9 @@ func (r *Runner) setUpKube(ctx context.Context, l *live) error {
 		if objs, err = r.graphObjects(v); err != nil {
 			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}
-		svc := spec.GraphPrefix(v.Name) + strings.ToLower(v.Topology.Entry().Name)
-		l.entry = fmt.Sprintf("http://%s.%s.svc:%d/", svc, ns, graph.PodPort)
+		entry := v.Topology.Entry()
+		svc := spec.GraphPrefix(v.Name) + strings.ToLower(entry.Name)
+		l.entry = graph.EntryURL(entry, fmt.Sprintf("%s.%s.svc:%d", svc, ns, graph.PodPort))
 	}
 	set, err := r.kube.Apply(ctx, objs, ns, cluster.Labels(r.Spec.Name, v.Name))
 	l.set = set

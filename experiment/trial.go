@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -321,6 +322,11 @@ func (r *Runner) profile(ctx context.Context, l *live, pp *spec.Pprof, d time.Du
 	url := pp.URL
 	if url == "" {
 		url = l.entry
+		if rest, ok := strings.CutPrefix(url, "grpc://"); ok {
+			// A gRPC entry node serves its profiles over HTTP on its port.
+			host, _, _ := strings.Cut(rest, "/")
+			url = "http://" + host
+		}
 		if url == "" {
 			url = l.v.Target
 		}

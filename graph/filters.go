@@ -9,23 +9,29 @@ import (
 
 // buildFilters makes the service's filter chain (Service.Filters, outermost
 // first), each tracked under its Filter.Name so that its own latency is
-// measured, with metrics in the node's registry.
-func (n *Node) buildFilters() (middleware.Filter, error) {
+// measured, with metrics in the node's registry: as HTTP filters and as
+// gRPC interceptors, the two forms of one filter sharing its state (a fair
+// queue's seats).
+func (n *Node) buildFilters() (middleware.Filter, middleware.Interceptor, error) {
 	if n.cfg.Service == nil || len(n.cfg.Service.Filters) == 0 {
-		return middleware.Chain(), nil
+		return middleware.Chain(), middleware.ChainRPC(), nil
 	}
 	m := middleware.NewMetrics(nil)
 	if err := m.Register(n.reg); err != nil {
-		return nil, fmt.Errorf("node %s: registering filter metrics: %w", n.cfg.Name, err)
+		return nil, middleware.Interceptor{}, fmt.Errorf("node %s: registering filter metrics: %w", n.cfg.Name, err)
 	}
 	var chain []middleware.Filter
+	var rpcChain []middleware.Interceptor
 	for _, f := range n.cfg.Service.Filters {
 		var mf middleware.Filter
+		var ic middleware.Interceptor
 		switch f.Kind {
 		case Passthrough:
-			mf = middleware.Passthrough()
+			mf, ic = middleware.Passthrough(), middleware.PassthroughRPC()
 		case Delay:
-			mf = middleware.Delay(f.Delay.User, f.Delay.Header, f.Delay.Duration, f.Delay.Methods...)
+			d := f.Delay
+			mf = middleware.Delay(d.User, d.Header, d.Duration, d.Methods...)
+			ic = middleware.DelayRPC(d.User, d.Header, d.Duration, d.Methods...)
 		case FairQueue:
 			fq := f.FairQueue
 			cfg := middleware.FairQueueConfig{
@@ -37,15 +43,16 @@ func (n *Node) buildFilters() (middleware.Filter, error) {
 			}
 			q, err := middleware.NewFairQueue(cfg, m)
 			if err != nil {
-				return nil, fmt.Errorf("node %s: filter %s (line %d): %w", n.cfg.Name, f.Name, f.Line, err)
+				return nil, middleware.Interceptor{}, fmt.Errorf("node %s: filter %s (line %d): %w", n.cfg.Name, f.Name, f.Line, err)
 			}
-			mf = q.Filter()
+			mf, ic = q.Filter(), q.Interceptor()
 		default:
-			return nil, fmt.Errorf("node %s: filter %s (line %d): unknown kind %q", n.cfg.Name, f.Name, f.Line, f.Kind)
+			return nil, middleware.Interceptor{}, fmt.Errorf("node %s: filter %s (line %d): unknown kind %q", n.cfg.Name, f.Name, f.Line, f.Kind)
 		}
 		chain = append(chain, middleware.Track(f.Name, m, mf))
+		rpcChain = append(rpcChain, middleware.TrackRPC(f.Name, m, ic))
 	}
-	return middleware.Chain(chain...), nil
+	return middleware.Chain(chain...), middleware.ChainRPC(rpcChain...), nil
 }
 
 // filterChain returns the decorator built by buildFilters.

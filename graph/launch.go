@@ -29,7 +29,7 @@ type LaunchOptions struct {
 
 // A Cluster is a graph running as local processes.
 type Cluster struct {
-	Entry string  // URL of the entry service
+	Entry string  // URL of the entry service (see EntryURL)
 	Nodes []*Proc // in topology order
 
 	exited chan *Proc // a node as it ends
@@ -128,12 +128,22 @@ func Launch(ctx context.Context, t *Topology, o LaunchOptions) (*Cluster, error)
 		c.Nodes = append(c.Nodes, p)
 		go c.reap(p)
 	}
-	c.Entry = urls[t.Entry().Name]
+	c.Entry = EntryURL(t.Entry(), urls[t.Entry().Name][len("http://"):])
 	if err := c.waitReady(ctx, o.Ready); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
+}
+
+// EntryURL returns the URL that load is sent to when s, listening at
+// hostport, is a graph's entry: http://HOST:PORT/, or for a gRPC service
+// grpc://HOST:PORT/latlab.graph.v1.Node/Run.
+func EntryURL(s *Service, hostport string) string {
+	if s.Protocol == GRPC {
+		return "grpc://" + hostport + RunMethod
+	}
+	return "http://" + hostport
 }
 
 func (c *Cluster) reap(p *Proc) {

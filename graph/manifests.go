@@ -262,6 +262,13 @@ const (
 // workload returns the Deployment and Service of s.
 func workload(s *Service, o PodOptions, items []corev1.KeyToPath, res corev1.ResourceRequirements, checksum string) (*appsv1.Deployment, *corev1.Service) {
 	name := o.Prefix + strings.ToLower(s.Name)
+	// A gRPC service's port says so, by name (as service meshes read it)
+	// and by application protocol (HTTP/2 in cleartext); its probes and
+	// scrapes reach the same port over HTTP/1.1.
+	portName, appProtocol := portName, (*string)(nil)
+	if s.Protocol == GRPC {
+		portName, appProtocol = "grpc", ptr("kubernetes.io/h2c")
+	}
 	labels := func() map[string]string { return map[string]string{appName: name, partOf: "latlab"} }
 	probe := func(period int32) *corev1.Probe {
 		return &corev1.Probe{
@@ -319,8 +326,11 @@ func workload(s *Service, o PodOptions, items []corev1.KeyToPath, res corev1.Res
 			Selector: labels(),
 			Ports: []corev1.ServicePort{{
 				Name: portName, Port: podPort, TargetPort: intstr.FromString(portName), Protocol: corev1.ProtocolTCP,
+				AppProtocol: appProtocol,
 			}},
 		},
 	}
 	return dep, svc
 }
+
+func ptr[T any](v T) *T { return &v }

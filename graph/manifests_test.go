@@ -338,3 +338,39 @@ func TestConfigKeyOf(t *testing.T) {
 		taken[tt.rel] = got
 	}
 }
+
+// A gRPC service's port is named grpc and says HTTP/2 in cleartext; its
+// probes still ask /healthz on that port.
+func TestManifestsGRPC(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "g.yaml")
+	if err := os.WriteFile(file, []byte(rpcMesh), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	top, err := ReadTopology(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Manifests(top, "registry.test/latlab:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := decodeManifests(t, out)
+	for name, wantPort := range map[string]string{"front": "grpc", "reviews": "http"} {
+		p := o.services[name].Spec.Ports[0]
+		want := map[string]string{"grpc": "kubernetes.io/h2c", "http": ""}[wantPort]
+		if p.Name != wantPort || ptrValue(p.AppProtocol) != want {
+			t.Errorf("%s: port %q, app protocol %q; want %q, %q", name, p.Name, ptrValue(p.AppProtocol), wantPort, want)
+		}
+		c := o.deployments[name].Spec.Template.Spec.Containers[0]
+		if c.Ports[0].Name != wantPort || c.ReadinessProbe.HTTPGet.Port.String() != wantPort || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
+			t.Errorf("%s: container port %q, probe %+v", name, c.Ports[0].Name, c.ReadinessProbe.HTTPGet)
+		}
+	}
+}
+
+func ptrValue(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
 
-	"github.com/latlab/latlab/middleware"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/latlab/latlab/middleware"
 )
 
 // A Node is one service of a synthetic graph: an HTTP server whose routes
@@ -36,10 +38,13 @@ type Node struct {
 	client      *http.Client
 	watch       *watchdog // the connections' and calls' timeouts
 	handler     http.Handler
-	filters     middleware.Filter // the service's filter chain, in front of its work routes
-	fwd         []target          // where work routes are forwarded
-	rootFwd     []target          // where / is forwarded
-	userHeaders map[string]bool   // canonical names of headers passed downstream besides X-Remote-User and X-Latlab-*
+	filters     middleware.Filter           // the service's filter chain, in front of its work routes
+	rpcFilters  middleware.Interceptor      // the same filters in front of its gRPC calls
+	rpc         *grpc.Server                // a gRPC service's server; nil for HTTP
+	rpcPeers    map[string]*grpc.ClientConn // the gRPC services it calls or proxies, by name
+	fwd         []target                    // where work routes are forwarded
+	rootFwd     []target                    // where / is forwarded
+	userHeaders map[string]bool             // canonical names of headers passed downstream besides X-Remote-User and X-Latlab-*
 	objects     objectStore
 	loads       loads
 
@@ -87,8 +92,14 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.objects.init(cfg.Caps)
 	n.loads.init()
-	if n.filters, err = n.buildFilters(); err != nil {
+	if n.filters, n.rpcFilters, err = n.buildFilters(); err != nil {
 		return nil, err
+	}
+	if n.rpcPeers, err = n.dialRPCPeers(); err != nil {
+		return nil, err
+	}
+	if cfg.Service != nil && cfg.Service.Protocol == GRPC {
+		n.rpc = n.newRPCServer()
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	n.handler = n.instrument(n.routes())
@@ -148,6 +159,9 @@ func (n *Node) Registry() *prometheus.Registry { return n.reg }
 // waits too long for a request header (10 s), for the next request (2 min
 // more) or for the next byte of a body (BodyTimeout).
 func (n *Node) Serve(ctx context.Context, ln net.Listener) error {
+	if n.rpc != nil {
+		return n.serveRPC(ctx, ln)
+	}
 	ln = &watchedListener{Listener: ln, tls: n.cfg.TLS, max: int64(n.cfg.MaxConns), refused: n.m.refused}
 	srv := &http.Server{
 		Handler:     watchBodies(n.handler),
@@ -193,6 +207,9 @@ func (n *Node) Close() error {
 		defer cancel()
 		n.closeErr = n.tr.shutdown(ctx)
 		n.hops.CloseIdleConnections()
+		for _, cc := range n.rpcPeers {
+			_ = cc.Close()
+		}
 	})
 	return n.closeErr
 }
@@ -204,7 +221,12 @@ func (n *Node) Close() error {
 // (health checks, scrapes, profiles) rather than requests under test: those
 // are measured but not traced, so a trace is always a request's.
 func observerRoute(route string) bool {
-	return route == "/healthz" || route == "/metrics" || route == "/debug/pprof/"
+	switch route {
+	case "/healthz", "/metrics", "/debug/pprof/",
+		healthPrefix + "Check", healthPrefix + "Watch", healthPrefix + "List", "/grpc.reflection/":
+		return true
+	}
+	return false
 }
 
 func (n *Node) instrument(next http.Handler) http.Handler {

@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // A SyntaxError reports bad input in a topology file, as FILE:LINE:
@@ -76,6 +77,8 @@ type ref struct {
 	name  string
 	line  int
 	field string
+	path  string // a call step's path
+	proxy bool   // the service proxied
 }
 
 // refs are the references of one service.
@@ -103,15 +106,36 @@ func (d *decoder) topology(root *yaml.Node) *Topology {
 		t.Services = append(t.Services, s)
 		all = append(all, r)
 	})
-	for _, r := range all {
+	for i, r := range all {
 		for _, c := range r.calls {
-			if t.Service(c.name) == nil {
-				d.ErrorAt(c.line, c.field, "unknown service %q", c.name)
-			}
+			d.checkCall(t.Services[i], t.Service(c.name), c)
 		}
 	}
 	d.acyclic(t, all)
 	return t
+}
+
+// checkCall checks a call, calls entry or proxy c of service from to the
+// service to: that it exists, and that it speaks from's protocol when from
+// proxies it, and is called at its script when it speaks gRPC.
+func (d *decoder) checkCall(from, to *Service, c ref) {
+	switch {
+	case to == nil:
+		d.ErrorAt(c.line, c.field, "unknown service %q", c.name)
+	case c.proxy && from.Protocol != to.Protocol:
+		d.ErrorAt(c.line, c.field, "%s speaks %s and %s %s: a proxy passes calls on as they came, so both speak the same protocol",
+			from.Name, from.Protocol.name(), to.Name, to.Protocol.name())
+	case to.Protocol == GRPC && c.path != "" && c.path != "/":
+		d.ErrorAt(c.line, c.field, "%s speaks gRPC: a call runs its script (%s), so it takes no path", to.Name, RunMethod[1:])
+	}
+}
+
+// name is p as a topology writes it.
+func (p Protocol) name() string {
+	if p == HTTP {
+		return "http"
+	}
+	return string(p)
 }
 
 // distinct checks s, at path, against the services of t: its name, port

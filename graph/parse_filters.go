@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // Bounds of a fair-queue filter.

@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+	"google.golang.org/grpc/codes"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // Bounds of a topology's numbers.
@@ -33,7 +36,7 @@ var dnsLabel = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
 var proxyless = []string{"script", "calls", "commands", "jobs", "load_job", "prime_max"}
 
 // serviceKeys are the fields of a service.
-var serviceKeys = []string{"name", "entry", "proxy", "port", "filters", "commands", "jobs", "load_job", "prime_max",
+var serviceKeys = []string{"name", "entry", "proxy", "protocol", "port", "filters", "commands", "jobs", "load_job", "prime_max",
 	"script", "calls", "errors", "resources"}
 
 // service decodes services[i] from n, with what it refers to. It returns
@@ -46,7 +49,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 	var order []string              // fields in file order
 	keys := map[string]*yaml.Node{} // their key nodes
 	bad := map[string]bool{}        // fields with a problem
-	var loadJob *yaml.Node
+	var loadJob, errorsNode *yaml.Node
 	named := false
 	d.Fields(n, path, []string{"name"}, func(key, field string, k, v *yaml.Node) bool {
 		order = append(order, key)
@@ -60,8 +63,10 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 			s.Entry, ok = d.Boolean(v, field)
 		case "proxy":
 			if s.Proxy, ok = d.Text(v, field); ok {
-				r.calls = append(r.calls, ref{s.Proxy, yamlfile.Deref(v).Line, field})
+				r.calls = append(r.calls, ref{name: s.Proxy, line: yamlfile.Deref(v).Line, field: field, proxy: true})
 			}
+		case "protocol":
+			s.Protocol, ok = d.protocol(v, field)
 		case "port":
 			var p int64
 			p, ok = d.Integer(v, field, 0, 65535)
@@ -82,6 +87,7 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 			s.Calls, ok = d.calls(v, field, r)
 		case "errors":
 			s.Errors, ok = d.errorsSpec(v, field)
+			errorsNode = v
 		case "resources":
 			s.Resources, ok = d.resources(v, field)
 		default:
@@ -97,10 +103,13 @@ func (d *decoder) service(i int, n *yaml.Node) (*Service, *refs) {
 	if loadJob != nil {
 		var ok bool
 		if s.LoadJob, ok = d.Text(loadJob, path+".load_job"); ok {
-			r.stress = append(r.stress, ref{s.LoadJob, yamlfile.Deref(loadJob).Line, path + ".load_job"})
+			r.stress = append(r.stress, ref{name: s.LoadJob, line: yamlfile.Deref(loadJob).Line, field: path + ".load_job"})
 		}
 	}
 	d.checkService(s, r, path, order, keys, bad)
+	if errorsNode != nil && !bad["errors"] {
+		d.checkErrors(s, errorsNode, path+".errors")
+	}
 	if !named {
 		return nil, nil
 	}
@@ -164,7 +173,7 @@ func (d *decoder) calls(n *yaml.Node, path string, r *refs) ([]string, bool) {
 		field := yamlfile.Index(path, i)
 		if name, ok := d.Text(item, field); ok {
 			calls = append(calls, name)
-			r.calls = append(r.calls, ref{name, item.Line, field})
+			r.calls = append(r.calls, ref{name: name, line: item.Line, field: field})
 		}
 	})
 	return calls, good && len(calls) == len(yamlfile.Deref(n).Content)
@@ -255,6 +264,34 @@ func nonEmpty[V any](m map[string]V) map[string]V {
 // countKeys returns the number of keys of the mapping n.
 func countKeys(n *yaml.Node) int { return len(yamlfile.Deref(n).Content) / 2 }
 
+// protocol decodes a service's protocol: http or grpc.
+func (d *decoder) protocol(n *yaml.Node, field string) (Protocol, bool) {
+	s, ok := d.Text(n, field)
+	switch {
+	case !ok:
+		return HTTP, false
+	case s == "http":
+		return HTTP, true
+	case s == string(GRPC):
+		return GRPC, true
+	}
+	d.Errorf(n, field, "%q is not a protocol: expected http or grpc", s)
+	return HTTP, false
+}
+
+// checkErrors checks that a service's injected errors, decoded from n,
+// are of its protocol: an HTTP status, or a gRPC code.
+func (d *decoder) checkErrors(s *Service, n *yaml.Node, path string) {
+	for _, k := range yamlfile.Deref(n).Content {
+		switch {
+		case s.Protocol == GRPC && k.Value == "status":
+			d.Errorf(k, path+".status", "a gRPC service fails with a code, such as code: UNAVAILABLE, not an HTTP status")
+		case s.Protocol != GRPC && k.Value == "code":
+			d.Errorf(k, path+".code", "an HTTP service fails with a status, such as status: 503; code is for protocol: grpc")
+		}
+	}
+}
+
 // errorsSpec decodes injected errors.
 func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
 	e := &Errors{Status: defaultCode}
@@ -270,14 +307,34 @@ func (d *decoder) errorsSpec(n *yaml.Node, path string) (*Errors, bool) {
 			var c int64
 			c, ok = d.Integer(v, field, 100, 599)
 			e.Status = int(c)
+		case "code":
+			e.Code, ok = d.rpcCode(v, field)
 		default:
-			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status"))
+			d.Errorf(k, field, "%s", yamlfile.UnknownField(key, "rate", "status", "code"))
 		}
 		return ok
 	}) {
 		return nil, false
 	}
 	return e, true
+}
+
+// rpcCode decodes a gRPC status code by its name, such as UNAVAILABLE.
+func (d *decoder) rpcCode(n *yaml.Node, field string) (codes.Code, bool) {
+	s, ok := d.Text(n, field)
+	if !ok {
+		return 0, false
+	}
+	var c codes.Code
+	if st, err := strconv.Atoi(s); err == nil && st >= 100 && st <= 599 {
+		d.Errorf(n, field, "%s is an HTTP status: an HTTP service fails with status: %s, a gRPC one with a code such as UNAVAILABLE", s, s)
+		return 0, false
+	}
+	if strings.ToUpper(s) != s || c.UnmarshalJSON([]byte(strconv.Quote(s))) != nil || c == codes.OK {
+		d.Errorf(n, field, "%q is not the name of a gRPC error code, such as UNAVAILABLE, INTERNAL or RESOURCE_EXHAUSTED", s)
+		return 0, false
+	}
+	return c, true
 }
 
 // resources decodes Kubernetes requests and limits.

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // stepKinds are the keys that give a step mapping its kind, in the order
@@ -106,6 +107,7 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 	field := path + "." + string(kind)
 	st := Step{Kind: kind, Line: n.Line}
 	ok := false
+	call := -1 // the index of its ref in r.calls, for a call step
 	switch kind {
 	case Busywork, Sleep:
 		st.Duration, ok = d.Duration(val, field, maxDuration)
@@ -117,13 +119,14 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 		if st.Name, ok = d.Text(val, field); !ok {
 			break
 		}
-		rf := ref{st.Name, yamlfile.Deref(val).Line, field}
+		rf := ref{name: st.Name, line: yamlfile.Deref(val).Line, field: field}
 		switch kind {
 		case Fork:
 			r.forks = append(r.forks, rf)
 		case Stress:
 			r.stress = append(r.stress, rf)
 		default:
+			call = len(r.calls)
 			r.calls = append(r.calls, rf)
 			st.Prob = 1
 		}
@@ -149,6 +152,9 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 			}
 		}
 		good = good && ok
+	}
+	if call >= 0 {
+		r.calls[call].path = st.Path
 	}
 	return st, good
 }

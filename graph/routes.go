@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // routes returns the node's mux. The service routes — work, load, objects,
@@ -22,9 +25,15 @@ import (
 // wait in a fair queue nor count in a filter's latency.
 func (n *Node) routes() http.Handler {
 	svc := http.NewServeMux()
-	if n.cfg.Service != nil && n.cfg.Service.Proxy != "" {
+	switch {
+	case n.cfg.Service != nil && n.cfg.Service.Protocol == GRPC:
+		svc.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+			writeError(w, n.cfg.Name, statusError(http.StatusNotFound,
+				"this service speaks gRPC: call %s over HTTP/2 on this port", RunMethod[1:]))
+		})
+	case n.cfg.Service != nil && n.cfg.Service.Proxy != "":
 		svc.Handle("/", n.proxy())
-	} else {
+	default:
 		for _, m := range []string{"GET ", "POST "} {
 			svc.HandleFunc(m+"/{$}", n.work("/", n.rootFwd, n.root))
 			svc.HandleFunc(m+"/busywork", n.work("/busywork", n.fwd, n.busywork, "ms"))
@@ -212,6 +221,9 @@ func (n *Node) root(url.Values) (workFunc, error) {
 		return func(_ context.Context, ex *exchange) error { ex.detail = "ok"; return nil }, nil
 	}
 	if e := s.Errors; e != nil && e.Rate > 0 && rand.Float64() < e.Rate {
+		if s.Protocol == GRPC {
+			return nil, status.Errorf(cmp.Or(e.Code, codes.Internal), "injected error (rate %g)", e.Rate)
+		}
 		status := e.Status
 		if status < 100 || status > 599 {
 			status = http.StatusInternalServerError

@@ -138,14 +138,22 @@ func (n *Node) runParallel(ctx context.Context, ex *exchange, steps []Step) erro
 }
 
 // call sends one request to t at path and query: a POST of size bytes when
-// size > 0, else a GET. It passes on the user headers and the trace
-// context, reads the answer (echoing text into ex), and records the call
-// in Server-Timing, latlab_client_request_duration_seconds and a client
-// span. A transport error or a status other than 2xx is a 502 naming t.
-// bounded applies CallTimeout.
+// size > 0, else a GET; or, to a gRPC service, a call of Run with a body
+// of size bytes. It passes on the user headers and the trace context,
+// reads the answer (echoing text into ex), and records the call in
+// Server-Timing, latlab_client_request_duration_seconds and a client span.
+// A transport error or a status other than 2xx (OK over gRPC) is a 502
+// naming t. bounded applies CallTimeout.
 func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query string, size int64, bounded bool) error {
 	p, _, _ := strings.Cut(path, "?")
 	route := routeLabel(p)
+	cc := n.rpcPeers[t.name]
+	if cc != nil {
+		if p != "/" {
+			return statusError(http.StatusBadRequest, "%s speaks gRPC and runs its script only: %s is not passed on to it", t.name, p)
+		}
+		route = RunMethod
+	}
 	if bounded {
 		var w *watchedCall
 		ctx, w = n.watch.bound(ctx, n.cfg.CallTimeout)
@@ -153,32 +161,13 @@ func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query str
 	}
 	ctx, span := n.tr.startSpan(ctx, "call "+t.name+" "+route, trace.SpanKindClient,
 		attribute.String("peer.service", t.name), attribute.String("http.route", route))
-	u := t.base + path
-	if query != "" {
-		u += "?" + query
-	}
-	method, body := http.MethodGet, io.Reader(nil)
-	if size > 0 {
-		method, body = http.MethodPost, payloadReader(size)
-	}
 	start := time.Now()
-	code := "error"
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err == nil {
-		req.ContentLength = size
-		if size > 0 {
-			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(payloadReader(size)), nil }
-		}
-		n.passHeaders(req.Header, ex.in)
-		if n.tr.on {
-			n.tr.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
-		}
-		var resp *http.Response
-		if resp, err = n.client.Do(req); err == nil {
-			code = codeLabel(resp.StatusCode)
-			err = n.readAnswer(ex, resp)
-			resp.Body.Close()
-		}
+	var code string
+	var err error
+	if cc != nil {
+		code, err = n.callRPC(ctx, ex, cc, size)
+	} else {
+		code, err = n.callHTTP(ctx, ex, t, path, query, size)
 	}
 	d := time.Since(start)
 	ex.tm.addDownstream(d)
@@ -189,6 +178,37 @@ func (n *Node) call(ctx context.Context, ex *exchange, t target, path, query str
 	}
 	span.End()
 	return err
+}
+
+// callHTTP is call's request over HTTP. It returns the status for the
+// metrics: its code, or "error" when none came.
+func (n *Node) callHTTP(ctx context.Context, ex *exchange, t target, path, query string, size int64) (string, error) {
+	u := t.base + path
+	if query != "" {
+		u += "?" + query
+	}
+	method, body := http.MethodGet, io.Reader(nil)
+	if size > 0 {
+		method, body = http.MethodPost, payloadReader(size)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return "error", err
+	}
+	req.ContentLength = size
+	if size > 0 {
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(payloadReader(size)), nil }
+	}
+	n.passHeaders(req.Header, ex.in)
+	if n.tr.on {
+		n.tr.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	}
+	resp, err := n.client.Do(req)
+	if err != nil {
+		return "error", err
+	}
+	defer resp.Body.Close()
+	return codeLabel(resp.StatusCode), n.readAnswer(ex, resp)
 }
 
 // readAnswer reads a downstream's answer: a failure's message, or a text

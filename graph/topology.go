@@ -1,6 +1,10 @@
 package graph
 
-import "time"
+import (
+	"time"
+
+	"google.golang.org/grpc/codes"
+)
 
 // A Topology is a parsed topology file: the services of a graph.
 type Topology struct {
@@ -36,10 +40,11 @@ func (t *Topology) Entry() *Service {
 // A Service is one node of the graph.
 type Service struct {
 	Name      string
-	Line      int    // where it is defined in the file
-	Entry     bool   // requests enter the graph here
-	Proxy     string // when set, a pure reverse proxy to this service: any route, method, body
-	Port      int    // 0: any free port
+	Line      int      // where it is defined in the file
+	Entry     bool     // requests enter the graph here
+	Proxy     string   // when set, a pure reverse proxy to this service: any route, method, body
+	Protocol  Protocol // what it serves and is called with; "" is HTTP
+	Port      int      // 0: any free port
 	Filters   []Filter
 	Commands  map[string][]string // fork steps may run these, by name
 	Jobs      map[string]string   // stress-ng job files by name, absolute paths
@@ -53,9 +58,19 @@ type Service struct {
 
 // Errors makes a service fail a share of its requests.
 type Errors struct {
-	Rate   float64 // 0 to 1
-	Status int     // status code of a failed request
+	Rate   float64    // 0 to 1
+	Status int        // status code of a failed HTTP request
+	Code   codes.Code // status of a failed gRPC call; OK means INTERNAL
 }
+
+// A Protocol is what a service serves and is called with.
+type Protocol string
+
+// The protocols of a service.
+const (
+	HTTP Protocol = ""     // HTTP/1.1, or HTTPS
+	GRPC Protocol = "grpc" // gRPC over HTTP/2, cleartext or TLS
+)
 
 // Resources are a service's requests and limits in Kubernetes quantities.
 type Resources struct {

@@ -17,6 +17,20 @@
 // outermost first. Metrics holds the Prometheus collectors (see Metrics for
 // names and buckets); a nil *Metrics records nothing.
 //
+// # gRPC
+//
+// Each filter has a gRPC server form, an Interceptor: a unary and a stream
+// server interceptor that do the same thing. PassthroughRPC, TrackRPC and
+// DelayRPC mirror Passthrough, Track and Delay; FairQueue.Interceptor admits
+// calls through the same seats and queues as FairQueue.Filter; ChainRPC
+// composes them, outermost first. The user is read from the incoming
+// metadata key x-remote-user, or the header named, in lower case. A call
+// the fair queue refuses ends with status ResourceExhausted and a
+// retry-after header; one whose context ends while DelayRPC holds it, with
+// Unavailable. Install an Interceptor with grpc.UnaryInterceptor(ic.Unary)
+// and grpc.StreamInterceptor(ic.Stream); every Interceptor is safe for
+// concurrent use.
+//
 // # Example
 //
 // The package's Example is a server that delays user "slow" by 10 ms,

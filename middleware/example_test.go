@@ -7,8 +7,9 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/latlab/latlab/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/latlab/latlab/middleware"
 )
 
 // A server that delays user "slow", admits requests through a fair queue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latlab/latlab/load"
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // LoadFor returns the load of trial t: its variant's load at t's rate or
@@ -91,7 +92,7 @@ func (v *Variant) baseURL(entry string) (*url.URL, error) {
 	if v.Target != "" {
 		return url.Parse(v.Target)
 	}
-	if msg := checkURL(entry); msg != "" {
+	if _, msg := yamlfile.ParseTarget(entry); msg != "" {
 		return nil, fmt.Errorf("variant %s runs a graph: the URL of its entry: %s", v.Name, msg)
 	}
 	u, _ := url.Parse(entry)

@@ -197,7 +197,7 @@ func TestLoadForErrors(t *testing.T) {
 		want  string
 	}{
 		{Trial{Variant: "x", Level: record.Level{Rate: 1}, Position: 4}, "", `trial 4: no variant called "x"`},
-		{Trial{Variant: "g", Level: record.Level{Rate: 1}}, "", `variant g runs a graph: the URL of its entry: expected an absolute http or https URL, got ""`},
+		{Trial{Variant: "g", Level: record.Level{Rate: 1}}, "", `variant g runs a graph: the URL of its entry: expected an absolute http, https, grpc or grpcs URL, got ""`},
 		{Trial{Variant: "g", Level: record.Level{Rate: 0}, Position: 2}, "http://127.0.0.1:1", "trial 2: open mode needs a rate above 0, got 0"},
 		{Trial{Variant: "c", Position: 5}, "", "trial 5: closed mode needs a concurrency of at least 1, got 0"},
 	}

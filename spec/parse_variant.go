@@ -2,10 +2,12 @@ package spec
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -119,9 +121,26 @@ func (d *decoder) variant(i int, n *yaml.Node, s *Spec, base []entry, baseScope 
 	} else {
 		v.Overrides, v.Load = d.overrideLoad(base, over, baseScope)
 	}
+	d.checkGRPCEntry(&v, keys["graph"], path)
 	if !named {
 		return v, 0, false
 	}
 	d.kube[v.Name] = kn
 	return v, keys["name"].Line, true
+}
+
+// checkGRPCEntry checks the load of a variant whose graph enters at a
+// gRPC service: its path, when given, names a method, not an HTTP route.
+func (d *decoder) checkGRPCEntry(v *Variant, graphKey *yaml.Node, path string) {
+	if v.Topology == nil || v.Topology.Entry() == nil || v.Topology.Entry().Protocol != graph.GRPC {
+		return
+	}
+	p := v.Load.Path
+	if p == "" {
+		return
+	}
+	if svc, method, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/"); !ok || svc == "" || method == "" || strings.ContainsAny(method, "/?") {
+		d.errorf(graphKey, join(path, "graph"), "%s enters at %s, a gRPC service: load.path %q is not a method; leave it out (%s) or name one, such as %s",
+			v.Graph, v.Topology.Entry().Name, p, graph.RunMethod, graph.RunStreamPath)
+	}
 }
