@@ -230,10 +230,18 @@ func TestRunnerGraph(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, "grpc.yaml"), []byte(`services:
+  - {name: front, protocol: grpc, script: [{busywork: 1ms}, {call: back}]}
+  - {name: back, protocol: grpc, script: [{sleep: 1ms}]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	port := freePort(t)
 	spec := remotetest.WriteSpec(t, dir, fmt.Sprintf(`version: 1
 name: graph
 variants:
+  - name: grpc
+    graph: grpc.yaml
   - name: chain
     graph: graph.yaml
     # A graph's setup runs before its nodes start, its teardown after they stop.
@@ -255,7 +263,7 @@ probes:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Done != 2 {
+	if out.Done != 3 {
 		t.Fatalf("outcome %+v", out)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "configured.json")); err != nil || !bytes.Contains(b, []byte(`"success_ratio": 1`)) {
@@ -272,8 +280,11 @@ probes:
 		t.Error("the variant's start command still runs after the experiment")
 	}
 	runs, _ := db.Runs(context.Background(), out.Experiment.ID)
-	var r store.Run
+	var r, g store.Run
 	for _, x := range runs {
+		if x.Variant == "grpc" {
+			g = x
+		}
 		// 2 s at 50/s: 100 due, each sent or, by a generator a busy
 		// machine starved, counted unsent.
 		if x.Variant == "started" && (x.Status != store.Done || x.Summary.Sent+x.Summary.Unsent != 100) {
@@ -290,6 +301,18 @@ probes:
 		t.Errorf("run: %d sent, %d unsent, %d completed, warm-up %+v; want 100 due, each sent one completed, and 15 due in the warm-up",
 			r.Summary.Sent, r.Summary.Unsent, r.Summary.Requests, r.Warmup)
 	}
+	// A graph entered over gRPC takes calls of Run, each OK.
+	if g.Summary.Requests == 0 || g.Summary.StatusCodes["OK"] != g.Summary.Requests {
+		t.Errorf("grpc variant: %d completed, codes %v; want every one OK", g.Summary.Requests, g.Summary.StatusCodes)
+	}
+	checkProbes(t, db, r)
+	checkProbes(t, db, g)
+}
+
+// checkProbes checks that run r of a graph variant stored metrics, process
+// and trace points: its nodes were scraped, watched and traced.
+func checkProbes(t *testing.T, db *store.DB, r store.Run) {
+	t.Helper()
 	probes, _ := db.Probes(context.Background(), r.ID)
 	var metrics, process, traces int
 	for _, p := range probes {
@@ -305,7 +328,7 @@ probes:
 	// Each request sent has a front → back hop: network and framework
 	// times for most of them, at least one point a request in all.
 	if metrics == 0 || process == 0 || int64(traces) < r.Summary.Sent {
-		t.Errorf("stored %d metrics, %d process and %d trace points, want all three (traces ≥ %d sent)", metrics, process, traces, r.Summary.Sent)
+		t.Errorf("%s: stored %d metrics, %d process and %d trace points, want all three (traces ≥ %d sent)", r.Variant, metrics, process, traces, r.Summary.Sent)
 	}
 }
 

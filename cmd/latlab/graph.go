@@ -22,17 +22,34 @@ func newGraph(stdout, stderr io.Writer) *cobra.Command {
 work and call each other in any DAG, behind measured filters.`,
 		Example: `  latlab graph up examples/graphs/chain.yaml
   latlab graph manifests examples/graphs/filters.yaml --image ghcr.io/you/latlab:v1 > graph.k8s.yaml
-  latlab graph dot examples/graphs/filters.yaml | dot -Tsvg > graph.svg`,
+  latlab graph dot examples/graphs/filters.yaml | dot -Tsvg > graph.svg
+  latlab graph proto > node.proto     # what a gRPC service serves, for clients without reflection`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown graph command %q; want up, manifests or dot", args[0])
+				return usagef("unknown graph command %q; want up, manifests, dot or proto", args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newGraphUp(stdout, stderr), newGraphManifests(stdout), newGraphDot(stdout))
+	cmd.AddCommand(newGraphUp(stdout, stderr), newGraphManifests(stdout), newGraphDot(stdout), newGraphProto(stdout))
 	return cmd
+}
+
+func newGraphProto(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "proto",
+		Short: "Print the service definition a gRPC service of a graph serves",
+		Long: `proto prints node.proto, the service every gRPC service of a graph (protocol:
+grpc in its topology) serves: Run runs its script once, RunStream once per
+message. The nodes serve it by reflection too, so latlab attack, ghz and
+grpcurl need no copy; give this one to a client that cannot use reflection.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := io.WriteString(stdout, graph.NodeProto)
+			return err
+		},
+	}
 }
 
 // oneFile checks that a command got exactly one file argument.
@@ -168,7 +185,8 @@ func newGraphDot(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:     "dot FILE",
 		Short:   "Write a topology as Graphviz",
-		Example: `  latlab graph dot examples/graphs/filters.yaml | dot -Tsvg > graph.svg`,
+		Example: `  latlab graph dot examples/graphs/filters.yaml | dot -Tsvg > graph.svg
+  latlab graph proto > node.proto     # what a gRPC service serves, for clients without reflection`,
 		Args:    oneFile,
 		RunE: func(_ *cobra.Command, args []string) error {
 			t, err := readTopology(args[0])
