@@ -183,11 +183,11 @@ image to run them.`,
 
 func newGraphDot(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:     "dot FILE",
-		Short:   "Write a topology as Graphviz",
+		Use:   "dot FILE",
+		Short: "Write a topology as Graphviz",
 		Example: `  latlab graph dot examples/graphs/filters.yaml | dot -Tsvg > graph.svg
   latlab graph proto > node.proto     # what a gRPC service serves, for clients without reflection`,
-		Args:    oneFile,
+		Args: oneFile,
 		RunE: func(_ *cobra.Command, args []string) error {
 			t, err := readTopology(args[0])
 			if err != nil {
