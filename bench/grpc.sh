@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/grpc.sh measures `latlab attack` over gRPC beside ghz, both calling
 # grpc.health.v1.Health/Check on bench/grpcserver (grpc-go, reflection on,
-# answering at once), and prints each tool's median per scenario.
+# answering at once) and latlab.graph.v1.Node/Run on latlab's own gRPC
+# node (a graph service with an empty script), and prints each tool's
+# median per scenario.
 # bench/peers.sh runs it as its grpc scenario.
 #
 #   bench/grpc.sh [--rounds N] [--seconds S] [--only LIST] [--rate R]
@@ -10,7 +12,8 @@
 #   --rounds N   rounds per scenario (default 3), tools alternating, the
 #                order rotated every round
 #   --seconds S  length of each closed50 and open run (default 5)
-#   --only LIST  scenarios, comma- or space-separated (default closed50,open,stall)
+#   --only LIST  scenarios, comma- or space-separated (default
+#                closed50,open,stall,node50,nodeopen)
 #   --rate R     the open and stall scenarios' rate, calls/s (default 5000)
 #   --conns N    HTTP/2 connections of closed50, both tools (default 50)
 #   --no-pin     do not pin the server and the tools to CPUs
@@ -28,12 +31,15 @@
 #             the actual send: with its default workers (-c 50) calls queue
 #             unsent behind the stalled ones and their wait is lost; with
 #             --async it sends on schedule and sees the stall too.
+#   node50    closed50 against latlab's gRPC node (latlab serve, one
+#             service with protocol: grpc and no work), calling Run
+#   nodeopen  open against that node
 #
 # Needs bash, GNU time, Go, and ghz (go install github.com/bojand/ghz/cmd/ghz)
 # on PATH or in ~/.cache/latlab-peers/bin; without ghz latlab runs alone.
 set -euo pipefail
 
-rounds=3 secs=5 rate=5000 conns=50 pin=1 scenarios="closed50 open stall"
+rounds=3 secs=5 rate=5000 conns=50 pin=1 scenarios="closed50 open stall node50 nodeopen"
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
@@ -51,7 +57,7 @@ cd "$root"
 export PATH="${PEERS_BIN:-$HOME/.cache/latlab-peers/bin}:$PATH"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/latlab-grpc.XXXXXX")
-server_pid=""
+server_pid="" server_kind=""
 stop_server() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
   server_pid=""
@@ -73,12 +79,20 @@ else
 fi
 port=$((20000 + RANDOM % 10000))
 addr=127.0.0.1:$port
-method=grpc.health.v1.Health/Check
+health=grpc.health.v1.Health/Check
+run_method=latlab.graph.v1.Node/Run
+printf 'services:\n  - {name: node, protocol: grpc}\n' >"$work/node.yaml"
 
-# start_server ARGS...: a fresh server, so every run meets the same stalls.
+# start_server KIND ARGS...: a fresh server of KIND (grpcserver or node),
+# so every run meets the same stalls.
 start_server() {
   stop_server
-  ${srv_prefix[@]+"${srv_prefix[@]}"} "$work/grpcserver" -listen "$addr" "$@" 2>"$work/server.log" &
+  server_kind=$1; shift
+  if [ "$server_kind" = node ]; then
+    ${srv_prefix[@]+"${srv_prefix[@]}"} "$work/latlab" serve --topology "$work/node.yaml" --service node --listen "$addr" 2>"$work/server.log" &
+  else
+    ${srv_prefix[@]+"${srv_prefix[@]}"} "$work/grpcserver" -listen "$addr" "$@" 2>"$work/server.log" &
+  fi
   server_pid=$!
   for _ in $(seq 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return
@@ -130,8 +144,12 @@ rotated() {
 
 # attack SCENARIO TOOL: one run.
 attack() {
-  local lim=$((secs + 40))
-  case "$1/$2" in
+  local lim=$((secs + 40)) method=$health sc=$1
+  case "$sc" in
+    node50) sc=closed50 method=$run_method ;;
+    nodeopen) sc=open method=$run_method ;;
+  esac
+  case "$sc/$2" in
     closed50/latlab) run $lim "$work/latlab" attack "grpc://$addr/$method" -c 50 --connections "$conns" -d "${secs}s" --format json ;;
     closed50/ghz) run $lim ghz --insecure --call "$method" -c 50 --connections "$conns" -z "${secs}s" -O json "$addr" ;;
     open/latlab) run $lim "$work/latlab" attack "grpc://$addr/$method" -r "$rate" -d "${secs}s" --format json ;;
@@ -147,7 +165,13 @@ for sc in $scenarios; do
   [ "$sc" = stall ] && [ "$tools" != latlab ] && ts="$tools ghz-async"
   for ((r = 0; r < rounds; r++)); do
     for t in $(rotated "$r" $ts); do
-      if [ "$sc" = stall ]; then start_server -stall 1s -every 5s; else [ -n "$server_pid" ] || start_server; fi
+      kind=grpcserver
+      case "$sc" in node*) kind=node ;; esac
+      if [ "$sc" = stall ]; then
+        start_server grpcserver -stall 1s -every 5s
+      elif [ -z "$server_pid" ] || [ "$server_kind" != "$kind" ]; then
+        start_server "$kind"
+      fi
       echo "$sc round $((r + 1)): $t" >&2
       attack "$sc" "$t"
       read -r n ok rps p50 p99 < <(figures "${t%-async}")
@@ -165,7 +189,7 @@ stop_server
 echo "# latlab attack vs. ghz over gRPC — bench/grpc.sh --rounds $rounds --seconds $secs --rate $rate --only ${scenarios// /,}"
 echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "machine: $ncpu CPUs, $(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo), pinning $([ "$pin" = 1 ] && echo "server on CPU $((ncpu - 1)), tools on 0-$((ncpu - 2))" || echo none)"
-echo "target:  bench/grpcserver (grpc-go $(go list -m -f '{{.Version}}' google.golang.org/grpc)), $method at $addr"
+echo "targets: bench/grpcserver (grpc-go $(go list -m -f '{{.Version}}' google.golang.org/grpc)), $health; node*: latlab serve, a graph service with protocol: grpc and no work, $run_method; at $addr"
 printf 'tools:   latlab %s' "$("$work/latlab" version | head -1 | sed 's/^latlab //')"
 command -v ghz >/dev/null && printf '; ghz %s' "$("${GO:-go}" version -m "$(command -v ghz)" | awk '$1 == "mod" {print $3}')"
 echo
@@ -173,9 +197,9 @@ echo "Every figure is the median over rounds. Latency: latlab's from each call's
 for sc in $scenarios; do
   echo
   case "$sc" in
-    closed50) echo "closed50: 50 calls in flight, $conns connections, ${secs}s"
+    closed50 | node50) echo "$sc: 50 calls in flight, $conns connections, ${secs}s, $([ "$sc" = node50 ] && echo "latlab's node" || echo grpcserver)"
       printf '  %-10s %12s %14s %8s %10s\n' tool calls/s "CPU µs/call" "RSS MB" "OK/calls" ;;
-    open) echo "open: $rate calls/s, ${secs}s"
+    open | nodeopen) echo "$sc: $rate calls/s, ${secs}s, $([ "$sc" = nodeopen ] && echo "latlab's node" || echo grpcserver)"
       printf '  %-10s %12s %12s %12s %10s\n' tool "achieved/s" "p50 µs" "p99 µs" "OK/calls" ;;
     stall) echo "stall: $rate calls/s, 10 s, the server holds every call arriving in the first 1 s of each 5 s"
       printf '  %-10s %12s %12s %12s %10s\n' tool "achieved/s" "p50 µs" "p99 µs" "OK/calls" ;;
@@ -185,7 +209,7 @@ for sc in $scenarios; do
   for t in $ts; do
     okc="$(median "$sc" "$t" ok)/$(median "$sc" "$t" calls)"
     case "$sc" in
-      closed50) printf '  %-10s %12s %14s %8s %10s\n' "$t" "$(median "$sc" "$t" rate)" "$(median "$sc" "$t" cpu)" "$(median "$sc" "$t" rss)" "$okc" ;;
+      closed50 | node50) printf '  %-10s %12s %14s %8s %10s\n' "$t" "$(median "$sc" "$t" rate)" "$(median "$sc" "$t" cpu)" "$(median "$sc" "$t" rss)" "$okc" ;;
       *) printf '  %-10s %12s %12s %12s %10s\n' "$t" "$(median "$sc" "$t" rate)" "$(median "$sc" "$t" p50)" "$(median "$sc" "$t" p99)" "$okc" ;;
     esac
   done

@@ -41,6 +41,7 @@
 //	  - name: gateway          # a DNS label; in lowercase, a Kubernetes name
 //	    entry: true            # requests enter here; default the first service
 //	    proxy: root            # a pure reverse proxy to root
+//	    protocol: http         # or grpc; default http
 //	  - name: root
 //	    port: 0                # for local runs; 0 is any free port
 //	    filters:               # outermost first
@@ -74,6 +75,15 @@
 // script or calls, commands, jobs, load_job or prime_max. Calls, calls
 // lists and proxies must not form a cycle. A fair-queue level other than
 // the last needs users; the last takes everyone else.
+//
+// A service with protocol: grpc serves gRPC instead of HTTP: NodeProto,
+// whose Run runs its script and RunStream runs it once per message, with
+// health checking and reflection, on one port with its HTTP/1.1 observers
+// (/healthz, /metrics, /debug/pprof/). Calls to it are calls of Run with a
+// body of the call's size, and take no path; a gRPC proxy passes any call
+// on undecoded, to a service of its own protocol; its filters run as
+// interceptors (middleware.Interceptor); its injected errors are gRPC
+// codes (errors: {rate: 0.01, code: UNAVAILABLE}).
 //
 // A service name starts with a letter, has letters, digits and '-', ends
 // with a letter or digit and is at most 63 long; names must differ in

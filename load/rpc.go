@@ -50,10 +50,12 @@ type rpcTransport struct {
 	next  atomic.Uint32       // the connection the next session takes
 }
 
-// An rpcPool is one server's connections.
+// An rpcPool is one server's connections, each with its streams: a call
+// takes one of its connection's, waiting for one when all are taken.
 type rpcPool struct {
-	addr  string
-	conns []*grpc.ClientConn
+	addr    string
+	conns   []*grpc.ClientConn
+	streams []chan struct{} // by connection: a token per call in progress
 }
 
 func newRPC(o Options, http Transport) (*rpcTransport, error) {
@@ -105,6 +107,10 @@ func (t *rpcTransport) pool(u *url.URL) (*rpcPool, error) {
 		}))
 	}
 	n := max(t.o.Connections, 1)
+	streams := t.o.Streams
+	if streams == 0 {
+		streams = DefaultStreams
+	}
 	p := &rpcPool{addr: u.Host}
 	for range n {
 		cc, err := grpc.NewClient("passthrough:///"+u.Host, opts...)
@@ -116,6 +122,7 @@ func (t *rpcTransport) pool(u *url.URL) (*rpcPool, error) {
 		}
 		cc.Connect()
 		p.conns = append(p.conns, cc)
+		p.streams = append(p.streams, make(chan struct{}, streams))
 	}
 	t.pools[key] = p
 	return p, nil
@@ -226,7 +233,8 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		}
 		s.last, s.lastURL = p, req.URL
 	}
-	cc := p.conns[s.conn%len(p.conns)]
+	i := s.conn % len(p.conns)
+	cc := p.conns[i]
 	m, msg := req.rpc, req.wire
 	var err error
 	if m == nil { // built for this iteration
@@ -238,6 +246,21 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 			return
 		}
 	}
+	// A call waits for a stream of its connection, as an HTTP/2 request
+	// does: that wait is in its latency, not its service time, and its
+	// timeout starts once it has one.
+	slot := p.streams[i]
+	select {
+	case slot <- struct{}{}:
+	default:
+		select {
+		case slot <- struct{}{}:
+		case <-ctx.Done():
+			nhFail(out, ctx.Err())
+			return
+		}
+	}
+	defer func() { <-slot }()
 	call, cancel := context.WithTimeout(ctx, s.t.o.timeout())
 	defer cancel()
 	if len(req.Header) > 0 {

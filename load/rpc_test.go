@@ -419,3 +419,33 @@ func TestRPCStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestRPCStreamsCap keeps a connection's calls in progress to --streams:
+// four workers on one connection with two streams never have more than
+// two calls at the server at once, and every call is answered.
+func TestRPCStreamsCap(t *testing.T) {
+	var now, most atomic.Int64
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(echoCodec{}), grpc.UnknownServiceHandler(func(_ any, st grpc.ServerStream) error {
+		n := now.Add(1)
+		defer now.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		var msg []byte
+		if err := st.RecvMsg(&msg); err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Millisecond) // long enough for the other workers to want a stream
+		return st.SendMsg(&msg)
+	}))
+	addr := serveRPC(t, srv, new(atomic.Int64))
+	o := greetProto
+	o.Streams = 2
+	res := attack(t, context.Background(), Config{Source: rpcTo(t, "grpc://"+addr+"/latlab.test.Greeter/SayHello", ""),
+		Model: Closed{Workers: 4}, Count: 40, Transport: o})
+	if got := res.Codes[record.GRPCOK]; got != 40 {
+		t.Errorf("OK %d, want 40 (codes %v, errors %v)", got, res.Codes, res.Errors)
+	}
+	if m := most.Load(); m > 2 {
+		t.Errorf("the server had %d calls at once, more than the 2 streams of the one connection", m)
+	}
+}

@@ -11,12 +11,12 @@ func TestParseSpecLoadConflicts(t *testing.T) {
 		{
 			name: "streams without HTTP/2",
 			spec: loadBase + "  streams: 8\n",
-			want: "spec.yaml:8: load.streams: streams are HTTP/2's; give http2 or h2c too",
+			want: "spec.yaml:8: load.streams: streams are HTTP/2's and gRPC's; give http2 or h2c too, or a gRPC target",
 		},
 		{
 			name: "streams with http2 false",
 			spec: loadBase + "  http2: false\n  streams: 8\n",
-			want: "spec.yaml:9: load.streams: streams are HTTP/2's; give http2 or h2c too",
+			want: "spec.yaml:9: load.streams: streams are HTTP/2's and gRPC's; give http2 or h2c too, or a gRPC target",
 		},
 		{
 			name: "client and no_keepalive with HTTP/2",
@@ -72,5 +72,18 @@ func TestParseSpecLoadNoConflict(t *testing.T) {
 	s := mustParse(t, loadBase+"  http2: false\n  client: nethttp\n  no_keepalive: true\n  connections: 4\n  method: purge\n")
 	if s.Load.Client != "nethttp" || !s.Load.NoKeepAlive || s.Load.Connections != 4 || s.Load.Method != "PURGE" {
 		t.Errorf("load %+v: want client nethttp, no keep-alive, 4 connections, PURGE", s.Load)
+	}
+}
+
+// TestParseSpecStreamsGRPC takes streams without HTTP/2 when a variant
+// speaks gRPC, whose connections' streams they cap.
+func TestParseSpecStreamsGRPC(t *testing.T) {
+	spec := "version: 1\nname: t\nvariants: [{name: a, target: 'grpc://127.0.0.1:9000/grpc.health.v1.Health/Check'}]\nload:\n  rates: [100]\n  streams: 8\n"
+	s, err := ParseSpec("spec.yaml", []byte(spec), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Variants[0].Load.Settings().Streams; got != 8 {
+		t.Errorf("streams %d, want 8", got)
 	}
 }

@@ -68,6 +68,10 @@ func (d *decoder) checkLoad(l *Load, given map[string]entry, dropped, wrong map[
 		keys = append(keys, key)
 	}
 	for _, p := range load.Problems(l.Settings().Conflicts(keys...)) {
+		if e, ok := given[p.Option]; ok && p.Option == "streams" && !wrong[p.Option] {
+			d.streams = append(d.streams, e) // gRPC's too: known once the variants are read
+			continue
+		}
 		if e, ok := given[p.Option]; ok && !wrong[p.Option] {
 			d.errorf(e.k, e.path(), "%s", p.Text(load.Ref.String))
 		}

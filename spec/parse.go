@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/latlab/latlab/graph"
 	"github.com/latlab/latlab/yamlfile"
 )
 
@@ -77,6 +79,7 @@ type decoder struct {
 	kube    map[string]kubeNodes // each variant's fields placing it on a cluster
 	pprofAt *yaml.Node           // probes.pprof, when given
 	unrun   bool                 // read by an agent: commands are not checked
+	streams []entry              // streams given without HTTP/2: checked once the variants say whether they speak gRPC
 }
 
 // newDecoder returns a decoder of data, the spec called name, in the
@@ -144,11 +147,29 @@ func (d *decoder) spec(root *yaml.Node) *Spec {
 		s.Baseline = s.Variants[0].Name
 	}
 	d.options(s, nodes)
+	d.checkStreams(s)
 	d.checkKube(s, kubeNode, loadOn, d.kube)
 	d.checkShards(s, nodes)
 	d.checkSize(s, root, nodes)
 	s.sums = d.sums
 	return s
+}
+
+// checkStreams refuses streams given without HTTP/2 when no variant
+// speaks gRPC either, whose connections' streams they cap too.
+func (d *decoder) checkStreams(s *Spec) {
+	if len(d.streams) == 0 {
+		return
+	}
+	for _, v := range s.Variants {
+		if v.Topology != nil && v.Topology.Entry() != nil && v.Topology.Entry().Protocol == graph.GRPC ||
+			strings.HasPrefix(v.Target, "grpc://") || strings.HasPrefix(v.Target, "grpcs://") {
+			return
+		}
+	}
+	for _, e := range d.streams {
+		d.errorf(e.k, e.path(), "streams are HTTP/2's and gRPC's; give http2 or h2c too, or a gRPC target")
+	}
 }
 
 // maxTrials bounds the trials of a plan.

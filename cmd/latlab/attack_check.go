@@ -24,7 +24,7 @@ func (f *attackFlags) conflicts(set func(string) bool, cfg load.Config) error {
 	}
 	var given []string
 	for _, option := range []string{"streams", "client", "connections", "seed"} {
-		if set(option) { // the flag is named as the option
+		if set(option) && (option != "streams" || !speaksGRPC(cfg.Source)) { // the flag is named as the option; gRPC has streams too
 			given = append(given, option)
 		}
 	}
@@ -69,4 +69,16 @@ func flagName(name string) string {
 		return "-b"
 	}
 	return "--" + name
+}
+
+// speaksGRPC reports whether the requests of src are gRPC calls, whose
+// connections have streams as HTTP/2's do.
+func speaksGRPC(src load.Source) bool {
+	st, ok := src.(load.Static)
+	for i := 0; ok && i < len(st); i++ {
+		if st[i].URL != nil && (st[i].URL.Scheme == "grpc" || st[i].URL.Scheme == "grpcs") {
+			return true
+		}
+	}
+	return false
 }
