@@ -205,6 +205,8 @@ type rpcSession struct {
 	msg   rawMessage // the call's message and reply, kept here so that a call allocates neither
 	reply rawReply
 
+	firstIn time.Duration // when a stream's first reply came, from its send; 0 before
+
 	last    *rpcPool // the pool of the last call's URL, which a Static source's calls share
 	lastURL *url.URL
 }
@@ -278,6 +280,9 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		err = s.stream(call, cc, m, out)
 	}
 	out.Done = Now()
+	if out.Wait > 0 { // a stream's first reply came: the rest of it is its read
+		out.Read = out.Done - (out.Sent + s.firstIn)
+	}
 	if ctx.Err() != nil && err != nil {
 		out.Error, out.Err = classify(ctx.Err()), err
 		return
@@ -288,8 +293,12 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 // stream makes a streaming call: it sends the message Options.Messages
 // times, Options.MessageGap apart, when the client streams (once when
 // not), closes its side, and reads every reply until the server's status,
-// which it returns. Bytes count every message sent and read.
+// which it returns. Bytes count every message sent and read. The call's
+// wait runs from its last message sent to its first reply, and its read
+// from there to its status (set by Do): a server stream's time to its
+// first message, and the time of the rest.
 func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMethod, out *record.Sample) error {
+	s.firstIn = 0
 	desc := &grpc.StreamDesc{ClientStreams: m.desc.IsStreamingClient(), ServerStreams: m.desc.IsStreamingServer()}
 	st, err := cc.NewStream(ctx, desc, m.path, rawCall...)
 	if err != nil {
@@ -317,12 +326,17 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 	if err := st.CloseSend(); err != nil {
 		return err
 	}
+	lastOut := Now()
 	for {
 		if err := st.RecvMsg(&s.reply); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err
+		}
+		if s.firstIn == 0 {
+			now := Now()
+			s.firstIn, out.Wait = now-out.Sent, max(now-lastOut, 1)
 		}
 		out.BytesIn += int64(s.reply) + 5
 		if !desc.ServerStreams {

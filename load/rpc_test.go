@@ -416,6 +416,15 @@ func TestRPCStreams(t *testing.T) {
 			if gaps := time.Duration(tc.sent-1) * o.MessageGap; time.Duration(res.Service.Min()) < gaps {
 				t.Errorf("a call took %s, less than its %s of intervals", time.Duration(res.Service.Min()), gaps)
 			}
+			// Every call's wait (last message sent → first reply) is
+			// measured, and is within its service time, which has the
+			// intervals besides (with 1% for the histograms' rounding).
+			if res.Wait == nil || res.Wait.TotalCount() != 10 {
+				t.Errorf("wait measured for %v calls, want 10", res.Wait)
+			} else if gaps := time.Duration(tc.sent-1) * o.MessageGap; float64(res.Wait.Max()) > 1.01*float64(res.Service.Max())-float64(gaps) {
+				t.Errorf("wait max %s is over the service time max %s less the %s of intervals",
+					time.Duration(res.Wait.Max()), time.Duration(res.Service.Max()), gaps)
+			}
 		})
 	}
 }
