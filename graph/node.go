@@ -42,6 +42,7 @@ type Node struct {
 	rpcFilters  middleware.Interceptor      // the same filters in front of its gRPC calls
 	rpc         *grpc.Server                // a gRPC service's server; nil for HTTP
 	rpcPeers    map[string]*grpc.ClientConn // the gRPC services it calls or proxies, by name
+	calls       bool                        // its script has call steps
 	fwd         []target                    // where work routes are forwarded
 	rootFwd     []target                    // where / is forwarded
 	userHeaders map[string]bool             // canonical names of headers passed downstream besides X-Remote-User and X-Latlab-*
@@ -87,6 +88,7 @@ func NewNode(cfg NodeConfig) (*Node, error) {
 	}
 	n.userHeaders = userHeaders(&n.cfg)
 	n.fwd = n.cfg.forwardTargets()
+	n.calls = cfg.Service != nil && len(calledServices(cfg.Service.Script, nil)) > 0
 	if len(cfg.Downstreams) > 0 || (cfg.Service != nil && len(cfg.Service.Script) == 0) {
 		n.rootFwd = n.fwd
 	}

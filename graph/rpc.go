@@ -101,7 +101,7 @@ func (n *Node) runUnary(ctx context.Context) (any, error) {
 // returns its Reply, or its failure as a gRPC status. The answer's header
 // server-timing is Server-Timing's value.
 func (n *Node) runOnce(ctx context.Context) (*dynamicpb.Message, error) {
-	ex := &exchange{in: incomingHeader(ctx), tm: timing{start: time.Now()}}
+	ex := &exchange{in: n.incomingHeader(ctx), tm: timing{start: time.Now()}}
 	f, err := n.root(nil)
 	if err == nil {
 		err = f(ctx, ex)
@@ -174,13 +174,18 @@ func httpCode(s int) codes.Code {
 	return codes.Internal
 }
 
-// incomingHeader returns the metadata of an incoming call that a node
-// passes downstream (see passHeaders), under HTTP's names.
-func incomingHeader(ctx context.Context) http.Header {
+// incomingHeader returns the metadata of an incoming call that the node
+// may pass downstream (see passHeaders), under HTTP's names; none for a
+// service that calls no one.
+func (n *Node) incomingHeader(ctx context.Context) http.Header {
+	if len(n.rootFwd) == 0 && !n.calls {
+		return nil
+	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	h := make(http.Header, len(md))
+	h := make(http.Header, 2)
 	for k, v := range md {
-		if !strings.HasPrefix(k, ":") {
+		if k == "x-remote-user" || strings.HasPrefix(k, "x-latlab-") || k == "traceparent" || k == "tracestate" ||
+			n.userHeaders[http.CanonicalHeaderKey(k)] {
 			h[http.CanonicalHeaderKey(k)] = v
 		}
 	}

@@ -338,3 +338,30 @@ func TestRPCNodeServeDrains(t *testing.T) {
 		t.Fatal("Serve did not return after its context ended")
 	}
 }
+
+// A gRPC service passes the caller's user on to the services it calls,
+// over gRPC and HTTP, where their filters read it.
+func TestRPCGraphPassesUser(t *testing.T) {
+	nodes, addrs := runningGraph(t, `
+services:
+  - {name: a, protocol: grpc, script: [{call: b}, {call: c}]}
+  - name: b
+    protocol: grpc
+    filters: [{delay: {user: slow, duration: 20ms}}]
+  - name: c
+    filters: [{delay: {user: slow, duration: 20ms}}]
+`, nil)
+	ctx := metadata.AppendToOutgoingContext(timeout(t), "x-remote-user", "slow")
+	start := time.Now()
+	if _, _, _, err := runCall(ctx, dialRPC(t, addrs["a"], nil), 0); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Errorf("the call took %v, less than the two 20ms delays of its user downstream", d)
+	}
+	for _, name := range []string{"b", "c"} {
+		if got := metricCount(t, nodes[name].Registry(), "latlab_request_filter_duration_seconds", map[string]string{"filter": "delay"}); got != 1 {
+			t.Errorf("%s's delay observed %v calls, want 1", name, got)
+		}
+	}
+}
