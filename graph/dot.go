@@ -8,7 +8,8 @@ import (
 )
 
 // Dot returns t as a Graphviz digraph, for "dot -Tsvg". A node is labelled
-// with its service's name and filter chain; the entry has a bold border
+// with its service's name, "gRPC" when it speaks gRPC, and its filter
+// chain; the entry has a bold border
 // and proxies are dashed. An edge is a call, in script order, labelled
 // with its path, its probability when under 1 and its parallel group
 // ("parallel 1" for the calls of a service's first parallel step), or a
@@ -26,6 +27,9 @@ func Dot(t *Topology) []byte {
 		if s == entry {
 			label = append(label, "(entry)")
 			attrs = append(attrs, "penwidth=2")
+		}
+		if s.Protocol == GRPC {
+			label = append(label, "gRPC")
 		}
 		if s.Proxy != "" {
 			label = append(label, "proxy")

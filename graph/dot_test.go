@@ -39,3 +39,17 @@ func TestDotChain(t *testing.T) {
 		t.Errorf("Dot has %d edges, want 2:\n%s", n, got)
 	}
 }
+
+func TestDotGRPC(t *testing.T) {
+	top, err := ParseTopology("g.yaml", []byte(rpcMesh), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(Dot(top))
+	for _, want := range []string{"\"gateway\" [label=\"gateway\\n(entry)\\ngRPC\\nproxy\\nfilters: delay → passthrough\"",
+		"\"front\" [label=\"front\\ngRPC\"]", "\"reviews\" [label=\"reviews\"]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Dot lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -53,7 +53,11 @@ func (n *Node) proxyRPC(_ any, ss grpc.ServerStream) error {
 // ways until it ends, returning its status.
 func (n *Node) pump(ctx context.Context, cancel context.CancelFunc, ss grpc.ServerStream, method string) error {
 	name := n.cfg.Service.Proxy
-	cs, err := n.rpcPeers[name].NewStream(ctx, proxyStream, method, grpc.ForceCodecV2(rawCodec{}))
+	cc := n.rpcPeers[name]
+	if cc == nil { // a service outside a topology, which says nothing of its peer
+		return status.Errorf(codes.Unavailable, "%s: proxy to %s: not known to speak gRPC", n.cfg.Name, name)
+	}
+	cs, err := cc.NewStream(ctx, proxyStream, method, grpc.ForceCodecV2(rawCodec{}))
 	if err != nil {
 		return status.Errorf(codes.Unavailable, "%s: proxy to %s: %v", n.cfg.Name, name, err)
 	}
