@@ -272,9 +272,9 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 	out.Sent = Now()
 	if !m.streaming {
 		err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
-		out.BytesOut = int64(len(msg)) + 5 // each message with its frame's prefix
+		out.BytesOut, out.MsgsOut = int64(len(msg))+5, 1 // each message with its frame's prefix
 		if err == nil {
-			out.BytesIn = int64(s.reply) + 5
+			out.BytesIn, out.MsgsIn = int64(s.reply)+5, 1
 		}
 	} else {
 		err = s.stream(call, cc, m, out)
@@ -322,6 +322,7 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 			break // the stream ended: its status comes with the reply
 		}
 		out.BytesOut += int64(len(s.msg)) + 5
+		out.MsgsOut++
 	}
 	if err := st.CloseSend(); err != nil {
 		return err
@@ -339,6 +340,7 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 			s.firstIn, out.Wait = now-out.Sent, max(now-lastOut, 1)
 		}
 		out.BytesIn += int64(s.reply) + 5
+		out.MsgsIn++
 		if !desc.ServerStreams {
 			return nil
 		}

@@ -413,6 +413,9 @@ func TestRPCStreams(t *testing.T) {
 			if res.BytesOut != 10*tc.sent*10 || res.BytesIn != 10*tc.echoed*10 {
 				t.Errorf("bytes out %d, in %d; want %d and %d", res.BytesOut, res.BytesIn, 10*tc.sent*10, 10*tc.echoed*10)
 			}
+			if res.MessagesOut != 10*tc.sent || res.MessagesIn != 10*tc.echoed {
+				t.Errorf("messages out %d, in %d; want %d and %d", res.MessagesOut, res.MessagesIn, 10*tc.sent, 10*tc.echoed)
+			}
 			if gaps := time.Duration(tc.sent-1) * o.MessageGap; time.Duration(res.Service.Min()) < gaps {
 				t.Errorf("a call took %s, less than its %s of intervals", time.Duration(res.Service.Min()), gaps)
 			}

@@ -203,6 +203,8 @@ func (m *merger) scalars() {
 		out.Unsuccessful += r.Unsuccessful
 		out.BytesIn += r.BytesIn
 		out.BytesOut += r.BytesOut
+		out.MessagesOut += r.MessagesOut
+		out.MessagesIn += r.MessagesIn
 		out.Codes = addCounts(out.Codes, r.Codes)
 		out.Errors = addCounts(out.Errors, r.Errors)
 		if r.ErrorExample != nil && out.ErrorExample == nil {

@@ -84,6 +84,7 @@ type counters struct {
 	completed, errors     int64
 	unsuccessful          int64
 	bytesIn, bytesOut     int64
+	msgsOut, msgsIn       int64
 	codes                 map[int]int64
 	classes               [numClasses]int64
 	firstIntended         time.Duration
@@ -110,6 +111,7 @@ func (c *counters) reset() {
 	c.service.Reset()
 	c.lag.Reset()
 	c.completed, c.errors, c.unsuccessful, c.bytesIn, c.bytesOut = 0, 0, 0, 0, 0
+	c.msgsOut, c.msgsIn = 0, 0
 	clear(c.codes)
 	c.classes = [numClasses]int64{}
 	c.firstIntended, c.lastSent, c.lastDone, c.any = 0, 0, 0, false
@@ -125,6 +127,8 @@ func (c *counters) add(o *counters) {
 	c.unsuccessful += o.unsuccessful
 	c.bytesIn += o.bytesIn
 	c.bytesOut += o.bytesOut
+	c.msgsOut += o.msgsOut
+	c.msgsIn += o.msgsIn
 	for k, v := range o.codes {
 		c.codes[k] += v
 	}
@@ -283,6 +287,8 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	c.completed++
 	c.bytesIn += s.BytesIn
 	c.bytesOut += s.BytesOut
+	c.msgsOut += int64(s.MsgsOut)
+	c.msgsIn += int64(s.MsgsIn)
 	r.tally(c.codes, &c.classes, &c.errors, &c.unsuccessful, s)
 	if !c.any || s.Intended < c.firstIntended {
 		c.firstIntended = s.Intended

@@ -49,7 +49,10 @@ type Sample struct {
 	Code     int   // status code; 0 when no response arrived
 	BytesIn  int64 // response bytes read, headers included
 	BytesOut int64 // request bytes written
-	Error    ErrorClass
+	// MsgsOut and MsgsIn count a gRPC call's messages sent and received
+	// (a unary call's are one each, when it succeeds); 0 for HTTP.
+	MsgsOut, MsgsIn int32
+	Error           ErrorClass
 	// Retries counts the times the request went again on a new
 	// connection: a kept-alive one it was sent on had been closed by the
 	// server before any byte of the response, so the target never saw it.

@@ -28,6 +28,9 @@ type Summary struct {
 	BytesOut       int64             `json:"bytes_out_total"`
 	BytesInRate    float64           `json:"bytes_in_per_second"`  // over the window of throughput
 	BytesOutRate   float64           `json:"bytes_out_per_second"` // likewise
+	MessagesSent   int64             `json:"messages_sent,omitempty"`     // gRPC messages, of every call
+	MessagesRecv   int64             `json:"messages_received,omitempty"` // likewise
+	MessagesInRate float64           `json:"messages_received_per_second,omitempty"`
 	StatusCodes    map[string]int64  `json:"status_codes"`
 	Errors         map[string]int64  `json:"errors"`
 	ErrorExamples  map[string]string `json:"error_examples,omitempty"`
@@ -167,6 +170,8 @@ func Summarize(r *Result) (Summary, error) {
 		SuccessRatio:   ratio(r.Successes(), r.Requests),
 		BytesIn:        r.BytesIn,
 		BytesOut:       r.BytesOut,
+		MessagesSent:   r.MessagesOut,
+		MessagesRecv:   r.MessagesIn,
 		StatusCodes:    codeKeys(r.Codes),
 		Errors:         r.Errors,
 		Latency:        NewDist(r.Latency),
@@ -194,6 +199,7 @@ func Summarize(r *Result) (Summary, error) {
 	if w := r.Window(); w > 0 {
 		s.BytesInRate = float64(r.BytesIn) / w.Seconds()
 		s.BytesOutRate = float64(r.BytesOut) / w.Seconds()
+		s.MessagesInRate = float64(r.MessagesIn) / w.Seconds()
 	}
 	for i, in := range r.Intervals {
 		lat, err := in.Latency.Histogram()

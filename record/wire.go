@@ -17,8 +17,8 @@ import (
 // change of the encoding's meaning or layout takes a new one. A decoder
 // reads its own version and those from oldestWire on, which stored
 // results and load pods of an earlier latlab wrote: version 1 lacks
-// Threads.
-const WireVersion = 2
+// Threads, version 2 MessagesOut and MessagesIn.
+const WireVersion = 3
 
 // oldestWire is the oldest version DecodeResult reads.
 const oldestWire = 1
@@ -102,7 +102,8 @@ func (w *wireWriter) result(r *Result) {
 	w.varint(r.Pool)
 	w.varint(int64(r.HoldFrom))
 	w.varint(int64(r.Threads))
-	for _, v := range []int64{r.Sent, r.Unsent, r.Retries, r.Requests, r.ErrorsTotal, r.Unsuccessful, r.BytesIn, r.BytesOut} {
+	for _, v := range []int64{r.Sent, r.Unsent, r.Retries, r.Requests, r.ErrorsTotal, r.Unsuccessful, r.BytesIn, r.BytesOut,
+		r.MessagesOut, r.MessagesIn} {
 		w.varint(v)
 	}
 	w.codes(r.Codes)
@@ -313,6 +314,9 @@ func (r *wireReader) result() *Result {
 	r.section("counts", -1)
 	for _, v := range []*int64{&res.Sent, &res.Unsent, &res.Retries, &res.Requests, &res.ErrorsTotal, &res.Unsuccessful, &res.BytesIn, &res.BytesOut} {
 		*v = r.varint()
+	}
+	if r.version >= 3 {
+		res.MessagesOut, res.MessagesIn = r.varint(), r.varint()
 	}
 	r.section("codes", -1)
 	res.Codes = r.codes()

@@ -53,6 +53,10 @@ func Attack(w io.Writer, res *record.Result, target string) error {
 	fmt.Fprintf(&b, "Errors     %s\n", errorsLine(res))
 	fmt.Fprintf(&b, "Bytes      in %s, out %s; transfer %s/s in, %s/s out\n", units.Bytes(sum.BytesIn), units.Bytes(sum.BytesOut),
 		units.Bytes(int64(math.Round(sum.BytesInRate))), units.Bytes(int64(math.Round(sum.BytesOutRate))))
+	if sum.MessagesSent > 0 || sum.MessagesRecv > 0 {
+		fmt.Fprintf(&b, "Messages   sent %d, received %d (gRPC, every call's); %s received\n",
+			sum.MessagesSent, sum.MessagesRecv, units.Rate(sum.MessagesInRate))
+	}
 	fmt.Fprintf(&b, "In flight  mean %.2f (time-weighted), max %d\n", sum.InFlight.Mean, sum.InFlight.Max)
 	if res.Pool > 0 {
 		fmt.Fprintf(&b, "Conns      %d opened before the load, %d during it\n", res.Pool, res.Connect.TotalCount())

@@ -42,12 +42,15 @@ func TestAttackGRPC(t *testing.T) {
 		Requests int64            `json:"requests"`
 		Codes    map[string]int64 `json:"status_codes"`
 		Success  float64          `json:"success_ratio"`
+		MsgsOut  int64            `json:"messages_sent"`
+		MsgsIn   int64            `json:"messages_received"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Requests != 40 || sum.Codes["OK"] != 40 || sum.Success != 1 {
-		t.Errorf("requests %d, codes %v, success %v; want 40, OK: 40, 1", sum.Requests, sum.Codes, sum.Success)
+	if sum.Requests != 40 || sum.Codes["OK"] != 40 || sum.Success != 1 || sum.MsgsOut != 40 || sum.MsgsIn != 40 {
+		t.Errorf("requests %d, codes %v, success %v, messages %d out, %d in; want 40, OK: 40, 1, 40 and 40",
+			sum.Requests, sum.Codes, sum.Success, sum.MsgsOut, sum.MsgsIn)
 	}
 	code, stdout, _ = runCLI(t, "attack", target, "-n", "10", "-b", `{"service": "nope"}`, "--success", "NOT_FOUND")
 	if code != exitOK || !strings.Contains(stdout, "gRPC "+target) || !strings.Contains(stdout, "codes NOT_FOUND:10") ||
