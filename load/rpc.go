@@ -50,12 +50,14 @@ type rpcTransport struct {
 	next  atomic.Uint32       // the connection the next session takes
 }
 
-// An rpcPool is one server's connections, each with its streams: a call
-// takes one of its connection's, waiting for one when all are taken.
+// An rpcPool is one server's connections. With a cap on streams, each has
+// that many: a call takes one of its connection's, waiting for one when
+// all are taken. Without, as a gRPC client does, only the server's
+// MAX_CONCURRENT_STREAMS holds calls back, inside gRPC.
 type rpcPool struct {
 	addr    string
 	conns   []*grpc.ClientConn
-	streams []chan struct{} // by connection: a token per call in progress
+	streams []chan struct{} // by connection: a token per call in progress; nil without a cap
 }
 
 func newRPC(o Options, http Transport) (*rpcTransport, error) {
@@ -107,9 +109,12 @@ func (t *rpcTransport) pool(u *url.URL) (*rpcPool, error) {
 		}))
 	}
 	n := max(t.o.Connections, 1)
+	// Streams left at HTTP/2's default caps nothing: a gRPC client leaves
+	// that to the server's MAX_CONCURRENT_STREAMS, and a cap the server
+	// did not ask for would queue calls in latlab, not at the server.
 	streams := t.o.Streams
-	if streams == 0 {
-		streams = DefaultStreams
+	if streams == DefaultStreams {
+		streams = 0
 	}
 	p := &rpcPool{addr: u.Host}
 	for range n {
@@ -122,7 +127,9 @@ func (t *rpcTransport) pool(u *url.URL) (*rpcPool, error) {
 		}
 		cc.Connect()
 		p.conns = append(p.conns, cc)
-		p.streams = append(p.streams, make(chan struct{}, streams))
+		if streams > 0 {
+			p.streams = append(p.streams, make(chan struct{}, streams))
+		}
 	}
 	t.pools[key] = p
 	return p, nil
@@ -248,21 +255,23 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 			return
 		}
 	}
-	// A call waits for a stream of its connection, as an HTTP/2 request
-	// does: that wait is in its latency, not its service time, and its
-	// timeout starts once it has one.
-	slot := p.streams[i]
-	select {
-	case slot <- struct{}{}:
-	default:
+	// With a cap, a call waits for a stream of its connection, as an
+	// HTTP/2 request does: that wait is in its latency, not its service
+	// time, and its timeout starts once it has one.
+	if p.streams != nil {
+		slot := p.streams[i]
 		select {
 		case slot <- struct{}{}:
-		case <-ctx.Done():
-			nhFail(out, ctx.Err())
-			return
+		default:
+			select {
+			case slot <- struct{}{}:
+			case <-ctx.Done():
+				nhFail(out, ctx.Err())
+				return
+			}
 		}
+		defer func() { <-slot }()
 	}
-	defer func() { <-slot }()
 	call, cancel := context.WithTimeout(ctx, s.t.o.timeout())
 	defer cancel()
 	if len(req.Header) > 0 {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -459,5 +460,42 @@ func TestRPCStreamsCap(t *testing.T) {
 	}
 	if m := most.Load(); m > 2 {
 		t.Errorf("the server had %d calls at once, more than the 2 streams of the one connection", m)
+	}
+}
+
+// TestRPCStreamsUncapped leaves a connection's calls to the server when
+// streams is HTTP/2's default: 120 workers on one connection have all
+// 120 calls at the server at once, as a gRPC client would.
+func TestRPCStreamsUncapped(t *testing.T) {
+	var now, most atomic.Int64
+	all := make(chan struct{})
+	var once sync.Once
+	srv := grpc.NewServer(grpc.ForceServerCodecV2(echoCodec{}), grpc.UnknownServiceHandler(func(_ any, st grpc.ServerStream) error {
+		n := now.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		if n == 120 {
+			once.Do(func() { close(all) })
+		}
+		var msg []byte
+		if err := st.RecvMsg(&msg); err != nil {
+			return err
+		}
+		select { // every call waits for the 120th, or gives up
+		case <-all:
+		case <-time.After(10 * time.Second):
+		}
+		return st.SendMsg(&msg)
+	}))
+	addr := serveRPC(t, srv, new(atomic.Int64))
+	o := greetProto
+	o.Streams = DefaultStreams
+	res := attack(t, context.Background(), Config{Source: rpcTo(t, "grpc://"+addr+"/latlab.test.Greeter/SayHello", ""),
+		Model: Closed{Workers: 120}, Count: 120, Transport: o})
+	if got := res.Codes[record.GRPCOK]; got != 120 {
+		t.Errorf("OK %d, want 120 (codes %v, errors %v)", got, res.Codes, res.Errors)
+	}
+	if m := most.Load(); m != 120 {
+		t.Errorf("the server had at most %d calls at once, want all 120", m)
 	}
 }

@@ -152,7 +152,7 @@ var specDocsLoad = map[string]specDoc{
 		example: "h2c: true",
 	},
 	"load.streams": {
-		doc:     "The concurrent streams per HTTP/2 connection, from 1 to 10,000: a request or gRPC call over them waits for one, in its latency but not its service time. Only with http2 or h2c, or gRPC targets.",
+		doc:     "The concurrent streams per HTTP/2 connection, from 1 to 10,000: a request or gRPC call over them waits for one, in its latency but not its service time. Only with http2 or h2c, or gRPC targets; over gRPC the default, 100, caps nothing and leaves it to the server, as a gRPC client does.",
 		def:     "100",
 		example: "streams: 250",
 	},

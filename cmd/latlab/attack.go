@@ -181,7 +181,7 @@ func attackCommand(stdout, stderr io.Writer) (*attackFlags, *cobra.Command) {
 	fl.IntVar(&f.Threads, "threads", 0, "event loops (threads) of the lean HTTP/1.1 client; 0 chooses from the load and where the target is (see the README)")
 	fl.BoolVar(&f.HTTP2, "http2", false, "HTTP/2 over TLS (ALPN h2)")
 	fl.BoolVar(&f.H2C, "h2c", false, "HTTP/2 over cleartext TCP (prior knowledge)")
-	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 or gRPC connection")
+	fl.IntVar(&f.Streams, "streams", load.DefaultStreams, "concurrent streams per HTTP/2 or gRPC connection (over gRPC, 100 caps nothing)")
 	fl.StringVar(&f.UnixSocket, "unix-socket", "", "connect to this unix socket instead of the URL's host")
 	fl.StringVar(&f.Client, "client", load.LeanClient, "HTTP/1.1 client: lean, or nethttp (Go's net/http, for reference)")
 	fl.BoolVarP(&f.Insecure, "insecure", "k", false, "do not verify the server's certificate")
