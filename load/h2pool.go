@@ -12,8 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/latlab/latlab/record"
 	"golang.org/x/net/http2"
+
+	"github.com/latlab/latlab/record"
 )
 
 // h2 is the HTTP/2 transport, over TLS or cleartext (h2c, prior knowledge).

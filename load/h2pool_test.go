@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latlab/latlab/record"
 	"golang.org/x/net/http2"
+
+	"github.com/latlab/latlab/record"
 )
 
 // TestH2CToHTTP1HeapBounded sends h2c requests to a server that speaks

@@ -16,8 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/latlab/latlab/record"
 	"golang.org/x/net/http2"
+
+	"github.com/latlab/latlab/record"
 )
 
 // nhBufSize is the size of the buffer a session reads response bodies into;

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // A SyntaxError reports bad input in a targets or scenario file, as

@@ -32,8 +32,8 @@ type Result struct {
 	Unsuccessful int64 // responses whose code is not a success
 	BytesIn      int64
 	BytesOut     int64
-	MessagesOut  int64 // gRPC messages sent, of every call; 0 for HTTP
-	MessagesIn   int64 // gRPC messages received
+	MessagesOut  int64             // gRPC messages sent, of every call; 0 for HTTP
+	MessagesIn   int64             // gRPC messages received
 	Codes        map[int]int64     // status code → responses
 	Errors       map[string]int64  // error class → requests
 	ErrorExample map[string]string // error class → the first error of that class

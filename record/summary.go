@@ -26,8 +26,8 @@ type Summary struct {
 	SuccessRatio   float64           `json:"success_ratio"`
 	BytesIn        int64             `json:"bytes_in_total"`
 	BytesOut       int64             `json:"bytes_out_total"`
-	BytesInRate    float64           `json:"bytes_in_per_second"`  // over the window of throughput
-	BytesOutRate   float64           `json:"bytes_out_per_second"` // likewise
+	BytesInRate    float64           `json:"bytes_in_per_second"`         // over the window of throughput
+	BytesOutRate   float64           `json:"bytes_out_per_second"`        // likewise
 	MessagesSent   int64             `json:"messages_sent,omitempty"`     // gRPC messages, of every call
 	MessagesRecv   int64             `json:"messages_received,omitempty"` // likewise
 	MessagesInRate float64           `json:"messages_received_per_second,omitempty"`

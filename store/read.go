@@ -11,6 +11,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/latlab/latlab/record"
 )
 

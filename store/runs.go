@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"time"
 
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"github.com/latlab/latlab/record"
 	"github.com/latlab/latlab/units"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // A Trial is one cell of an experiment's plan: a variant at a rate or

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/latlab/latlab/record"
 )
 

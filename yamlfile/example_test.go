@@ -3,8 +3,9 @@ package yamlfile_test
 import (
 	"fmt"
 
-	"github.com/latlab/latlab/yamlfile"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/latlab/latlab/yamlfile"
 )
 
 // ExampleParseError turns the YAML parser's error on a file into a
