@@ -131,15 +131,26 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 			st.Prob = 1
 		}
 	}
-	good = good && ok
+	good = d.stepOptions(&st, opts, path) && good && ok
+	if call >= 0 {
+		r.calls[call].path = st.Path
+	}
+	return st, good
+}
+
+// stepOptions decodes the options of step st at path, given as keys and
+// values: only a call step takes any.
+func (d *decoder) stepOptions(st *Step, opts [][2]*yaml.Node, path string) bool {
+	good := true
 	for _, kv := range opts {
 		k, v := kv[0], yamlfile.Deref(kv[1])
 		f := path + "." + k.Value
-		if kind != Call {
+		if st.Kind != Call {
 			d.Errorf(k, f, "only a call step takes %s", k.Value)
 			good = false
 			continue
 		}
+		ok := false
 		switch k.Value {
 		case "path":
 			st.Path, ok = d.callPath(v, f)
@@ -153,10 +164,7 @@ func (d *decoder) single(n *yaml.Node, path string, r *refs) (Step, bool) {
 		}
 		good = good && ok
 	}
-	if call >= 0 {
-		r.calls[call].path = st.Path
-	}
-	return st, good
+	return good
 }
 
 // sizeUnits are the units of a size, decimal and binary.
