@@ -184,9 +184,8 @@ func (n *Node) incomingHeader(ctx context.Context) http.Header {
 	md, _ := metadata.FromIncomingContext(ctx)
 	h := make(http.Header, 2)
 	for k, v := range md {
-		if k == "x-remote-user" || strings.HasPrefix(k, "x-latlab-") || k == "traceparent" || k == "tracestate" ||
-			n.userHeaders[http.CanonicalHeaderKey(k)] {
-			h[http.CanonicalHeaderKey(k)] = v
+		if ck := http.CanonicalHeaderKey(k); n.passes(ck) {
+			h[ck] = v
 		}
 	}
 	return h

@@ -274,14 +274,22 @@ func textPlain(contentType string) bool {
 // context unchanged, so a trace crosses a node that does not record.
 func (n *Node) passHeaders(dst, src http.Header) {
 	for k, v := range src {
-		switch {
-		case k == "X-Remote-User", strings.HasPrefix(k, "X-Latlab-"), n.userHeaders[k]:
-		case !n.tr.on && (k == "Traceparent" || k == "Tracestate"):
-		default:
-			continue
+		if n.passes(k) {
+			dst[k] = v
 		}
-		dst[k] = v
 	}
+}
+
+// passes reports whether passHeaders passes on the header of canonical
+// name k.
+func (n *Node) passes(k string) bool {
+	switch {
+	case k == "X-Remote-User", strings.HasPrefix(k, "X-Latlab-"), n.userHeaders[k]:
+		return true
+	case k == "Traceparent" || k == "Tracestate":
+		return !n.tr.on
+	}
+	return false
 }
 
 // userHeaders returns the canonical names of the headers the filters of
