@@ -272,13 +272,16 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 		}
 		defer func() { <-slot }()
 	}
-	call, cancel := context.WithTimeout(ctx, s.t.o.timeout())
+	// The timeout runs from the send, on the clock Sent is read from, so
+	// that no call past it reads shorter than it.
+	sent := time.Now()
+	call, cancel := context.WithDeadline(ctx, sent.Add(s.t.o.timeout()))
 	defer cancel()
 	if len(req.Header) > 0 {
 		call = metadata.NewOutgoingContext(call, rpcMetadata(req))
 	}
 	s.msg = msg
-	out.Sent = Now()
+	out.Sent = sent.Sub(epoch)
 	if !m.streaming {
 		err = cc.Invoke(call, m.path, &s.msg, &s.reply, rawCall...)
 		out.BytesOut, out.MsgsOut = int64(len(msg))+5, 1 // each message with its frame's prefix
