@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -216,21 +217,20 @@ func (n *Node) Close() error {
 	return n.closeErr
 }
 
-// instrument is the outermost layer of every request: it counts it in
-// flight, times it into latlab_server_request_duration_seconds and, with
-// tracing on, continues the caller's trace in a server span.
 // observerRoute says whether route serves the tools that watch a node
 // (health checks, scrapes, profiles) rather than requests under test: those
 // are measured but not traced, so a trace is always a request's.
 func observerRoute(route string) bool {
 	switch route {
-	case "/healthz", "/metrics", "/debug/pprof/",
-		healthPrefix + "Check", healthPrefix + "Watch", healthPrefix + "List", "/grpc.reflection/":
+	case "/healthz", "/metrics", "/debug/pprof/", reflectionRoute:
 		return true
 	}
-	return false
+	return slices.Contains(healthRoutes[:], route)
 }
 
+// instrument is the outermost layer of every request: it counts it in
+// flight, times it into latlab_server_request_duration_seconds and, with
+// tracing on, continues the caller's trace in a server span.
 func (n *Node) instrument(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,19 +88,22 @@ func (n *Node) endRPC(route string, start time.Time, span trace.Span, err error)
 const (
 	healthPrefix     = "/grpc.health.v1.Health/"
 	reflectionPrefix = "/grpc.reflection."
+	reflectionRoute  = "/grpc.reflection/" // every reflection method's one route
 )
+
+// healthRoutes are the health service's methods, each its own route.
+var healthRoutes = [...]string{healthPrefix + "Check", healthPrefix + "Watch", healthPrefix + "List"}
 
 // rpcRoute maps a call's full method to one of a fixed set of route
 // labels, so that no client can grow the metrics' cardinality: node.proto's
 // methods and the health service's by name, reflection as one, anything
 // else (a proxy passes any method on) as "other".
 func rpcRoute(method string) string {
-	switch method {
-	case RunMethod, RunStreamPath, healthPrefix + "Check", healthPrefix + "Watch", healthPrefix + "List":
+	switch {
+	case method == RunMethod || method == RunStreamPath || slices.Contains(healthRoutes[:], method):
 		return method
-	}
-	if strings.HasPrefix(method, reflectionPrefix) {
-		return "/grpc.reflection/"
+	case strings.HasPrefix(method, reflectionPrefix):
+		return reflectionRoute
 	}
 	return "other"
 }
