@@ -212,7 +212,8 @@ type rpcSession struct {
 	msg   rawMessage // the call's message and reply, kept here so that a call allocates neither
 	reply rawReply
 
-	firstIn time.Duration // when a stream's first reply came, from its send; 0 before
+	firstIn time.Duration   // when a stream's first reply came, from its send; 0 before
+	gaps    []time.Duration // a server stream's gaps between replies, reused
 
 	last    *rpcPool // the pool of the last call's URL, which a Static source's calls share
 	lastURL *url.URL
@@ -339,7 +340,19 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 	if err := st.CloseSend(); err != nil {
 		return err
 	}
+	return s.receive(st, !desc.ServerStreams, desc.ClientStreams, out)
+}
+
+// receive reads a stream's replies until its status, which it returns;
+// only the first when one is all the call has. It sets the call's wait,
+// from now, when the client has sent all it sends, to the first reply,
+// and, unless the client streams too (its replies are read only once it
+// has sent every message, so their times say nothing of the server's),
+// the gaps between replies.
+func (s *rpcSession) receive(st grpc.ClientStream, one, clientStreams bool, out *record.Sample) error {
 	lastOut := Now()
+	var lastIn time.Duration
+	s.gaps = s.gaps[:0]
 	for {
 		if err := st.RecvMsg(&s.reply); err != nil {
 			if errors.Is(err, io.EOF) {
@@ -347,13 +360,17 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 			}
 			return err
 		}
+		now := Now()
 		if s.firstIn == 0 {
-			now := Now()
 			s.firstIn, out.Wait = now-out.Sent, max(now-lastOut, 1)
+		} else if !clientStreams {
+			s.gaps = append(s.gaps, now-lastIn)
+			out.ReplyGaps = s.gaps
 		}
+		lastIn = now
 		out.BytesIn += int64(s.reply) + 5
 		out.MsgsIn++
-		if !desc.ServerStreams {
+		if one {
 			return nil
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -391,15 +393,17 @@ func TestRPCTLS(t *testing.T) {
 }
 
 // TestRPCStreams makes calls of each streaming kind: every message sent
-// and read is counted, and a client-streaming call's messages go
-// message_interval apart, inside its latency.
+// and read is counted, a client-streaming call's messages go
+// message_interval apart, inside its latency, and a server stream's gaps
+// between replies are timed, within its read.
 func TestRPCStreams(t *testing.T) {
 	e := newEchoServer(t)
 	body := `{"name": "ada"}` // 5 bytes encoded, 10 with the frame prefix
 	for _, tc := range []struct {
 		method       string
 		sent, echoed int64 // messages per call
-	}{{"Count", 1, 3}, {"Collect", 4, 1}, {"Chat", 4, 4}} {
+		gaps         int64 // reply gaps timed per call
+	}{{"Count", 1, 3, 2}, {"Collect", 4, 1, 0}, {"Chat", 4, 4, 0}} {
 		t.Run(tc.method, func(t *testing.T) {
 			before := e.messages.Load()
 			o := greetProto
@@ -430,7 +434,28 @@ func TestRPCStreams(t *testing.T) {
 				t.Errorf("wait max %s is over the service time max %s less the %s of intervals",
 					time.Duration(res.Wait.Max()), time.Duration(res.Service.Max()), gaps)
 			}
+			checkReplyGaps(t, res, 10*tc.gaps)
 		})
+	}
+}
+
+// checkReplyGaps holds res to want reply gaps (none: no histogram), whose
+// sum is within the sum of the reads they are part of (with 1% and 1 µs a
+// sample for the histograms' rounding).
+func checkReplyGaps(t *testing.T, res *record.Result, want int64) {
+	t.Helper()
+	if want == 0 {
+		if res.ReplyGap != nil {
+			t.Errorf("%d reply gaps timed, want none", res.ReplyGap.TotalCount())
+		}
+		return
+	}
+	if res.ReplyGap == nil || res.ReplyGap.TotalCount() != want {
+		t.Fatalf("reply gaps %v timed, want %d", res.ReplyGap, want)
+	}
+	sum := func(h *hdr.Histogram) float64 { return h.Mean() * float64(h.TotalCount()) }
+	if g, r := sum(res.ReplyGap), sum(res.Read); g > 1.01*r+float64(want)*1e3 {
+		t.Errorf("reply gaps add up to %s, past the reads' %s", time.Duration(g), time.Duration(r))
 	}
 }
 

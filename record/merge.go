@@ -173,7 +173,7 @@ func (m *merger) merge(opts MergeOptions) error {
 
 // histogramNames names the whole-run histograms in the order
 // Result.histograms returns them.
-var histogramNames = [...]string{"Latency", "Service", "Lag", "Connect", "TLS", "Wait", "Read"}
+var histogramNames = [...]string{"Latency", "Service", "Lag", "Connect", "TLS", "Wait", "Read", "ReplyGap"}
 
 // scalars adds up the figures that are not histograms, intervals or raw
 // samples.

@@ -73,9 +73,10 @@ type shard struct {
 	busy  busyTime
 	// wait and read hold the whole run's breakdown of service time, not
 	// sliced by interval: per request they cost a record each, never a
-	// merge.
-	wait, read *hdr.Histogram
-	_          [64]byte // keep shards on separate cache lines
+	// merge. gaps, a server stream's times between replies, is made by
+	// the first stream that has one.
+	wait, read, gaps *hdr.Histogram
+	_                [64]byte // keep shards on separate cache lines
 }
 
 // counters is what one interval collects.
@@ -303,6 +304,12 @@ func (r *Recorder) Record(worker int, s *Sample) {
 	if s.Read > 0 {
 		recordDuration(sh.read, s.Read)
 	}
+	if len(s.ReplyGaps) > 0 && sh.gaps == nil {
+		sh.gaps = NewHistogram()
+	}
+	for _, d := range s.ReplyGaps {
+		recordDuration(sh.gaps, d)
+	}
 	if keep && r.kept.Add(1) <= r.cfg.KeepRaw {
 		sh.raw.add(s)
 	}
@@ -432,6 +439,7 @@ func (r *Recorder) Stop() *Result {
 	// The first shard's histograms take the others' (emptied, so that a
 	// second Stop counts nothing twice): every Record has returned.
 	res.Wait, res.Read = r.shards[0].wait, r.shards[0].read
+	res.ReplyGap, r.shards[0].gaps = r.shards[0].gaps, nil
 	for i := 1; i < len(r.shards); i++ {
 		sh := &r.shards[i]
 		sh.mu.Lock()
@@ -439,6 +447,13 @@ func (r *Recorder) Stop() *Result {
 		res.Read.Merge(sh.read)
 		sh.wait.Reset()
 		sh.read.Reset()
+		if sh.gaps != nil {
+			if res.ReplyGap == nil {
+				res.ReplyGap = NewHistogram()
+			}
+			res.ReplyGap.Merge(sh.gaps)
+			sh.gaps = nil
+		}
 		sh.mu.Unlock()
 	}
 	r.connMu.Lock()

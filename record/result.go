@@ -49,6 +49,9 @@ type Result struct {
 	TLS     *hdr.Histogram // new connections: TLS handshake time
 	Wait    *hdr.Histogram // last request byte written → first response byte read
 	Read    *hdr.Histogram // first response byte → last response byte read
+	// ReplyGap holds the times between a gRPC server stream's consecutive
+	// replies; nil when no call had two.
+	ReplyGap *hdr.Histogram
 
 	// InFlightMax is the peak number of requests in flight. Merged from
 	// several shards' results, it is the sum of their peaks: an upper

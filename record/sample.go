@@ -52,7 +52,12 @@ type Sample struct {
 	// MsgsOut and MsgsIn count a gRPC call's messages sent and received
 	// (a unary call's are one each, when it succeeds); 0 for HTTP.
 	MsgsOut, MsgsIn int32
-	Error           ErrorClass
+	// ReplyGaps are the times between a server stream's consecutive
+	// replies, in order: from the first reply to the second, and so on.
+	// The session that filled the Sample may reuse the slice once Record
+	// has returned.
+	ReplyGaps []time.Duration
+	Error     ErrorClass
 	// Retries counts the times the request went again on a new
 	// connection: a kept-alive one it was sent on had been closed by the
 	// server before any byte of the response, so the target never saw it.

@@ -39,8 +39,9 @@ type Summary struct {
 	Lag            Dist              `json:"lag_seconds"`
 	Connect        Dist              `json:"connect_seconds"`
 	TLSHandshake   Dist              `json:"tls_handshake_seconds"`
-	Wait           Dist              `json:"wait_seconds"` // last request byte written → first response byte
-	Read           Dist              `json:"read_seconds"` // first response byte → last
+	Wait           Dist              `json:"wait_seconds"`                // last request byte written → first response byte
+	Read           Dist              `json:"read_seconds"`                // first response byte → last
+	ReplyGap       *Dist             `json:"reply_gap_seconds,omitempty"` // a gRPC server stream's reply → its next reply; absent without one
 	InFlight       InFlight          `json:"in_flight"`
 	Interrupted    bool              `json:"interrupted"`
 	WarmupRequests int64             `json:"warmup_requests"`
@@ -193,6 +194,10 @@ func Summarize(r *Result) (Summary, error) {
 	}
 	if r.Read != nil {
 		s.Read = NewDist(r.Read)
+	}
+	if r.ReplyGap != nil {
+		d := NewDist(r.ReplyGap)
+		s.ReplyGap = &d
 	}
 	s.Rate = r.SendRate()
 	s.Throughput = r.Throughput()

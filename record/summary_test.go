@@ -43,3 +43,29 @@ func summarize(t *testing.T, r *Result) Summary {
 	}
 	return s
 }
+
+// TestSummaryReplyGaps holds every reply gap of every shard's streams in
+// the summary's reply_gap_seconds, and the key absent when no call had
+// two replies.
+func TestSummaryReplyGaps(t *testing.T) {
+	r := NewRecorder(time.Now(), Config{})
+	for i := range 8 { // over the shards
+		r.Sent()
+		r.Record(i, &Sample{Done: time.Millisecond, Code: GRPCCode(0), MsgsIn: 3,
+			ReplyGaps: []time.Duration{100 * time.Microsecond, 300 * time.Microsecond}})
+	}
+	res := r.Stop()
+	res.Mode = "closed"
+	s := summarize(t, res)
+	if s.ReplyGap == nil || s.ReplyGap.Count != 16 || s.ReplyGap.Max == nil || math.Abs(*s.ReplyGap.Max-300e-6) > 1e-6 {
+		t.Errorf("reply gaps %+v, want 16 of at most 300 µs", s.ReplyGap)
+	}
+	r = NewRecorder(time.Now(), Config{})
+	r.Sent()
+	r.Record(0, &Sample{Done: time.Millisecond, Code: GRPCCode(0), MsgsIn: 1})
+	res = r.Stop()
+	res.Mode = "closed"
+	if s := summarize(t, res); s.ReplyGap != nil {
+		t.Errorf("reply gaps %+v without a stream, want none", s.ReplyGap)
+	}
+}

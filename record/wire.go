@@ -17,8 +17,8 @@ import (
 // change of the encoding's meaning or layout takes a new one. A decoder
 // reads its own version and those from oldestWire on, which stored
 // results and load pods of an earlier latlab wrote: version 1 lacks
-// Threads, version 2 MessagesOut and MessagesIn.
-const WireVersion = 3
+// Threads, version 2 MessagesOut and MessagesIn, version 3 ReplyGap.
+const WireVersion = 4
 
 // oldestWire is the oldest version DecodeResult reads.
 const oldestWire = 1
@@ -175,7 +175,7 @@ func (w *wireWriter) raw(raw []Raw) {
 // histograms returns r's whole-run histograms in their order of
 // declaration.
 func (r *Result) histograms() []**hdr.Histogram {
-	return []**hdr.Histogram{&r.Latency, &r.Service, &r.Lag, &r.Connect, &r.TLS, &r.Wait, &r.Read}
+	return []**hdr.Histogram{&r.Latency, &r.Service, &r.Lag, &r.Connect, &r.TLS, &r.Wait, &r.Read, &r.ReplyGap}
 }
 
 // DecodeResult reads a Result that EncodeResult wrote, exactly as it was
@@ -329,7 +329,11 @@ func (r *wireReader) result() *Result {
 	res.LastSent = r.duration()
 	res.LastDone = r.duration()
 	res.seen = r.boolean()
-	for i, h := range res.histograms() {
+	hs := res.histograms()
+	if r.version < 4 {
+		hs = hs[:len(hs)-1] // ReplyGap, the last, came in version 4
+	}
+	for i, h := range hs {
 		name := totalNames[i]
 		r.section(name, -1)
 		*h = r.histogram(name)
@@ -345,7 +349,7 @@ func (r *wireReader) result() *Result {
 }
 
 // totalNames name the whole-run histograms in errors, in their order.
-var totalNames = []string{"latency", "service", "lag", "connect", "tls", "wait", "read"}
+var totalNames = []string{"latency", "service", "lag", "connect", "tls", "wait", "read", "reply gap"}
 
 func (r *wireReader) intervals() []Interval {
 	return readList(r, "intervals", maxWireItems, "intervals", func() Interval {

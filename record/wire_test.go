@@ -256,6 +256,28 @@ func TestWireReadsVersion1(t *testing.T) {
 	}
 }
 
+// TestWireReadsVersion3 decodes a result that version 3 of the encoding
+// stored (testdata/result-v3.bin, 40 gRPC calls of 3 replies each):
+// version 3 has message counts and no reply gaps.
+func TestWireReadsVersion3(t *testing.T) {
+	f, err := os.Open("testdata/result-v3.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := DecodeResult(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 40 || r.Threads != 2 || r.MessagesIn != 120 || r.MessagesOut != 40 || r.ReplyGap != nil || r.Read.TotalCount() != 40 {
+		t.Errorf("decoded %d requests, threads %d, messages %d in and %d out, reply gaps %v, %d reads; want 40, 2, 120, 40, nil, 40",
+			r.Requests, r.Threads, r.MessagesIn, r.MessagesOut, r.ReplyGap, r.Read.TotalCount())
+	}
+	if _, err := Summarize(r); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestWireRefuses holds DecodeResult to an error, never a panic, and a
 // message saying what is wrong and where, for each kind of bad input.
 func TestWireRefuses(t *testing.T) {
@@ -276,8 +298,8 @@ func TestWireRefuses(t *testing.T) {
 		{"not ours", []byte(`{"error": "no"}`), `not a result encoding: it starts "{\"er"`},
 		{"short", []byte("LL"), "not a result encoding: 2 bytes"},
 		{"no version", []byte(wireMagic), "version: truncated"},
-		{"newer", encodeBody(WireVersion+1, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 4: this latlab reads versions 1 to 3"},
-		{"older", encodeBody(0, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 0: this latlab reads versions 1 to 3"},
+		{"newer", encodeBody(WireVersion+1, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 5: this latlab reads versions 1 to 4"},
+		{"older", encodeBody(0, func(w *wireWriter) { fields(w, &Result{}) }), "encoding version 0: this latlab reads versions 1 to 4"},
 		{"not gzip", append([]byte(wireMagic+"\x01"), strings.Repeat("xy", 10)...), "gzip: invalid header"},
 		{"trailing", append(bytes.Clone(good.Bytes()), 0), "data after the gzip stream"},
 		{"body too long", encodeBody(WireVersion, func(w *wireWriter) { fields(w, &Result{}); w.u8(0) }), "data after the body's last field"},

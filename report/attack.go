@@ -210,8 +210,9 @@ func dist(w io.Writer, name string, h record.HistogramView) {
 
 // breakdownTable writes where service time went, as hey splits it:
 // opening new connections, then per response the wait for its first byte
-// after the request's last and the read from there to its last byte. A
-// phase nothing measured is left out, and the table with it.
+// after the request's last and the read from there to its last byte, and
+// for gRPC server streams the gaps between replies that make up the read.
+// A phase nothing measured is left out, and the table with it.
 func breakdownTable(b *strings.Builder, res *record.Result) {
 	type row struct {
 		name string
@@ -222,6 +223,7 @@ func breakdownTable(b *strings.Builder, res *record.Result) {
 		{"TLS handshake", res.TLS},
 		{"wait (request sent → first byte)", res.Wait},
 		{"read (first byte → last byte)", res.Read},
+		{"reply gap (reply → next reply)", res.ReplyGap},
 	}
 	rows = slices.DeleteFunc(rows, func(r row) bool { return r.h == nil || r.h.TotalCount() == 0 })
 	if len(rows) == 0 {

@@ -11,7 +11,8 @@ import (
 )
 
 // TestAttackBreakdownText checks the breakdown of service time: a row per
-// phase that was measured, with its samples, and no table when none was.
+// phase that was measured, with its samples, and no table when none was;
+// a server stream's reply gaps have their own row.
 func TestAttackBreakdownText(t *testing.T) {
 	text := func(breakdown bool) string {
 		t.Helper()
@@ -22,6 +23,9 @@ func TestAttackBreakdownText(t *testing.T) {
 				s.Wait, s.Read = 3*time.Millisecond, 500*time.Microsecond
 				if i < 2 {
 					s.Connect = 200 * time.Microsecond
+				}
+				if i < 10 { // a stream of three replies, 200 µs apart
+					s.ReplyGaps = []time.Duration{200 * time.Microsecond, 200 * time.Microsecond}
 				}
 			}
 			r.Sent()
@@ -43,10 +47,14 @@ func TestAttackBreakdownText(t *testing.T) {
 		regexp.MustCompile(`connect \(new connections\) +2 +200µs +~200µs +n/a +200µs\n`),
 		regexp.MustCompile(`wait \(request sent → first byte\) +200 +(2\.999|3\.000)ms +3\.000ms +~3\.000ms +3\.000ms\n`),
 		regexp.MustCompile(`read \(first byte → last byte\) +200 +500µs +500µs +~500µs +500µs\n`),
+		regexp.MustCompile(`reply gap \(reply → next reply\) +20 +200µs +200µs +n/a +200µs\n`),
 	} {
 		if !want.MatchString(out) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if out := text(false); strings.Contains(out, "reply gap") {
+		t.Errorf("a reply gap row without a stream:\n%s", out)
 	}
 	if strings.Contains(out, "TLS handshake") {
 		t.Errorf("a TLS row without a handshake:\n%s", out)

@@ -44,6 +44,7 @@ func TestAttackGRPC(t *testing.T) {
 		Success  float64          `json:"success_ratio"`
 		MsgsOut  int64            `json:"messages_sent"`
 		MsgsIn   int64            `json:"messages_received"`
+		Gaps     json.RawMessage  `json:"reply_gap_seconds"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatal(err)
@@ -51,6 +52,9 @@ func TestAttackGRPC(t *testing.T) {
 	if sum.Requests != 40 || sum.Codes["OK"] != 40 || sum.Success != 1 || sum.MsgsOut != 40 || sum.MsgsIn != 40 {
 		t.Errorf("requests %d, codes %v, success %v, messages %d out, %d in; want 40, OK: 40, 1, 40 and 40",
 			sum.Requests, sum.Codes, sum.Success, sum.MsgsOut, sum.MsgsIn)
+	}
+	if sum.Gaps != nil {
+		t.Errorf("reply_gap_seconds %s for unary calls, want it absent", sum.Gaps)
 	}
 	code, stdout, _ = runCLI(t, "attack", target, "-n", "10", "-b", `{"service": "nope"}`, "--success", "NOT_FOUND")
 	if code != exitOK || !strings.Contains(stdout, "gRPC "+target) || !strings.Contains(stdout, "codes NOT_FOUND:10") ||
