@@ -340,16 +340,16 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 	if err := st.CloseSend(); err != nil {
 		return err
 	}
-	return s.receive(st, !desc.ServerStreams, desc.ClientStreams, out)
+	return s.receive(st, desc, out)
 }
 
-// receive reads a stream's replies until its status, which it returns;
-// only the first when one is all the call has. It sets the call's wait,
-// from now, when the client has sent all it sends, to the first reply,
-// and, unless the client streams too (its replies are read only once it
-// has sent every message, so their times say nothing of the server's),
-// the gaps between replies.
-func (s *rpcSession) receive(st grpc.ClientStream, one, clientStreams bool, out *record.Sample) error {
+// receive reads a stream's replies until its status, which it returns,
+// or, when the server does not stream, its one reply. It sets the call's
+// wait, from now, when the client has sent all it sends, to the first
+// reply, and, unless the client streams too (its replies are read only
+// once it has sent every message, so their times say nothing of the
+// server's), the gaps between replies.
+func (s *rpcSession) receive(st grpc.ClientStream, desc *grpc.StreamDesc, out *record.Sample) error {
 	lastOut := Now()
 	var lastIn time.Duration
 	s.gaps = s.gaps[:0]
@@ -363,14 +363,14 @@ func (s *rpcSession) receive(st grpc.ClientStream, one, clientStreams bool, out 
 		now := Now()
 		if s.firstIn == 0 {
 			s.firstIn, out.Wait = now-out.Sent, max(now-lastOut, 1)
-		} else if !clientStreams {
+		} else if !desc.ClientStreams {
 			s.gaps = append(s.gaps, now-lastIn)
 			out.ReplyGaps = s.gaps
 		}
 		lastIn = now
 		out.BytesIn += int64(s.reply) + 5
 		out.MsgsIn++
-		if one {
+		if !desc.ServerStreams {
 			return nil
 		}
 	}
