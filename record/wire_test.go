@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -234,47 +235,48 @@ func encodeBody(v uint64, body func(w *wireWriter)) []byte {
 	return buf.Bytes()
 }
 
-// TestWireReadsVersion1 decodes a result that the first version of the
-// encoding stored (testdata/result-v1.bin): stored studies and load pods
-// of an earlier latlab stay readable. Version 1 has no Threads.
-func TestWireReadsVersion1(t *testing.T) {
-	f, err := os.Open("testdata/result-v1.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := DecodeResult(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Requests != 120 || r.Mode != "closed" || r.Pool != 4 || r.Threads != 0 || len(r.Raw) != 50 || !slices.Equal(r.Steps, []string{"login", "get"}) {
-		t.Errorf("decoded %d requests, mode %q, pool %d, threads %d, %d raw, steps %v; want 120, closed, 4, 0, 50, [login get]",
-			r.Requests, r.Mode, r.Pool, r.Threads, len(r.Raw), r.Steps)
-	}
-	if _, err := Summarize(r); err != nil {
-		t.Error(err)
-	}
-}
-
-// TestWireReadsVersion3 decodes a result that version 3 of the encoding
-// stored (testdata/result-v3.bin, 40 gRPC calls of 3 replies each):
-// version 3 has message counts and no reply gaps.
-func TestWireReadsVersion3(t *testing.T) {
-	f, err := os.Open("testdata/result-v3.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := DecodeResult(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Requests != 40 || r.Threads != 2 || r.MessagesIn != 120 || r.MessagesOut != 40 || r.ReplyGap != nil || r.Read.TotalCount() != 40 {
-		t.Errorf("decoded %d requests, threads %d, messages %d in and %d out, reply gaps %v, %d reads; want 40, 2, 120, 40, nil, 40",
-			r.Requests, r.Threads, r.MessagesIn, r.MessagesOut, r.ReplyGap, r.Read.TotalCount())
-	}
-	if _, err := Summarize(r); err != nil {
-		t.Error(err)
+// TestWireReadsOlderVersions decodes results that earlier versions of the
+// encoding stored: stored studies and load pods of an earlier latlab stay
+// readable. Version 1 (testdata/result-v1.bin) has no Threads; version 3
+// (testdata/result-v3.bin, 40 gRPC calls of 3 replies each) has message
+// counts and no reply gaps.
+func TestWireReadsOlderVersions(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		check func(*Result) string
+	}{
+		{"result-v1.bin", func(r *Result) string {
+			if r.Requests != 120 || r.Mode != "closed" || r.Pool != 4 || r.Threads != 0 || len(r.Raw) != 50 || !slices.Equal(r.Steps, []string{"login", "get"}) {
+				return fmt.Sprintf("decoded %d requests, mode %q, pool %d, threads %d, %d raw, steps %v; want 120, closed, 4, 0, 50, [login get]",
+					r.Requests, r.Mode, r.Pool, r.Threads, len(r.Raw), r.Steps)
+			}
+			return ""
+		}},
+		{"result-v3.bin", func(r *Result) string {
+			if r.Requests != 40 || r.Threads != 2 || r.MessagesIn != 120 || r.MessagesOut != 40 || r.ReplyGap != nil || r.Read.TotalCount() != 40 {
+				return fmt.Sprintf("decoded %d requests, threads %d, messages %d in and %d out, reply gaps %v, %d reads; want 40, 2, 120, 40, nil, 40",
+					r.Requests, r.Threads, r.MessagesIn, r.MessagesOut, r.ReplyGap, r.Read.TotalCount())
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r, err := DecodeResult(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tc.check(r); msg != "" {
+				t.Error(msg)
+			}
+			if _, err := Summarize(r); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 
