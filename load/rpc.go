@@ -214,6 +214,9 @@ type rpcSession struct {
 
 	firstIn time.Duration   // when a stream's first reply came, from its send; 0 before
 	gaps    []time.Duration // a server stream's gaps between replies, reused
+	// lastSend is when a stream's last message went, for its wait: the
+	// messages of a bidirectional one go while its replies are read.
+	lastSend atomic.Int64
 
 	last    *rpcPool // the pool of the last call's URL, which a Static source's calls share
 	lastURL *url.URL
@@ -306,17 +309,41 @@ func (s *rpcSession) Do(ctx context.Context, req *Request, out *record.Sample) {
 // stream makes a streaming call: it sends the message Options.Messages
 // times, Options.MessageGap apart, when the client streams (once when
 // not), closes its side, and reads every reply until the server's status,
-// which it returns. Bytes count every message sent and read. The call's
-// wait runs from its last message sent to its first reply, and its read
-// from there to its status (set by Do): a server stream's time to its
-// first message, and the time of the rest.
+// which it returns. When both sides stream, replies are read as they come,
+// while the messages go; otherwise once the client is done, when the
+// server answers. Bytes count every message sent and read. The call's
+// wait runs from the last message sent before its first reply to that
+// reply, and its read from there to its status (set by Do): a server
+// stream's time to its first message, and the time of the rest; a
+// bidirectional one's first round trip, then the rest.
 func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMethod, out *record.Sample) error {
 	s.firstIn = 0
+	s.lastSend.Store(int64(out.Sent))
 	desc := &grpc.StreamDesc{ClientStreams: m.desc.IsStreamingClient(), ServerStreams: m.desc.IsStreamingServer()}
 	st, err := cc.NewStream(ctx, desc, m.path, rawCall...)
 	if err != nil {
 		return err
 	}
+	if !desc.ClientStreams || !desc.ServerStreams {
+		s.send(ctx, st, desc, out)
+		if err := st.CloseSend(); err != nil {
+			return err
+		}
+		return s.receive(st, desc, out)
+	}
+	// gRPC lets one goroutine send on a stream while another reads it.
+	got := make(chan error, 1)
+	go func() { got <- s.receive(st, desc, out) }()
+	s.send(ctx, st, desc, out)
+	_ = st.CloseSend() // a stream that ended has its status read by receive
+	return <-got
+}
+
+// send sends a stream's messages until they are all sent, the stream
+// ends or ctx does (receive then reads the status either gave the call),
+// and keeps the time of each send for receive. Of out it sets only the
+// counts of what is sent, which receive does not touch.
+func (s *rpcSession) send(ctx context.Context, st grpc.ClientStream, desc *grpc.StreamDesc, out *record.Sample) {
 	n := 1
 	if desc.ClientStreams {
 		n = max(s.t.o.Messages, 1)
@@ -328,29 +355,23 @@ func (s *rpcSession) stream(ctx context.Context, cc *grpc.ClientConn, m *rpcMeth
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return st.RecvMsg(&s.reply) // the status the end of ctx gave the call
+				return
 			}
 		}
 		if err := st.SendMsg(&s.msg); err != nil {
-			break // the stream ended: its status comes with the reply
+			return
 		}
+		s.lastSend.Store(int64(Now()))
 		out.BytesOut += int64(len(s.msg)) + 5
 		out.MsgsOut++
 	}
-	if err := st.CloseSend(); err != nil {
-		return err
-	}
-	return s.receive(st, desc, out)
 }
 
 // receive reads a stream's replies until its status, which it returns,
 // or, when the server does not stream, its one reply. It sets the call's
-// wait, from now, when the client has sent all it sends, to the first
-// reply, and, unless the client streams too (its replies are read only
-// once it has sent every message, so their times say nothing of the
-// server's), the gaps between replies.
+// wait, from the last send before the first reply to that reply, and the
+// gaps between replies.
 func (s *rpcSession) receive(st grpc.ClientStream, desc *grpc.StreamDesc, out *record.Sample) error {
-	lastOut := Now()
 	var lastIn time.Duration
 	s.gaps = s.gaps[:0]
 	for {
@@ -362,8 +383,8 @@ func (s *rpcSession) receive(st grpc.ClientStream, desc *grpc.StreamDesc, out *r
 		}
 		now := Now()
 		if s.firstIn == 0 {
-			s.firstIn, out.Wait = now-out.Sent, max(now-lastOut, 1)
-		} else if !desc.ClientStreams {
+			s.firstIn, out.Wait = now-out.Sent, max(now-time.Duration(s.lastSend.Load()), 1)
+		} else {
 			s.gaps = append(s.gaps, now-lastIn)
 			out.ReplyGaps = s.gaps
 		}
