@@ -180,8 +180,6 @@ func Summarize(r *Result) (Summary, error) {
 		Lag:            NewDist(r.Lag),
 		InFlight:       InFlight{Mean: r.InFlightMean(), Max: r.InFlightMax},
 		Interrupted:    r.Interrupted,
-		Intervals:      []IntervalJSON{},
-		Steps:          []StepJSON{},
 	}
 	if r.Connect != nil {
 		s.Connect = NewDist(r.Connect)
@@ -206,12 +204,23 @@ func Summarize(r *Result) (Summary, error) {
 		s.BytesOutRate = float64(r.BytesOut) / w.Seconds()
 		s.MessagesInRate = float64(r.MessagesIn) / w.Seconds()
 	}
-	for i, in := range r.Intervals {
+	var err error
+	if s.Intervals, err = intervalsJSON(r.Intervals); err != nil {
+		return s, err
+	}
+	s.Steps = stepsJSON(r.StepStats)
+	return s, nil
+}
+
+// intervalsJSON returns the JSON form of ins, never nil.
+func intervalsJSON(ins []Interval) ([]IntervalJSON, error) {
+	out := []IntervalJSON{}
+	for i, in := range ins {
 		lat, err := in.Latency.Histogram()
 		if err != nil {
-			return s, fmt.Errorf("interval %d latency: %w", i, err)
+			return out, fmt.Errorf("interval %d latency: %w", i, err)
 		}
-		s.Intervals = append(s.Intervals, IntervalJSON{
+		out = append(out, IntervalJSON{
 			StartSec:     in.Start.Seconds(),
 			EndSec:       in.End.Seconds(),
 			Sent:         in.Sent,
@@ -222,8 +231,14 @@ func Summarize(r *Result) (Summary, error) {
 			Latency:      NewDist(lat),
 		})
 	}
-	for _, st := range r.StepStats {
-		s.Steps = append(s.Steps, StepJSON{
+	return out, nil
+}
+
+// stepsJSON returns the JSON form of sts, never nil.
+func stepsJSON(sts []StepStats) []StepJSON {
+	out := []StepJSON{}
+	for _, st := range sts {
+		out = append(out, StepJSON{
 			Name:         st.Name,
 			Requests:     st.Requests,
 			SuccessRatio: ratio(st.Requests-st.ErrorsTotal-st.Unsuccessful, st.Requests),
@@ -233,7 +248,7 @@ func Summarize(r *Result) (Summary, error) {
 			ServiceTime:  NewDist(st.Service),
 		})
 	}
-	return s, nil
+	return out
 }
 
 // WriteJSON writes s as one indented JSON object.
