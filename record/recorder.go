@@ -439,7 +439,6 @@ func (r *Recorder) Stop() *Result {
 	// The first shard's histograms take the others' (emptied, so that a
 	// second Stop counts nothing twice): every Record has returned.
 	res.Wait, res.Read = r.shards[0].wait, r.shards[0].read
-	res.ReplyGap, r.shards[0].gaps = r.shards[0].gaps, nil
 	for i := 1; i < len(r.shards); i++ {
 		sh := &r.shards[i]
 		sh.mu.Lock()
@@ -448,14 +447,15 @@ func (r *Recorder) Stop() *Result {
 		sh.wait.Reset()
 		sh.read.Reset()
 		if sh.gaps != nil {
-			if res.ReplyGap == nil {
-				res.ReplyGap = NewHistogram()
+			if r.shards[0].gaps == nil {
+				r.shards[0].gaps = NewHistogram()
 			}
-			res.ReplyGap.Merge(sh.gaps)
+			r.shards[0].gaps.Merge(sh.gaps)
 			sh.gaps = nil
 		}
 		sh.mu.Unlock()
 	}
+	res.ReplyGap = r.shards[0].gaps
 	r.connMu.Lock()
 	res.Connect, res.TLS = r.connect, r.tls
 	res.ErrorExample = r.examples
